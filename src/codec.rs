@@ -1,0 +1,307 @@
+//! The ULID value itself: its 16-byte binary layout and its 26-character
+//! Crockford base32 text form, exactly as the specification defines them.
+//!
+//! Pure Rust with no PostgreSQL in it, so it is tested with plain
+//! `cargo test`. The SQL layer (`datum.rs`) turns `DecodeError` into
+//! PostgreSQL errors; generation of new values lives in `generator.rs`.
+//!
+//! Layout: bytes 0..6 hold the millisecond timestamp, big-endian; bytes
+//! 6..16 hold the 80 random bits. Byte order, string order and time order
+//! therefore agree, which is what lets the SQL type compare with `memcmp`.
+
+/// Size of a ULID in bytes.
+pub const BYTES: usize = 16;
+/// Length of the canonical text form.
+pub const TEXT_LEN: usize = 26;
+/// Size of the random part in bytes (80 bits).
+pub const RANDOM_BYTES: usize = 10;
+/// The largest timestamp a ULID can hold: 2^48 - 1 ms, 10889-08-02 05:31:50.655 UTC.
+pub const MAX_TIMESTAMP_MS: u64 = (1 << 48) - 1;
+
+/// Crockford's base32 alphabet, in value order. It is also ASCII order, so
+/// sorting the text sorts the values.
+const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// Marks a byte that is not a base32 digit in `DECODE`.
+const INVALID: u8 = 0xFF;
+
+/// Byte -> digit value, upper and lower case; `INVALID` elsewhere. The
+/// letters I, L, O and U are rejected: the ULID specification excludes them
+/// and a lenient decoder would let two strings name the same value.
+static DECODE: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut value = 0;
+    while value < ALPHABET.len() {
+        let upper = ALPHABET[value];
+        table[upper as usize] = value as u8;
+        table[upper.to_ascii_lowercase() as usize] = value as u8;
+        value += 1;
+    }
+    table
+};
+
+/// Why a text could not be decoded. Each variant points at the first
+/// problem found reading left to right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The text is plain ASCII but does not have 26 characters; holds the
+    /// number it has.
+    Length(usize),
+    /// The byte at this offset (0-based) does not start a base32 digit. The
+    /// bytes before it are all ASCII, so the offset is also the character
+    /// position minus one, whatever the encoding.
+    Character(usize),
+    /// The first character is a digit above `7`: the value would need more
+    /// than 128 bits. Decoders that truncate instead silently alias values.
+    Overflow,
+}
+
+/// Encodes 16 bytes as 26 upper-case base32 characters.
+#[inline]
+pub fn encode(bytes: &[u8; BYTES]) -> [u8; TEXT_LEN] {
+    // The first 10 characters carry 50 bits (two zero bits and the 48-bit
+    // timestamp), the last 16 carry the 80 random bits as two 40-bit halves;
+    // every group fits a u64, which keeps the shifts cheap.
+    let head = u64::from_be_bytes([0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]]);
+    let middle = u64::from_be_bytes([0, 0, 0, bytes[6], bytes[7], bytes[8], bytes[9], bytes[10]]);
+    let tail = u64::from_be_bytes([0, 0, 0, bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]]);
+    let mut out = [0u8; TEXT_LEN];
+    put_digits(&mut out[0..10], head);
+    put_digits(&mut out[10..18], middle);
+    put_digits(&mut out[18..26], tail);
+    out
+}
+
+#[inline(always)]
+fn put_digits(out: &mut [u8], group: u64) {
+    let last = out.len() - 1;
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = ALPHABET[((group >> (5 * (last - i))) & 31) as usize];
+    }
+}
+
+/// Decodes a 26-character base32 text (either case) into 16 bytes.
+#[inline]
+pub fn decode(text: &[u8]) -> Result<[u8; BYTES], DecodeError> {
+    let Ok(digits) = <&[u8; TEXT_LEN]>::try_from(text) else {
+        return Err(locate_error(text));
+    };
+    let mut seen = 0u8;
+    let mut group = |range: std::ops::Range<usize>| {
+        let mut value = 0u64;
+        for &c in &digits[range] {
+            let d = DECODE[c as usize];
+            seen |= d;
+            value = (value << 5) | u64::from(d & 31);
+        }
+        value
+    };
+    let head = group(0..10);
+    let middle = group(10..18);
+    let tail = group(18..26);
+    // `seen` collects every digit's bits: an INVALID marker sets the high
+    // bits, and a first digit above 7 is the only way `head` passes 50 bits.
+    if seen & !31 != 0 || head >> 48 != 0 {
+        return Err(locate_error(text));
+    }
+    let mut out = [0u8; BYTES];
+    out[0..6].copy_from_slice(&head.to_be_bytes()[2..8]);
+    out[6..11].copy_from_slice(&middle.to_be_bytes()[3..8]);
+    out[11..16].copy_from_slice(&tail.to_be_bytes()[3..8]);
+    Ok(out)
+}
+
+/// The slow path of `decode`: name the first problem, reading left to right.
+/// Non-ASCII bytes are reported before the length, so a multi-byte
+/// character is never counted as several characters.
+#[cold]
+fn locate_error(text: &[u8]) -> DecodeError {
+    if let Some(pos) = text.iter().position(|c| !c.is_ascii()) {
+        return DecodeError::Character(pos);
+    }
+    if text.len() != TEXT_LEN {
+        return DecodeError::Length(text.len());
+    }
+    if DECODE[text[0] as usize] > 7 && DECODE[text[0] as usize] != INVALID {
+        return DecodeError::Overflow;
+    }
+    match text.iter().position(|&c| DECODE[c as usize] == INVALID) {
+        Some(pos) => DecodeError::Character(pos),
+        None => unreachable!("locate_error called on valid text"),
+    }
+}
+
+/// The millisecond timestamp held in the first 48 bits.
+#[inline]
+pub fn timestamp_ms(bytes: &[u8; BYTES]) -> u64 {
+    u64::from_be_bytes([0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]])
+}
+
+/// Builds a ULID from a timestamp (at most `MAX_TIMESTAMP_MS`) and 80 random bits.
+#[inline]
+pub fn from_parts(timestamp_ms: u64, random: &[u8; RANDOM_BYTES]) -> [u8; BYTES] {
+    debug_assert!(timestamp_ms <= MAX_TIMESTAMP_MS);
+    let mut out = [0u8; BYTES];
+    out[0..6].copy_from_slice(&timestamp_ms.to_be_bytes()[2..8]);
+    out[6..16].copy_from_slice(random);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text(bytes: &[u8; BYTES]) -> String {
+        String::from_utf8(encode(bytes).to_vec()).unwrap()
+    }
+
+    #[test]
+    fn spec_worked_examples() {
+        // 2025-01-01 00:00:00.000 UTC
+        let value = decode(b"01JGFJJZ00XHF7E02JJ03AE4T7").unwrap();
+        assert_eq!(timestamp_ms(&value), 1_735_689_600_000);
+        assert_eq!(&text(&from_parts(1_735_689_600_000, &[0; 10]))[..10], "01JGFJJZ00");
+        // epoch second 1000000
+        assert_eq!(&text(&from_parts(1_000_000_000, &[0; 10]))[..10], "0000XSNJG0");
+    }
+
+    #[test]
+    fn smallest_and_largest() {
+        assert_eq!(decode(b"00000000000000000000000000"), Ok([0; 16]));
+        assert_eq!(text(&[0; 16]), "00000000000000000000000000");
+        assert_eq!(decode(b"7ZZZZZZZZZZZZZZZZZZZZZZZZZ"), Ok([0xFF; 16]));
+        assert_eq!(text(&[0xFF; 16]), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+        assert_eq!(timestamp_ms(&[0xFF; 16]), MAX_TIMESTAMP_MS);
+    }
+
+    #[test]
+    fn first_character_above_seven_overflows() {
+        for first in "89ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz".chars() {
+            let input = format!("{first}0000000000000000000000000");
+            assert_eq!(decode(input.as_bytes()), Err(DecodeError::Overflow), "{input}");
+        }
+        assert_eq!(decode(b"80000000000000000000000000"), Err(DecodeError::Overflow));
+    }
+
+    #[test]
+    fn lower_case_is_accepted() {
+        assert_eq!(decode(b"01jgfjjz00xhf7e02jj03ae4t7"), decode(b"01JGFJJZ00XHF7E02JJ03AE4T7"));
+        assert_eq!(text(&decode(b"7zzzzzzzzzzzzzzzzzzzzzzzzz").unwrap()), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+    }
+
+    #[test]
+    fn excluded_letters_are_rejected_wherever_they_are() {
+        for letter in "ILOUilou".chars() {
+            for pos in [0, 1, 9, 10, 17, 25] {
+                let mut input = *b"01JGFJJZ00XHF7E02JJ03AE4T7";
+                input[pos] = letter as u8;
+                assert_eq!(decode(&input), Err(DecodeError::Character(pos)), "{letter} at {pos}");
+            }
+        }
+    }
+
+    #[test]
+    fn lengths_and_non_ascii() {
+        assert_eq!(decode(b""), Err(DecodeError::Length(0)));
+        assert_eq!(decode(b"0000000000000000000000000"), Err(DecodeError::Length(25)));
+        assert_eq!(decode(b"000000000000000000000000000"), Err(DecodeError::Length(27)));
+        assert_eq!(decode(" 01JGFJJZ00XHF7E02JJ03AE4T7".as_bytes()), Err(DecodeError::Length(27)));
+        assert_eq!(decode(" 1JGFJJZ00XHF7E02JJ03AE4T7".as_bytes()), Err(DecodeError::Character(0)));
+        // 26 bytes, 25 characters: the multi-byte character is named, not the length.
+        assert_eq!(decode("01JGFJJZ00XHF7E02JJ03AE4é".as_bytes()), Err(DecodeError::Character(24)));
+        assert_eq!(decode("é".as_bytes()), Err(DecodeError::Character(0)));
+        assert_eq!(decode(b"0000000000000000000000000\0"), Err(DecodeError::Character(25)));
+        assert_eq!(decode(&vec![b'0'; 1 << 20]), Err(DecodeError::Length(1 << 20)));
+    }
+
+    #[test]
+    fn error_order_is_left_to_right() {
+        // an overflowing first digit comes before a bad character later on
+        assert_eq!(decode(b"8000U000000000000000000000"), Err(DecodeError::Overflow));
+        // a bad first character is a bad character, not an overflow
+        assert_eq!(decode(b"U0000000000000000000000000"), Err(DecodeError::Character(0)));
+    }
+
+    /// Every byte value that is not a base32 digit in either case.
+    fn not_a_digit() -> impl Strategy<Value = u8> {
+        let bytes: Vec<u8> =
+            (0..=255u8).filter(|b| !ALPHABET.contains(&b.to_ascii_uppercase())).collect();
+        assert_eq!(bytes.len(), 256 - 32 - 22, "the 22 lower-case letters decode too");
+        proptest::sample::select(bytes)
+    }
+
+    fn any_bytes() -> impl Strategy<Value = [u8; 16]> {
+        any::<u128>().prop_map(u128::to_be_bytes)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        #[test]
+        fn round_trip(bytes in any_bytes()) {
+            prop_assert_eq!(decode(&encode(&bytes)), Ok(bytes));
+        }
+
+        #[test]
+        fn lower_case_round_trip(bytes in any_bytes()) {
+            let lower = encode(&bytes).to_ascii_lowercase();
+            prop_assert_eq!(decode(&lower), Ok(bytes));
+        }
+
+        #[test]
+        fn text_order_is_byte_order(a in any_bytes(), b in any_bytes()) {
+            prop_assert_eq!(encode(&a).cmp(&encode(&b)), a.cmp(&b));
+        }
+
+        #[test]
+        fn timestamp_survives(ms in 0..=MAX_TIMESTAMP_MS, random in any::<[u8; 10]>()) {
+            let value = from_parts(ms, &random);
+            prop_assert_eq!(timestamp_ms(&value), ms);
+            prop_assert_eq!(&value[6..], &random[..]);
+        }
+
+        #[test]
+        fn matches_the_reference_implementation(bytes in any_bytes()) {
+            let reference = oracle::Ulid(u128::from_be_bytes(bytes));
+            prop_assert_eq!(text(&bytes), reference.to_string());
+            prop_assert_eq!(
+                oracle::Ulid::from_string(&text(&bytes)).unwrap().0.to_be_bytes(),
+                bytes
+            );
+            prop_assert_eq!(timestamp_ms(&bytes), reference.timestamp_ms());
+        }
+
+        #[test]
+        fn valid_text_from_the_reference_decodes_alike(value in any::<u128>()) {
+            let s = oracle::Ulid(value).to_string();
+            prop_assert_eq!(decode(s.as_bytes()), Ok(value.to_be_bytes()));
+        }
+
+        /// Any string that is not exactly a valid ULID text is rejected, and
+        /// whatever is accepted re-encodes to its canonical form.
+        #[test]
+        fn arbitrary_text_is_rejected_or_canonical(input in proptest::collection::vec(any::<u8>(), 0..40)) {
+            match decode(&input) {
+                Ok(bytes) => prop_assert_eq!(encode(&bytes).to_vec(), input.to_ascii_uppercase()),
+                Err(err) => prop_assert!(!is_valid_by_definition(&input), "{:?} rejected: {:?}", input, err),
+            }
+        }
+
+        /// Mutating one character of a valid text into anything outside the
+        /// alphabet is rejected at that position.
+        #[test]
+        fn one_bad_character_is_found(bytes in any_bytes(), pos in 1..TEXT_LEN, bad in not_a_digit()) {
+            let mut input = encode(&bytes);
+            input[pos] = bad;
+            prop_assert_eq!(decode(&input), Err(DecodeError::Character(pos)));
+        }
+    }
+
+    /// The definition, spelled out as simply as possible.
+    fn is_valid_by_definition(input: &[u8]) -> bool {
+        input.len() == TEXT_LEN
+            && input.iter().all(|c| ALPHABET.contains(&c.to_ascii_uppercase()))
+            && (b'0'..=b'7').contains(&input[0])
+    }
+}

@@ -1,0 +1,26 @@
+//! `ulid`: a native ULID type for PostgreSQL.
+//!
+//! Pure logic, no PostgreSQL:
+//! - `codec`: the 16-byte value and its Crockford base32 text form;
+//! - `generator`: the monotonic state machine and the per-process CSPRNG.
+//!
+//! The SQL layer, each module with its own SQL:
+//! - `fmgr`: the version-1 calling convention helpers;
+//! - `datum`: the `ulid` type and its text and binary I/O.
+
+mod codec;
+mod datum;
+mod fmgr;
+mod generator;
+
+pgrx::pg_module_magic!(name, version);
+
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    #[must_use]
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec![]
+    }
+}
