@@ -37,6 +37,6 @@ pg_config_for() {
 
 pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 
-# A private cluster per version: its own data directory, port and socket.
-cluster_dir() { echo "${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters}/${2:-main}-$1"; }
-cluster_port() { echo $((54300 + $1 + ${3:-0})); }
+# Private clusters get ports 54000 + 10 * VERSION + SLOT: slot 0 for the
+# demo, the others for tests and benchmarks.
+cluster_port() { echo $((54000 + 10 * $1 + ${2:-0})); }

@@ -62,9 +62,13 @@ pub fn encode(bytes: &[u8; BYTES]) -> [u8; TEXT_LEN] {
     // The first 10 characters carry 50 bits (two zero bits and the 48-bit
     // timestamp), the last 16 carry the 80 random bits as two 40-bit halves;
     // every group fits a u64, which keeps the shifts cheap.
-    let head = u64::from_be_bytes([0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]]);
+    let head = u64::from_be_bytes([
+        0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5],
+    ]);
     let middle = u64::from_be_bytes([0, 0, 0, bytes[6], bytes[7], bytes[8], bytes[9], bytes[10]]);
-    let tail = u64::from_be_bytes([0, 0, 0, bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]]);
+    let tail = u64::from_be_bytes([
+        0, 0, 0, bytes[11], bytes[12], bytes[13], bytes[14], bytes[15],
+    ]);
     let mut out = [0u8; TEXT_LEN];
     put_digits(&mut out[0..10], head);
     put_digits(&mut out[10..18], middle);
@@ -134,7 +138,9 @@ fn locate_error(text: &[u8]) -> DecodeError {
 /// The millisecond timestamp held in the first 48 bits.
 #[inline]
 pub fn timestamp_ms(bytes: &[u8; BYTES]) -> u64 {
-    u64::from_be_bytes([0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5]])
+    u64::from_be_bytes([
+        0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5],
+    ])
 }
 
 /// Builds a ULID from a timestamp (at most `MAX_TIMESTAMP_MS`) and 80 random bits.
@@ -161,9 +167,15 @@ mod tests {
         // 2025-01-01 00:00:00.000 UTC
         let value = decode(b"01JGFJJZ00XHF7E02JJ03AE4T7").unwrap();
         assert_eq!(timestamp_ms(&value), 1_735_689_600_000);
-        assert_eq!(&text(&from_parts(1_735_689_600_000, &[0; 10]))[..10], "01JGFJJZ00");
+        assert_eq!(
+            &text(&from_parts(1_735_689_600_000, &[0; 10]))[..10],
+            "01JGFJJZ00"
+        );
         // epoch second 1000000
-        assert_eq!(&text(&from_parts(1_000_000_000, &[0; 10]))[..10], "0000XSNJG0");
+        assert_eq!(
+            &text(&from_parts(1_000_000_000, &[0; 10]))[..10],
+            "0000XSNJG0"
+        );
     }
 
     #[test]
@@ -179,15 +191,28 @@ mod tests {
     fn first_character_above_seven_overflows() {
         for first in "89ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz".chars() {
             let input = format!("{first}0000000000000000000000000");
-            assert_eq!(decode(input.as_bytes()), Err(DecodeError::Overflow), "{input}");
+            assert_eq!(
+                decode(input.as_bytes()),
+                Err(DecodeError::Overflow),
+                "{input}"
+            );
         }
-        assert_eq!(decode(b"80000000000000000000000000"), Err(DecodeError::Overflow));
+        assert_eq!(
+            decode(b"80000000000000000000000000"),
+            Err(DecodeError::Overflow)
+        );
     }
 
     #[test]
     fn lower_case_is_accepted() {
-        assert_eq!(decode(b"01jgfjjz00xhf7e02jj03ae4t7"), decode(b"01JGFJJZ00XHF7E02JJ03AE4T7"));
-        assert_eq!(text(&decode(b"7zzzzzzzzzzzzzzzzzzzzzzzzz").unwrap()), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+        assert_eq!(
+            decode(b"01jgfjjz00xhf7e02jj03ae4t7"),
+            decode(b"01JGFJJZ00XHF7E02JJ03AE4T7")
+        );
+        assert_eq!(
+            text(&decode(b"7zzzzzzzzzzzzzzzzzzzzzzzzz").unwrap()),
+            "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"
+        );
     }
 
     #[test]
@@ -196,7 +221,11 @@ mod tests {
             for pos in [0, 1, 9, 10, 17, 25] {
                 let mut input = *b"01JGFJJZ00XHF7E02JJ03AE4T7";
                 input[pos] = letter as u8;
-                assert_eq!(decode(&input), Err(DecodeError::Character(pos)), "{letter} at {pos}");
+                assert_eq!(
+                    decode(&input),
+                    Err(DecodeError::Character(pos)),
+                    "{letter} at {pos}"
+                );
             }
         }
     }
@@ -204,30 +233,62 @@ mod tests {
     #[test]
     fn lengths_and_non_ascii() {
         assert_eq!(decode(b""), Err(DecodeError::Length(0)));
-        assert_eq!(decode(b"0000000000000000000000000"), Err(DecodeError::Length(25)));
-        assert_eq!(decode(b"000000000000000000000000000"), Err(DecodeError::Length(27)));
-        assert_eq!(decode(" 01JGFJJZ00XHF7E02JJ03AE4T7".as_bytes()), Err(DecodeError::Length(27)));
-        assert_eq!(decode(" 1JGFJJZ00XHF7E02JJ03AE4T7".as_bytes()), Err(DecodeError::Character(0)));
+        assert_eq!(
+            decode(b"0000000000000000000000000"),
+            Err(DecodeError::Length(25))
+        );
+        assert_eq!(
+            decode(b"000000000000000000000000000"),
+            Err(DecodeError::Length(27))
+        );
+        assert_eq!(
+            decode(" 01JGFJJZ00XHF7E02JJ03AE4T7".as_bytes()),
+            Err(DecodeError::Length(27))
+        );
+        assert_eq!(
+            decode(" 1JGFJJZ00XHF7E02JJ03AE4T7".as_bytes()),
+            Err(DecodeError::Character(0))
+        );
         // 26 bytes, 25 characters: the multi-byte character is named, not the length.
-        assert_eq!(decode("01JGFJJZ00XHF7E02JJ03AE4é".as_bytes()), Err(DecodeError::Character(24)));
+        assert_eq!(
+            decode("01JGFJJZ00XHF7E02JJ03AE4é".as_bytes()),
+            Err(DecodeError::Character(24))
+        );
         assert_eq!(decode("é".as_bytes()), Err(DecodeError::Character(0)));
-        assert_eq!(decode(b"0000000000000000000000000\0"), Err(DecodeError::Character(25)));
-        assert_eq!(decode(&vec![b'0'; 1 << 20]), Err(DecodeError::Length(1 << 20)));
+        assert_eq!(
+            decode(b"0000000000000000000000000\0"),
+            Err(DecodeError::Character(25))
+        );
+        assert_eq!(
+            decode(&vec![b'0'; 1 << 20]),
+            Err(DecodeError::Length(1 << 20))
+        );
     }
 
     #[test]
     fn error_order_is_left_to_right() {
         // an overflowing first digit comes before a bad character later on
-        assert_eq!(decode(b"8000U000000000000000000000"), Err(DecodeError::Overflow));
+        assert_eq!(
+            decode(b"8000U000000000000000000000"),
+            Err(DecodeError::Overflow)
+        );
         // a bad first character is a bad character, not an overflow
-        assert_eq!(decode(b"U0000000000000000000000000"), Err(DecodeError::Character(0)));
+        assert_eq!(
+            decode(b"U0000000000000000000000000"),
+            Err(DecodeError::Character(0))
+        );
     }
 
     /// Every byte value that is not a base32 digit in either case.
     fn not_a_digit() -> impl Strategy<Value = u8> {
-        let bytes: Vec<u8> =
-            (0..=255u8).filter(|b| !ALPHABET.contains(&b.to_ascii_uppercase())).collect();
-        assert_eq!(bytes.len(), 256 - 32 - 22, "the 22 lower-case letters decode too");
+        let bytes: Vec<u8> = (0..=255u8)
+            .filter(|b| !ALPHABET.contains(&b.to_ascii_uppercase()))
+            .collect();
+        assert_eq!(
+            bytes.len(),
+            256 - 32 - 22,
+            "the 22 lower-case letters decode too"
+        );
         proptest::sample::select(bytes)
     }
 
@@ -301,7 +362,9 @@ mod tests {
     /// The definition, spelled out as simply as possible.
     fn is_valid_by_definition(input: &[u8]) -> bool {
         input.len() == TEXT_LEN
-            && input.iter().all(|c| ALPHABET.contains(&c.to_ascii_uppercase()))
+            && input
+                .iter()
+                .all(|c| ALPHABET.contains(&c.to_ascii_uppercase()))
             && (b'0'..=b'7').contains(&input[0])
     }
 }

@@ -9,9 +9,9 @@
 
 use crate::codec::{self, DecodeError, BYTES, TEXT_LEN};
 use crate::fmgr::{arg, arg_ulid, palloc, pg_function, return_bytea, return_ulid};
+use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::pg_sys::{self, Datum};
 use pgrx::prelude::*;
-use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::PgSqlErrorCode;
 use std::ffi::CStr;
 
@@ -144,9 +144,17 @@ fn show_character(rest: &[u8]) -> String {
 /// Raises the error for a bad text, or, when the caller asked for soft
 /// errors (`pg_input_is_valid`, PostgreSQL 16 and later), records it in the
 /// caller's `ErrorSaveContext` and returns.
-unsafe fn report_bad_text(fcinfo: pg_sys::FunctionCallInfo, text: &[u8], err: DecodeError) -> Datum {
+unsafe fn report_bad_text(
+    fcinfo: pg_sys::FunctionCallInfo,
+    text: &[u8],
+    err: DecodeError,
+) -> Datum {
     let bad = BadText::new(text, err);
-    soft_error::save!(fcinfo, PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION, &bad);
+    soft_error::save!(
+        fcinfo,
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        &bad
+    );
     let mut report = ErrorReport::new(
         PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
         bad.message,
@@ -223,7 +231,12 @@ pub mod soft_error {
                     let hint = to_c(hint);
                     errhint(c"%s".as_ptr(), hint.as_ptr());
                 }
-                pg_sys::errsave_finish(context, c"datum.rs".as_ptr(), line!() as c_int, c"ulid_in".as_ptr());
+                pg_sys::errsave_finish(
+                    context,
+                    c"datum.rs".as_ptr(),
+                    line!() as c_int,
+                    c"ulid_in".as_ptr(),
+                );
             }
             true
         }
@@ -282,19 +295,26 @@ mod tests {
 
     #[pg_test]
     fn text_round_trip_in_the_server() {
-        let out = Spi::get_one::<String>("SELECT '01jgfjjz00xhf7e02jj03ae4t7'::ulid::text").unwrap();
+        let out =
+            Spi::get_one::<String>("SELECT '01jgfjjz00xhf7e02jj03ae4t7'::ulid::text").unwrap();
         assert_eq!(out.as_deref(), Some("01JGFJJZ00XHF7E02JJ03AE4T7"));
     }
 
     #[test]
     fn bad_text_messages() {
         let bad = BadText::new(b"01JGFJJZ00XHF7E02JJ03AE4T\n", DecodeError::Character(25));
-        assert_eq!(bad.message, "invalid input syntax for type ulid: \"01JGFJJZ00XHF7E02JJ03AE4T\n\"");
+        assert_eq!(
+            bad.message,
+            "invalid input syntax for type ulid: \"01JGFJJZ00XHF7E02JJ03AE4T\n\""
+        );
         assert_eq!(bad.detail, "Invalid character \"\\n\" at position 26.");
         let bad = BadText::new("x€".as_bytes(), DecodeError::Character(1));
         assert_eq!(bad.detail, "Invalid character \"€\" at position 2.");
         let bad = BadText::new(b"Z0000000000000000000000000", DecodeError::Overflow);
-        assert_eq!(bad.detail, "The first character is \"Z\", above \"7\": the value would not fit in 128 bits.");
+        assert_eq!(
+            bad.detail,
+            "The first character is \"Z\", above \"7\": the value would not fit in 128 bits."
+        );
         let bad = BadText::new(b"", DecodeError::Length(0));
         assert_eq!(bad.detail, "Expected 26 characters, found 0.");
         assert_eq!(bad.hint, None);

@@ -83,7 +83,8 @@ pub unsafe fn return_bytea(bytes: &[u8]) -> Datum {
         let total = pg_sys::VARHDRSZ + bytes.len();
         let out = palloc(total);
         pgrx::set_varsize_4b(out.cast(), total as i32);
-        out.add(pg_sys::VARHDRSZ).copy_from_nonoverlapping(bytes.as_ptr(), bytes.len());
+        out.add(pg_sys::VARHDRSZ)
+            .copy_from_nonoverlapping(bytes.as_ptr(), bytes.len());
         Datum::from(out)
     }
 }

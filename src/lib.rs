@@ -1,11 +1,11 @@
 //! `ulid`: a native ULID type for PostgreSQL.
 //!
-//! Pure logic, no PostgreSQL:
+//! Pure logic, no PostgreSQL, tested with plain `cargo test`:
 //! - `codec`: the 16-byte value and its Crockford base32 text form;
 //! - `generator`: the monotonic state machine and the per-process CSPRNG.
 //!
-//! The SQL layer, each module with its own SQL:
-//! - `fmgr`: the version-1 calling convention helpers;
+//! The SQL layer, each module with its own SQL next to its code:
+//! - `fmgr`: helpers for PostgreSQL's version-1 calling convention;
 //! - `datum`: the `ulid` type and its text and binary I/O.
 
 mod codec;
