@@ -6,12 +6,14 @@
 //!
 //! The SQL layer, each module with its own SQL next to its code:
 //! - `fmgr`: helpers for PostgreSQL's version-1 calling convention;
-//! - `datum`: the `ulid` type and its text and binary I/O.
+//! - `datum`: the `ulid` type and its text and binary I/O;
+//! - `ops`: operators, btree/hash/BRIN operator classes, `min`/`max`.
 
 mod codec;
 mod datum;
 mod fmgr;
 mod generator;
+mod ops;
 
 pgrx::pg_module_magic!(name, version);
 

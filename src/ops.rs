@@ -1,0 +1,186 @@
+//! Comparison, hashing and indexing: operators, the btree, hash and BRIN
+//! operator classes, and `min`/`max`.
+//!
+//! A ulid is ordered by its 16 bytes compared with `memcmp`, which is also
+//! time order; that is exactly how core orders `uuid`. So every support
+//! function whose meaning is "this, for 16 bytes" is core's own C function,
+//! declared for `ulid` (`LANGUAGE internal`), as contrib/isn does for its
+//! types: `uuid_cmp`, `uuid_sortsupport` (abbreviated keys with the
+//! HyperLogLog abort rule), `uuid_hash` and `uuid_hash_extended` (so a ulid
+//! hashes exactly like the uuid with the same bytes), `btequalimage`
+//! (deduplication), the generic BRIN support functions, and on PostgreSQL 18
+//! `uuid_skipsupport`. Indexes and sorts on ulid therefore run the very code
+//! they run on uuid. Only what core does not have for uuid is written here:
+//! the `smaller`/`larger` transition functions of `min` and `max`.
+
+use crate::fmgr::{arg, arg_ulid, pg_function};
+use pgrx::prelude::*;
+
+extension_sql!(
+    r#"
+-- Comparison functions: core's uuid ones, which compare the 16 bytes with
+-- memcmp. LEAKPROOF as uuid's are, so row-level-security quals can use
+-- indexes on ulid columns.
+CREATE FUNCTION @extschema@.ulid_eq(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_eq';
+CREATE FUNCTION @extschema@.ulid_ne(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ne';
+CREATE FUNCTION @extschema@.ulid_lt(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_lt';
+CREATE FUNCTION @extschema@.ulid_le(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_le';
+CREATE FUNCTION @extschema@.ulid_gt(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_gt';
+CREATE FUNCTION @extschema@.ulid_ge(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ge';
+CREATE FUNCTION @extschema@.ulid_cmp(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.int4
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_cmp';
+CREATE FUNCTION @extschema@.ulid_sortsupport(pg_catalog.internal) RETURNS pg_catalog.void
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_sortsupport';
+CREATE FUNCTION @extschema@.ulid_hash(@extschema@.ulid) RETURNS pg_catalog.int4
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_hash';
+CREATE FUNCTION @extschema@.ulid_hash_extended(@extschema@.ulid, pg_catalog.int8) RETURNS pg_catalog.int8
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_hash_extended';
+
+CREATE OPERATOR @extschema@.= (
+    LEFTARG = @extschema@.ulid, RIGHTARG = @extschema@.ulid,
+    FUNCTION = @extschema@.ulid_eq,
+    COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+    RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel,
+    HASHES, MERGES
+);
+CREATE OPERATOR @extschema@.<> (
+    LEFTARG = @extschema@.ulid, RIGHTARG = @extschema@.ulid,
+    FUNCTION = @extschema@.ulid_ne,
+    COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+    RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel
+);
+CREATE OPERATOR @extschema@.< (
+    LEFTARG = @extschema@.ulid, RIGHTARG = @extschema@.ulid,
+    FUNCTION = @extschema@.ulid_lt,
+    COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+    RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel
+);
+CREATE OPERATOR @extschema@.<= (
+    LEFTARG = @extschema@.ulid, RIGHTARG = @extschema@.ulid,
+    FUNCTION = @extschema@.ulid_le,
+    COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+    RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel
+);
+CREATE OPERATOR @extschema@.> (
+    LEFTARG = @extschema@.ulid, RIGHTARG = @extschema@.ulid,
+    FUNCTION = @extschema@.ulid_gt,
+    COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+    RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel
+);
+CREATE OPERATOR @extschema@.>= (
+    LEFTARG = @extschema@.ulid, RIGHTARG = @extschema@.ulid,
+    FUNCTION = @extschema@.ulid_ge,
+    COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+    RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel
+);
+
+CREATE OPERATOR CLASS @extschema@.ulid_ops DEFAULT FOR TYPE @extschema@.ulid USING btree AS
+    OPERATOR 1 @extschema@.<,
+    OPERATOR 2 @extschema@.<=,
+    OPERATOR 3 @extschema@.=,
+    OPERATOR 4 @extschema@.>=,
+    OPERATOR 5 @extschema@.>,
+    FUNCTION 1 @extschema@.ulid_cmp(@extschema@.ulid, @extschema@.ulid),
+    FUNCTION 2 @extschema@.ulid_sortsupport(pg_catalog.internal),
+    -- equal values are bitwise equal, so btree may deduplicate
+    FUNCTION 4 pg_catalog.btequalimage(pg_catalog.oid);
+
+CREATE OPERATOR CLASS @extschema@.ulid_ops DEFAULT FOR TYPE @extschema@.ulid USING hash AS
+    OPERATOR 1 @extschema@.=,
+    FUNCTION 1 @extschema@.ulid_hash(@extschema@.ulid),
+    FUNCTION 2 @extschema@.ulid_hash_extended(@extschema@.ulid, pg_catalog.int8);
+
+-- BRIN: the same three classes core has for uuid, on core's generic support
+-- functions. minmax suits time-ordered ids; minmax-multi tolerates some
+-- out-of-order ranges; bloom serves equality on random ids.
+CREATE OPERATOR CLASS @extschema@.ulid_minmax_ops DEFAULT FOR TYPE @extschema@.ulid USING brin AS
+    OPERATOR 1 @extschema@.<,
+    OPERATOR 2 @extschema@.<=,
+    OPERATOR 3 @extschema@.=,
+    OPERATOR 4 @extschema@.>=,
+    OPERATOR 5 @extschema@.>,
+    FUNCTION 1 pg_catalog.brin_minmax_opcinfo(pg_catalog.internal),
+    FUNCTION 2 pg_catalog.brin_minmax_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 3 pg_catalog.brin_minmax_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 4 pg_catalog.brin_minmax_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal);
+
+CREATE OPERATOR CLASS @extschema@.ulid_minmax_multi_ops FOR TYPE @extschema@.ulid USING brin AS
+    OPERATOR 1 @extschema@.<,
+    OPERATOR 2 @extschema@.<=,
+    OPERATOR 3 @extschema@.=,
+    OPERATOR 4 @extschema@.>=,
+    OPERATOR 5 @extschema@.>,
+    FUNCTION 1 pg_catalog.brin_minmax_multi_opcinfo(pg_catalog.internal),
+    FUNCTION 2 pg_catalog.brin_minmax_multi_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 3 pg_catalog.brin_minmax_multi_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
+    FUNCTION 4 pg_catalog.brin_minmax_multi_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 5 pg_catalog.brin_minmax_multi_options(pg_catalog.internal),
+    FUNCTION 11 pg_catalog.brin_minmax_multi_distance_uuid(pg_catalog.internal, pg_catalog.internal);
+
+CREATE OPERATOR CLASS @extschema@.ulid_bloom_ops FOR TYPE @extschema@.ulid USING brin AS
+    OPERATOR 1 @extschema@.=,
+    FUNCTION 1 pg_catalog.brin_bloom_opcinfo(pg_catalog.internal),
+    FUNCTION 2 pg_catalog.brin_bloom_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 3 pg_catalog.brin_bloom_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
+    FUNCTION 4 pg_catalog.brin_bloom_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 5 pg_catalog.brin_bloom_options(pg_catalog.internal),
+    FUNCTION 11 @extschema@.ulid_hash(@extschema@.ulid);
+
+-- min and max: parallel-safe, and SORTOP lets the planner answer them from
+-- a btree index.
+CREATE FUNCTION @extschema@.ulid_smaller(@extschema@.ulid, @extschema@.ulid) RETURNS @extschema@.ulid
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_smaller';
+CREATE FUNCTION @extschema@.ulid_larger(@extschema@.ulid, @extschema@.ulid) RETURNS @extschema@.ulid
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_larger';
+CREATE AGGREGATE @extschema@.min(@extschema@.ulid) (
+    SFUNC = @extschema@.ulid_smaller, STYPE = @extschema@.ulid,
+    COMBINEFUNC = @extschema@.ulid_smaller,
+    SORTOP = OPERATOR(@extschema@.<), PARALLEL = SAFE
+);
+CREATE AGGREGATE @extschema@.max(@extschema@.ulid) (
+    SFUNC = @extschema@.ulid_larger, STYPE = @extschema@.ulid,
+    COMBINEFUNC = @extschema@.ulid_larger,
+    SORTOP = OPERATOR(@extschema@.>), PARALLEL = SAFE
+);
+"#,
+    name = "ulid_ops",
+    requires = ["ulid_type"],
+);
+
+// Skip scans (PostgreSQL 18): btree support function 6, core's uuid one.
+#[cfg(feature = "pg18")]
+extension_sql!(
+    r#"
+CREATE FUNCTION @extschema@.ulid_skipsupport(pg_catalog.internal) RETURNS pg_catalog.void
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_skipsupport';
+ALTER OPERATOR FAMILY @extschema@.ulid_ops USING btree
+    ADD FUNCTION 6 (@extschema@.ulid, @extschema@.ulid) @extschema@.ulid_skipsupport(pg_catalog.internal);
+"#,
+    name = "ulid_skip_support",
+    requires = ["ulid_ops"],
+);
+
+pg_function! {
+    /// `ulid_smaller(a, b)`: the smaller argument, itself (no copy), as
+    /// core's `text_smaller` does.
+    fn ulid_smaller(fcinfo) -> Datum {
+        unsafe {
+            let pick_first = arg_ulid(fcinfo, 0) <= arg_ulid(fcinfo, 1);
+            arg(fcinfo, if pick_first { 0 } else { 1 })
+        }
+    }
+
+    /// `ulid_larger(a, b)`: the larger argument.
+    fn ulid_larger(fcinfo) -> Datum {
+        unsafe {
+            let pick_first = arg_ulid(fcinfo, 0) >= arg_ulid(fcinfo, 1);
+            arg(fcinfo, if pick_first { 0 } else { 1 })
+        }
+    }
+}
