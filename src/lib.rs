@@ -7,8 +7,10 @@
 //! The SQL layer, each module with its own SQL next to its code:
 //! - `fmgr`: helpers for PostgreSQL's version-1 calling convention;
 //! - `datum`: the `ulid` type and its text and binary I/O;
-//! - `ops`: operators, btree/hash/BRIN operator classes, `min`/`max`.
+//! - `ops`: operators, btree/hash/BRIN operator classes, `min`/`max`;
+//! - `casts`: conversions to and from uuid, timestamptz and bytea.
 
+mod casts;
 mod codec;
 mod datum;
 mod fmgr;

@@ -1,0 +1,181 @@
+//! Conversions between ulid and uuid, timestamptz and bytea, and
+//! `ulid_timestamp()`.
+//!
+//! Which cast has which context, and why:
+//! - `uuid <-> ulid` are binary-coercible (the same 16 bytes) and
+//!   `AS ASSIGNMENT`, so `ALTER TABLE ... ALTER COLUMN id TYPE ulid` needs no
+//!   `USING` and does not rewrite the table. Not `IMPLICIT`: with implicit
+//!   casts both ways `ulid = uuid` would be ambiguous between the two types'
+//!   operators.
+//! - `ulid -> timestamptz` and `timestamptz -> ulid` are explicit: a ULID is
+//!   not a time, and an implicit route between them would also make
+//!   comparisons ambiguous. There is no cast to `timestamp` without time
+//!   zone: its value would depend on the session's TimeZone, and the cast
+//!   could not be IMMUTABLE.
+//! - `bytea <-> ulid` are explicit; they carry the specification's 16 bytes.
+//! - `text <-> ulid` are PostgreSQL's automatic I/O conversions.
+
+use crate::codec::{self, BYTES, MAX_TIMESTAMP_MS};
+use crate::fmgr::{arg, arg_ulid, pg_function, return_ulid};
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::pg_sys::{self, Datum};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+
+extension_sql!(
+    r#"
+CREATE CAST (pg_catalog.uuid AS @extschema@.ulid) WITHOUT FUNCTION AS ASSIGNMENT;
+CREATE CAST (@extschema@.ulid AS pg_catalog.uuid) WITHOUT FUNCTION AS ASSIGNMENT;
+
+CREATE FUNCTION @extschema@.ulid_timestamp(@extschema@.ulid) RETURNS pg_catalog.timestamptz
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_timestamp';
+COMMENT ON FUNCTION @extschema@.ulid_timestamp(@extschema@.ulid) IS
+    'the millisecond a ULID was made';
+CREATE CAST (@extschema@.ulid AS pg_catalog.timestamptz)
+    WITH FUNCTION @extschema@.ulid_timestamp(@extschema@.ulid);
+
+CREATE FUNCTION @extschema@.ulid_from_timestamptz(pg_catalog.timestamptz) RETURNS @extschema@.ulid
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_from_timestamptz';
+COMMENT ON FUNCTION @extschema@.ulid_from_timestamptz(pg_catalog.timestamptz) IS
+    'the smallest ULID of that millisecond (random part zero), for range bounds';
+CREATE CAST (pg_catalog.timestamptz AS @extschema@.ulid)
+    WITH FUNCTION @extschema@.ulid_from_timestamptz(pg_catalog.timestamptz);
+
+CREATE FUNCTION @extschema@.ulid_to_bytea(@extschema@.ulid) RETURNS pg_catalog.bytea
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_send';
+CREATE CAST (@extschema@.ulid AS pg_catalog.bytea)
+    WITH FUNCTION @extschema@.ulid_to_bytea(@extschema@.ulid);
+
+CREATE FUNCTION @extschema@.ulid_from_bytea(pg_catalog.bytea) RETURNS @extschema@.ulid
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_from_bytea';
+CREATE CAST (pg_catalog.bytea AS @extschema@.ulid)
+    WITH FUNCTION @extschema@.ulid_from_bytea(pg_catalog.bytea);
+"#,
+    name = "ulid_casts",
+    requires = ["ulid_ops"],
+);
+
+/// Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's timestamp epoch.
+const POSTGRES_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
+
+/// A timestamptz that no ULID can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfRange;
+
+/// The Unix millisecond of a `timestamptz` (microseconds since 2000-01-01
+/// UTC), truncated toward the past: the millisecond the instant falls in.
+pub fn unix_ms_from_timestamptz(us: i64) -> Result<u64, OutOfRange> {
+    // -infinity and infinity are i64::MIN and i64::MAX
+    if us == i64::MIN || us == i64::MAX {
+        return Err(OutOfRange);
+    }
+    let unix_ms = (i128::from(us) + i128::from(POSTGRES_EPOCH_UNIX_US)).div_euclid(1000);
+    u64::try_from(unix_ms)
+        .ok()
+        .filter(|&ms| ms <= MAX_TIMESTAMP_MS)
+        .ok_or(OutOfRange)
+}
+
+/// The `timestamptz` of a Unix millisecond; every ULID timestamp fits.
+pub fn timestamptz_from_unix_ms(ms: u64) -> i64 {
+    (ms as i64) * 1000 - POSTGRES_EPOCH_UNIX_US
+}
+
+/// Raises SQLSTATE 22008 for a timestamp outside what a ULID can hold.
+pub fn report_timestamp_out_of_range() -> ! {
+    ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
+        "timestamp out of range for ulid",
+        "ulid",
+    )
+    .set_detail(
+        "A ULID holds times from 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC, \
+         to the millisecond; infinite timestamps have no ULID.",
+    )
+    .report(PgLogLevel::ERROR);
+    unreachable!("ERROR does not return")
+}
+
+pg_function! {
+    /// `ulid_timestamp(ulid)`: the exact millisecond in the first 48 bits.
+    fn ulid_timestamp(fcinfo) -> Datum {
+        let ms = codec::timestamp_ms(unsafe { arg_ulid(fcinfo, 0) });
+        Datum::from(timestamptz_from_unix_ms(ms))
+    }
+
+    /// `timestamptz::ulid`: the smallest ULID of that millisecond.
+    fn ulid_from_timestamptz(fcinfo) -> Datum {
+        let us = unsafe { arg(fcinfo, 0) }.value() as i64;
+        match unix_ms_from_timestamptz(us) {
+            Ok(ms) => unsafe { return_ulid(&codec::from_parts(ms, &[0; codec::RANDOM_BYTES])) },
+            Err(OutOfRange) => report_timestamp_out_of_range(),
+        }
+    }
+
+    /// `bytea::ulid`: exactly 16 bytes in the specification's order.
+    fn ulid_from_bytea(fcinfo) -> Datum {
+        unsafe {
+            let raw = arg(fcinfo, 0).cast_mut_ptr::<pg_sys::varlena>();
+            let value = pg_sys::pg_detoast_datum_packed(raw);
+            let len = pgrx::varsize_any_exhdr(value);
+            if len != BYTES {
+                ereport!(
+                    ERROR,
+                    PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+                    format!("invalid binary ulid: expected {BYTES} bytes, received {len}")
+                );
+            }
+            return_ulid(&*pgrx::vardata_any(value).cast::<[u8; BYTES]>())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const Y2025_US: i64 = 1_735_689_600_000_000 - POSTGRES_EPOCH_UNIX_US;
+
+    #[test]
+    fn milliseconds_of_timestamps() {
+        assert_eq!(unix_ms_from_timestamptz(Y2025_US), Ok(1_735_689_600_000));
+        assert_eq!(
+            unix_ms_from_timestamptz(Y2025_US + 999),
+            Ok(1_735_689_600_000)
+        );
+        assert_eq!(
+            unix_ms_from_timestamptz(Y2025_US + 1000),
+            Ok(1_735_689_600_001)
+        );
+        // before a millisecond boundary: truncated toward the past, not toward zero
+        assert_eq!(unix_ms_from_timestamptz(-POSTGRES_EPOCH_UNIX_US + 1), Ok(0));
+        assert_eq!(unix_ms_from_timestamptz(-POSTGRES_EPOCH_UNIX_US), Ok(0));
+        assert_eq!(unix_ms_from_timestamptz(-1), Ok(946_684_799_999));
+        assert_eq!(
+            unix_ms_from_timestamptz(-POSTGRES_EPOCH_UNIX_US - 1),
+            Err(OutOfRange)
+        );
+    }
+
+    #[test]
+    fn the_range_ends_in_10889() {
+        let last = timestamptz_from_unix_ms(MAX_TIMESTAMP_MS);
+        assert_eq!(unix_ms_from_timestamptz(last), Ok(MAX_TIMESTAMP_MS));
+        assert_eq!(unix_ms_from_timestamptz(last + 999), Ok(MAX_TIMESTAMP_MS));
+        assert_eq!(unix_ms_from_timestamptz(last + 1000), Err(OutOfRange));
+        assert_eq!(unix_ms_from_timestamptz(i64::MAX), Err(OutOfRange));
+        assert_eq!(unix_ms_from_timestamptz(i64::MIN), Err(OutOfRange));
+        assert_eq!(unix_ms_from_timestamptz(i64::MAX - 1), Err(OutOfRange));
+        assert_eq!(unix_ms_from_timestamptz(i64::MIN + 1), Err(OutOfRange));
+    }
+
+    #[test]
+    fn round_trip_every_representable_millisecond_sample() {
+        for ms in (0..=MAX_TIMESTAMP_MS).step_by(9_999_991_234) {
+            assert_eq!(
+                unix_ms_from_timestamptz(timestamptz_from_unix_ms(ms)),
+                Ok(ms)
+            );
+        }
+    }
+}
