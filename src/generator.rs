@@ -28,10 +28,7 @@ pub trait RandomSource {
 
 /// A ULID for `now_ms` with fresh random bits.
 #[inline]
-pub fn generate(
-    now_ms: u64,
-    rng: &mut impl RandomSource,
-) -> Result<[u8; BYTES], GenerateError> {
+pub fn generate(now_ms: u64, rng: &mut impl RandomSource) -> Result<[u8; BYTES], GenerateError> {
     if now_ms > MAX_TIMESTAMP_MS {
         return Err(GenerateError::TimestampOutOfRange);
     }
@@ -52,12 +49,14 @@ impl Monotonic {
     }
 
     /// The last value handed out (all zeros before the first).
+    #[cfg(any(test, feature = "pg_test"))]
     pub fn last(&self) -> [u8; BYTES] {
         self.0
     }
 
-    /// Never hand out anything at or below `value` (used after a restart or
-    /// by tests to start from a known point).
+    /// Never hand out anything at or below `value`: tests use it to start
+    /// from a known point, as if the clock had been ahead.
+    #[cfg(any(test, feature = "pg_test"))]
     pub fn advance_past(&mut self, value: [u8; BYTES]) {
         if value > self.0 {
             self.0 = value;
@@ -102,31 +101,47 @@ fn increment_random(value: &[u8; BYTES]) -> Option<[u8; BYTES]> {
     None
 }
 
-/// How many random bytes a process draws before it reseeds from the OS.
-const RESEED_AFTER_BYTES: usize = 64 * 1024;
+/// Random bytes are drawn from ChaCha this many at a time; a ULID takes 10.
+const BUFFER_BYTES: usize = 100 * RANDOM_BYTES;
+/// How many buffers a process draws (about 64 KiB) before it reseeds from the OS.
+const REFILLS_PER_SEED: u32 = 64;
 
 /// A ChaCha CSPRNG seeded from the operating system, owned by one process.
 ///
 /// It remembers the process id it was seeded in: a process that inherited
 /// it by `fork()` (a backend forked from a postmaster that loaded the
-/// library early) sees another id and reseeds before producing anything, so
-/// two processes never share a random stream. It also reseeds every
-/// `RESEED_AFTER_BYTES`.
+/// library early) sees another id and reseeds, dropping any buffered bytes,
+/// before producing anything, so two processes never share a random stream.
+/// It also reseeds after `REFILLS_PER_SEED` buffers.
+///
+/// Bytes come from a buffer refilled a thousand at a time: drawing 10 bytes
+/// straight from the generator costs several times more per ULID.
+#[derive(Clone)]
 pub struct ProcessRng {
     rng: Option<StdRng>,
     owner_pid: i32,
-    budget: usize,
+    buffer: [u8; BUFFER_BYTES],
+    /// Offset of the next unused bytes; `BUFFER_BYTES` when empty.
+    next: usize,
+    refills_left: u32,
 }
 
 impl ProcessRng {
     pub const fn new() -> Self {
-        ProcessRng { rng: None, owner_pid: 0, budget: 0 }
+        ProcessRng {
+            rng: None,
+            owner_pid: 0,
+            buffer: [0; BUFFER_BYTES],
+            next: BUFFER_BYTES,
+            refills_left: 0,
+        }
     }
 
-    /// The random source for the process `pid`, reseeded when needed.
+    /// The random source for the process `pid`, reseeded first if it was
+    /// seeded in another process.
     #[inline]
     pub fn for_process(&mut self, pid: i32) -> ProcessRngHandle<'_> {
-        if self.rng.is_none() || self.owner_pid != pid || self.budget < RANDOM_BYTES {
+        if self.owner_pid != pid || self.rng.is_none() {
             self.reseed(pid);
         }
         ProcessRngHandle(self)
@@ -136,10 +151,25 @@ impl ProcessRng {
     fn reseed(&mut self, pid: i32) {
         self.rng = Some(StdRng::from_os_rng());
         self.owner_pid = pid;
-        self.budget = RESEED_AFTER_BYTES;
+        self.next = BUFFER_BYTES;
+        self.refills_left = REFILLS_PER_SEED;
+    }
+
+    #[cold]
+    fn refill(&mut self) {
+        if self.refills_left == 0 {
+            self.reseed(self.owner_pid);
+        }
+        self.refills_left -= 1;
+        match self.rng.as_mut() {
+            Some(rng) => rng.fill_bytes(&mut self.buffer),
+            None => unreachable!("ProcessRng::for_process always seeds"),
+        }
+        self.next = 0;
     }
 
     /// The pid this generator was last seeded for (0 before the first use).
+    #[cfg(any(test, feature = "pg_test"))]
     pub fn owner_pid(&self) -> i32 {
         self.owner_pid
     }
@@ -158,12 +188,12 @@ impl RandomSource for ProcessRngHandle<'_> {
     #[inline]
     fn random(&mut self) -> [u8; RANDOM_BYTES] {
         let state = &mut *self.0;
-        let mut out = [0u8; RANDOM_BYTES];
-        match state.rng.as_mut() {
-            Some(rng) => rng.fill_bytes(&mut out),
-            None => unreachable!("ProcessRng::for_process always seeds"),
+        if state.next == BUFFER_BYTES {
+            state.refill();
         }
-        state.budget = state.budget.saturating_sub(RANDOM_BYTES);
+        let mut out = [0u8; RANDOM_BYTES];
+        out.copy_from_slice(&state.buffer[state.next..state.next + RANDOM_BYTES]);
+        state.next += RANDOM_BYTES;
         out
     }
 }
@@ -202,7 +232,9 @@ mod tests {
         let ms = codec::timestamp_ms(&decode(first.as_bytes()).unwrap());
         let mut rng = scripted(&[random_part(first)]);
         let mut state = Monotonic::new();
-        let run: Vec<String> = (0..4).map(|_| text(state.next(ms, &mut rng).unwrap())).collect();
+        let run: Vec<String> = (0..4)
+            .map(|_| text(state.next(ms, &mut rng).unwrap()))
+            .collect();
         assert_eq!(
             run,
             [
@@ -212,7 +244,10 @@ mod tests {
                 "01BX5ZZKBKACTAV9WEVGEMMVS1"
             ]
         );
-        assert_eq!(rng.1, 1, "fresh randomness only for the first value of the millisecond");
+        assert_eq!(
+            rng.1, 1,
+            "fresh randomness only for the first value of the millisecond"
+        );
     }
 
     #[test]
@@ -226,7 +261,9 @@ mod tests {
         assert_eq!(state.next(ms, &mut rng), Err(GenerateError::Exhausted));
         assert_eq!(text(state.last()), last, "a failure leaves the state alone");
         // the next millisecond recovers with fresh bits
-        let next = state.next(ms + 1, &mut scripted(&[[0; RANDOM_BYTES]])).unwrap();
+        let next = state
+            .next(ms + 1, &mut scripted(&[[0; RANDOM_BYTES]]))
+            .unwrap();
         assert_eq!(codec::timestamp_ms(&next), ms + 1);
     }
 
@@ -249,7 +286,10 @@ mod tests {
         let b = state.next(1_001, &mut rng).unwrap();
         assert_eq!(codec::timestamp_ms(&b), 1_001);
         assert_eq!(b[6..], [1; RANDOM_BYTES]);
-        assert!(b > a, "a later millisecond sorts later even with smaller random bits");
+        assert!(
+            b > a,
+            "a later millisecond sorts later even with smaller random bits"
+        );
     }
 
     fn clock_step_back(step_ms: u64) {
@@ -262,13 +302,21 @@ mod tests {
         while now <= start {
             let value = state.next(now, &mut rng).unwrap();
             assert!(value > previous);
-            assert_eq!(codec::timestamp_ms(&value), start, "keeps the last millisecond");
+            assert_eq!(
+                codec::timestamp_ms(&value),
+                start,
+                "keeps the last millisecond"
+            );
             previous = value;
             now += 1.max(step_ms / 1000);
         }
         let value = state.next(start + 1, &mut rng).unwrap();
         assert!(value > previous);
-        assert_eq!(codec::timestamp_ms(&value), start + 1, "moves on once the clock catches up");
+        assert_eq!(
+            codec::timestamp_ms(&value),
+            start + 1,
+            "moves on once the clock catches up"
+        );
         assert_eq!(rng.1, 2);
     }
 
@@ -286,9 +334,15 @@ mod tests {
     fn timestamps_past_10889_are_refused() {
         let mut rng = scripted(&[[0; RANDOM_BYTES]]);
         assert!(generate(MAX_TIMESTAMP_MS, &mut rng).is_ok());
-        assert_eq!(generate(MAX_TIMESTAMP_MS + 1, &mut rng), Err(GenerateError::TimestampOutOfRange));
+        assert_eq!(
+            generate(MAX_TIMESTAMP_MS + 1, &mut rng),
+            Err(GenerateError::TimestampOutOfRange)
+        );
         let mut state = Monotonic::new();
-        assert_eq!(state.next(MAX_TIMESTAMP_MS + 1, &mut rng), Err(GenerateError::TimestampOutOfRange));
+        assert_eq!(
+            state.next(MAX_TIMESTAMP_MS + 1, &mut rng),
+            Err(GenerateError::TimestampOutOfRange)
+        );
         assert_eq!(state.last(), [0; BYTES]);
     }
 
@@ -319,47 +373,65 @@ mod tests {
 
     #[test]
     fn process_rng_reseeds_in_a_new_process() {
-        let mut rng = ProcessRng::new();
-        let parent = rng.for_process(100).random();
-        // A child inherits the parent's state; without the pid check it
-        // would continue the parent's stream exactly as the parent will.
-        let mut child = ProcessRng {
-            rng: rng.rng.clone(),
-            owner_pid: rng.owner_pid,
-            budget: rng.budget,
-        };
-        let parent_next = rng.for_process(100).random();
+        let mut parent = ProcessRng::new();
+        parent.for_process(100).random();
+        // A forked child starts with a copy of the parent's state, buffer
+        // included; without the pid check it would hand out exactly what
+        // the parent hands out next.
+        let mut child = parent.clone();
+        let mut twin = parent.clone();
+        let parent_next = parent.for_process(100).random();
+        assert_eq!(
+            twin.for_process(100).random(),
+            parent_next,
+            "a copy that is not told repeats"
+        );
         let child_next = child.for_process(200).random();
         assert_eq!(child.owner_pid(), 200);
         assert_ne!(child_next, parent_next);
-        assert_ne!(child_next, parent);
-        // and a clone that does not notice a new pid really does repeat it
-        let mut twin = ProcessRng { rng: rng.rng.clone(), owner_pid: 100, budget: rng.budget };
-        assert_eq!(twin.for_process(100).random(), rng.for_process(100).random());
+        assert_eq!(child.next, RANDOM_BYTES, "the inherited buffer was dropped");
     }
 
-    /// The draw after the next one, as the stream would continue unreseeded.
-    fn continuation(rng: &ProcessRng) -> [u8; RANDOM_BYTES] {
+    /// The first draw of the next buffer if the generator were not reseeded.
+    fn unreseeded_next(rng: &ProcessRng) -> [u8; RANDOM_BYTES] {
         let mut copy = rng.rng.clone().unwrap();
-        let mut out = [0u8; RANDOM_BYTES];
-        copy.fill_bytes(&mut out);
-        out
+        let mut buffer = [0u8; BUFFER_BYTES];
+        copy.fill_bytes(&mut buffer);
+        buffer[..RANDOM_BYTES].try_into().unwrap()
     }
 
     #[test]
     fn process_rng_reseeds_after_its_budget() {
         let mut rng = ProcessRng::new();
-        let calls = RESEED_AFTER_BYTES / RANDOM_BYTES;
+        let per_buffer = BUFFER_BYTES / RANDOM_BYTES;
         rng.for_process(1).random();
-        // within the budget the stream simply continues ...
-        for _ in 1..calls {
-            let expected = continuation(&rng);
-            assert_eq!(rng.for_process(1).random(), expected);
+        for refill in 1..=REFILLS_PER_SEED {
+            for _ in 1..per_buffer {
+                rng.for_process(1).random();
+            }
+            // the buffer is empty: the next draw refills it
+            let expected = unreseeded_next(&rng);
+            let drawn = rng.for_process(1).random();
+            if refill < REFILLS_PER_SEED {
+                assert_eq!(drawn, expected, "refill {refill} continues the stream");
+            } else {
+                assert_ne!(
+                    drawn, expected,
+                    "after {REFILLS_PER_SEED} buffers comes a fresh seed"
+                );
+                assert_eq!(rng.refills_left, REFILLS_PER_SEED - 1);
+            }
         }
-        // ... and once it is spent the next draw comes from a fresh seed
-        let expected = continuation(&rng);
-        assert_ne!(rng.for_process(1).random(), expected);
-        assert_eq!(rng.budget, RESEED_AFTER_BYTES - RANDOM_BYTES, "budget was renewed");
+    }
+
+    #[test]
+    fn consecutive_draws_do_not_overlap() {
+        let mut rng = ProcessRng::new();
+        let draws: Vec<_> = (0..3 * BUFFER_BYTES / RANDOM_BYTES)
+            .map(|_| rng.for_process(9).random())
+            .collect();
+        let unique: std::collections::HashSet<_> = draws.iter().collect();
+        assert_eq!(unique.len(), draws.len());
     }
 
     #[test]
@@ -377,7 +449,10 @@ mod tests {
         }
         for (bit, &count) in counts.iter().enumerate() {
             let share = f64::from(count) / f64::from(draws);
-            assert!((0.35..0.65).contains(&share), "bit {bit} set {share:.2} of the time");
+            assert!(
+                (0.35..0.65).contains(&share),
+                "bit {bit} set {share:.2} of the time"
+            );
         }
     }
 }

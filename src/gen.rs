@@ -1,0 +1,413 @@
+//! The SQL generators and where their state lives.
+//!
+//! - `gen_ulid()`: now, to the millisecond, plus 80 bits from this backend's
+//!   CSPRNG (`generator::ProcessRng`, which reseeds after a fork).
+//! - `gen_ulid(timestamptz)`: that millisecond plus random bits.
+//! - `gen_monotonic_ulid()`: the specification's monotonic generator. When
+//!   the library is in `shared_preload_libraries` its state is in shared
+//!   memory under a spinlock, so values increase across every session of the
+//!   server; otherwise the state is this backend's own and values increase
+//!   within the session. Either way it works: preloading only widens the
+//!   guarantee.
+//!
+//! The state machine itself is `generator::Monotonic`; this module only
+//! reads the clock, finds the state and turns failures into SQL errors.
+
+use crate::casts::{report_timestamp_out_of_range, unix_ms_from_timestamptz, OutOfRange};
+use crate::codec::{BYTES, RANDOM_BYTES};
+use crate::fmgr::{arg, pg_function, return_ulid};
+use crate::generator::{self, GenerateError, Monotonic, ProcessRng, RandomSource};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, Ordering};
+use pgrx::pg_sys;
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+
+extension_sql!(
+    r#"
+CREATE FUNCTION @extschema@.gen_ulid() RETURNS @extschema@.ulid
+    VOLATILE PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'gen_ulid';
+COMMENT ON FUNCTION @extschema@.gen_ulid() IS
+    'a new ULID: the current millisecond and 80 random bits';
+
+CREATE FUNCTION @extschema@.gen_ulid(pg_catalog.timestamptz) RETURNS @extschema@.ulid
+    VOLATILE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'gen_ulid_at';
+COMMENT ON FUNCTION @extschema@.gen_ulid(pg_catalog.timestamptz) IS
+    'a new ULID for the given millisecond, with 80 random bits';
+
+-- PARALLEL RESTRICTED: evaluated in the leader only, so one statement's
+-- values come out in the order they were made even under a parallel plan.
+CREATE FUNCTION @extschema@.gen_monotonic_ulid() RETURNS @extschema@.ulid
+    VOLATILE PARALLEL RESTRICTED LANGUAGE C AS 'MODULE_PATHNAME', 'gen_monotonic_ulid';
+COMMENT ON FUNCTION @extschema@.gen_monotonic_ulid() IS
+    'a new ULID greater than the previous one: across the server when ulid is in shared_preload_libraries, else within the session';
+"#,
+    name = "ulid_generators",
+    requires = ["ulid_casts"],
+);
+
+/// State owned by one backend. PostgreSQL backends are single-threaded and
+/// nothing here is reentrant, so plain interior mutability is enough.
+struct BackendLocal<T>(UnsafeCell<T>);
+
+// SAFETY: only the backend's main thread ever touches these.
+unsafe impl<T> Sync for BackendLocal<T> {}
+
+impl<T> BackendLocal<T> {
+    const fn new(value: T) -> Self {
+        BackendLocal(UnsafeCell::new(value))
+    }
+
+    /// # Safety
+    /// Call from the backend's main thread, and do not hold two results at once.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get(&self) -> &mut T {
+        unsafe { &mut *self.0.get() }
+    }
+}
+
+static RNG: BackendLocal<ProcessRng> = BackendLocal::new(ProcessRng::new());
+static SESSION_STATE: BackendLocal<Monotonic> = BackendLocal::new(Monotonic::new());
+/// Set in the postmaster when preloaded; inherited by every backend it forks.
+static SHARED_STATE: BackendLocal<*const SharedState> = BackendLocal::new(core::ptr::null());
+
+/// The server-wide monotonic state, in shared memory.
+#[repr(C)]
+struct SharedState {
+    locked: AtomicBool,
+    state: UnsafeCell<Monotonic>,
+}
+
+impl SharedState {
+    /// Runs `f` on the state under the lock. The critical section is a
+    /// comparison and a 16-byte copy: no allocation, no PostgreSQL call, no
+    /// interrupt check, nothing that can raise an ERROR.
+    #[inline]
+    fn with_lock<R>(&self, f: impl FnOnce(&mut Monotonic) -> R) -> R {
+        struct Unlock<'a>(&'a AtomicBool);
+        impl Drop for Unlock<'_> {
+            fn drop(&mut self) {
+                self.0.store(false, Ordering::Release);
+            }
+        }
+
+        let mut spins = 0u32;
+        while self
+            .locked
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            while self.locked.load(Ordering::Relaxed) {
+                spins += 1;
+                if spins < 200 {
+                    core::hint::spin_loop();
+                } else {
+                    // the holder may have been descheduled: give it the CPU
+                    std::thread::yield_now();
+                }
+            }
+        }
+        let _unlock = Unlock(&self.locked);
+        // SAFETY: the lock is held.
+        f(unsafe { &mut *self.state.get() })
+    }
+}
+
+const SHMEM_NAME: &core::ffi::CStr = c"ulid monotonic generator";
+
+/// Called from `_PG_init`. When the library is being preloaded, asks for a
+/// little shared memory and sets it up at server start.
+pub fn init() {
+    unsafe {
+        if !pg_sys::process_shared_preload_libraries_in_progress {
+            return;
+        }
+        #[cfg(any(feature = "pg13", feature = "pg14"))]
+        pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedState>());
+        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+        {
+            PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
+            pg_sys::shmem_request_hook = Some(shmem_request);
+        }
+        PREV_SHMEM_STARTUP_HOOK = pg_sys::shmem_startup_hook;
+        pg_sys::shmem_startup_hook = Some(shmem_startup);
+    }
+}
+
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+static mut PREV_SHMEM_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
+static mut PREV_SHMEM_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
+
+#[cfg(not(any(feature = "pg13", feature = "pg14")))]
+#[pg_guard]
+unsafe extern "C-unwind" fn shmem_request() {
+    unsafe {
+        if let Some(previous) = PREV_SHMEM_REQUEST_HOOK {
+            previous();
+        }
+        pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedState>());
+    }
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn shmem_startup() {
+    unsafe {
+        if let Some(previous) = PREV_SHMEM_STARTUP_HOOK {
+            previous();
+        }
+        // AddinShmemInitLock, entry 21 of the main LWLock array in every
+        // supported version (lwlocklist.h)
+        let init_lock = &raw mut (*pg_sys::MainLWLockArray.add(21)).lock;
+        pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
+        let mut found = false;
+        let shared = pg_sys::ShmemInitStruct(
+            SHMEM_NAME.as_ptr(),
+            core::mem::size_of::<SharedState>(),
+            &mut found,
+        )
+        .cast::<SharedState>();
+        if !found {
+            shared.write(SharedState {
+                locked: AtomicBool::new(false),
+                state: UnsafeCell::new(Monotonic::new()),
+            });
+        }
+        *SHARED_STATE.get() = shared;
+        pg_sys::LWLockRelease(init_lock);
+    }
+}
+
+/// The wall clock in Unix milliseconds, as `clock_gettime(CLOCK_REALTIME)`
+/// reads it (through the vDSO: no system call).
+#[inline]
+fn now_ms() -> Result<u64, GenerateError> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid timespec; CLOCK_REALTIME always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut now) };
+    match u64::try_from(now.tv_sec) {
+        Ok(secs) => Ok(secs * 1000 + now.tv_nsec as u64 / 1_000_000),
+        // a clock before 1970 has no ULID
+        Err(_) => Err(GenerateError::TimestampOutOfRange),
+    }
+}
+
+/// This backend's random source, reseeded first if the process is new.
+#[inline]
+fn rng() -> generator::ProcessRngHandle<'static> {
+    unsafe { RNG.get().for_process(pg_sys::MyProcPid) }
+}
+
+/// Random bits drawn before taking the lock, so the critical section stays short.
+struct PreDrawn([u8; RANDOM_BYTES]);
+
+impl RandomSource for PreDrawn {
+    #[inline]
+    fn random(&mut self) -> [u8; RANDOM_BYTES] {
+        self.0
+    }
+}
+
+/// The server-wide state, when the library was preloaded.
+#[inline]
+fn shared_state() -> Option<&'static SharedState> {
+    // SAFETY: set once at server start and never freed.
+    unsafe { SHARED_STATE.get().as_ref() }
+}
+
+/// The next monotonic value, from shared memory when preloaded.
+#[inline]
+fn next_monotonic() -> Result<[u8; BYTES], GenerateError> {
+    let now = now_ms()?;
+    match shared_state() {
+        None => unsafe { SESSION_STATE.get() }.next(now, &mut rng()),
+        Some(shared) => {
+            let mut fresh = PreDrawn(rng().random());
+            shared.with_lock(|state| state.next(now, &mut fresh))
+        }
+    }
+}
+
+fn report(err: GenerateError) -> ! {
+    match err {
+        GenerateError::TimestampOutOfRange => report_timestamp_out_of_range(),
+        GenerateError::Exhausted => {
+            ErrorReport::new(
+                PgSqlErrorCode::ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED,
+                "gen_monotonic_ulid() has no value left in this millisecond",
+                "gen_monotonic_ulid",
+            )
+            .set_detail(
+                "The 80-bit random part reached its largest value; \
+                 the generator fails rather than wrap around.",
+            )
+            .set_hint("Values are available again from the next millisecond.")
+            .report(PgLogLevel::ERROR);
+            unreachable!("ERROR does not return")
+        }
+    }
+}
+
+pg_function! {
+    /// `gen_ulid()`
+    fn gen_ulid(fcinfo) -> Datum {
+        let _ = fcinfo;
+        match now_ms().and_then(|now| generator::generate(now, &mut rng())) {
+            Ok(value) => unsafe { return_ulid(&value) },
+            Err(err) => report(err),
+        }
+    }
+
+    /// `gen_ulid(timestamptz)`
+    fn gen_ulid_at(fcinfo) -> Datum {
+        let us = unsafe { arg(fcinfo, 0) }.value() as i64;
+        let ms = match unix_ms_from_timestamptz(us) {
+            Ok(ms) => ms,
+            Err(OutOfRange) => report_timestamp_out_of_range(),
+        };
+        match generator::generate(ms, &mut rng()) {
+            Ok(value) => unsafe { return_ulid(&value) },
+            Err(err) => report(err),
+        }
+    }
+
+    /// `gen_monotonic_ulid()`
+    fn gen_monotonic_ulid(fcinfo) -> Datum {
+        let _ = fcinfo;
+        match next_monotonic() {
+            Ok(value) => unsafe { return_ulid(&value) },
+            Err(err) => report(err),
+        }
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pgrx::pg_schema]
+mod tests {
+    use super::*;
+    use crate::codec;
+    use pgrx::pg_sys::panic::CaughtError;
+    use pgrx::PgTryBuilder;
+
+    /// The test harness runs tests concurrently against one server, which
+    /// shares the monotonic state: tests that read or move it take this
+    /// lock (held to the end of the test's transaction).
+    fn serialize_monotonic_tests() {
+        Spi::run("SELECT pg_advisory_xact_lock(8675309)").unwrap();
+    }
+
+    /// Runs `f` on whichever state `gen_monotonic_ulid()` uses.
+    fn with_monotonic_state<R>(f: impl FnOnce(&mut Monotonic) -> R) -> R {
+        match shared_state() {
+            None => f(unsafe { SESSION_STATE.get() }),
+            Some(shared) => shared.with_lock(f),
+        }
+    }
+
+    fn generate_monotonic() -> [u8; BYTES] {
+        let text = Spi::get_one::<String>("SELECT gen_monotonic_ulid()::text")
+            .unwrap()
+            .unwrap();
+        codec::decode(text.as_bytes()).unwrap()
+    }
+
+    /// Puts the state back when dropped. The tests below move the shared
+    /// state into the future, which every later test in the same server
+    /// would otherwise inherit.
+    struct RestoreState(Monotonic);
+
+    impl Drop for RestoreState {
+        fn drop(&mut self) {
+            let saved = self.0;
+            with_monotonic_state(|state| *state = saved);
+        }
+    }
+
+    /// The state as if the clock had been `ahead_ms` in the future when it
+    /// last generated: the same as the clock now being that far behind.
+    fn clock_behind_by(ahead_ms: u64, random: [u8; RANDOM_BYTES]) -> ([u8; BYTES], RestoreState) {
+        serialize_monotonic_tests();
+        let saved = RestoreState(with_monotonic_state(|state| *state));
+        let future = now_ms().unwrap() + ahead_ms;
+        let value = codec::from_parts(future, &random);
+        with_monotonic_state(|state| state.advance_past(value));
+        (value, saved)
+    }
+
+    #[pg_test]
+    fn preloaded_state_lives_in_shared_memory() {
+        assert!(shared_state().is_some(), "the test server preloads ulid");
+        serialize_monotonic_tests();
+        let value = generate_monotonic();
+        assert_eq!(with_monotonic_state(|state| state.last()), value);
+    }
+
+    #[pg_test]
+    fn clock_ten_seconds_behind_keeps_the_last_millisecond() {
+        let (start, _restore) = clock_behind_by(10_000, [0x55; RANDOM_BYTES]);
+        let mut previous = start;
+        for _ in 0..1000 {
+            let value = generate_monotonic();
+            assert!(value > previous);
+            assert_eq!(codec::timestamp_ms(&value), codec::timestamp_ms(&start));
+            previous = value;
+        }
+        let mut expected = start;
+        expected[BYTES - 2..].copy_from_slice(&(0x5555u16 + 1000).to_be_bytes());
+        assert_eq!(
+            previous, expected,
+            "a thousand increments of the random part"
+        );
+    }
+
+    #[pg_test]
+    fn exhausted_millisecond_raises_2200h_and_does_not_wrap() {
+        let (last, _restore) = clock_behind_by(3_600_000, [0xFF; RANDOM_BYTES]);
+        let sqlstate = PgTryBuilder::new(|| {
+            generate_monotonic();
+            None
+        })
+        .catch_others(|err| match err {
+            CaughtError::PostgresError(report)
+            | CaughtError::ErrorReport(report)
+            | CaughtError::RustPanic {
+                ereport: report, ..
+            } => Some(report.sql_error_code()),
+        })
+        .execute();
+        assert_eq!(
+            sqlstate,
+            Some(PgSqlErrorCode::ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED)
+        );
+        assert_eq!(
+            with_monotonic_state(|state| state.last()),
+            last,
+            "no wrap to zero"
+        );
+    }
+
+    #[pg_test]
+    fn the_random_source_belongs_to_this_process() {
+        Spi::get_one::<String>("SELECT gen_ulid()::text").unwrap();
+        assert_eq!(unsafe { RNG.get().owner_pid() }, unsafe {
+            pg_sys::MyProcPid
+        });
+    }
+
+    #[pg_test]
+    fn gen_ulid_uses_the_current_millisecond() {
+        let before = now_ms().unwrap();
+        let text = Spi::get_one::<String>("SELECT gen_ulid()::text")
+            .unwrap()
+            .unwrap();
+        let after = now_ms().unwrap();
+        let ms = codec::timestamp_ms(&codec::decode(text.as_bytes()).unwrap());
+        assert!(
+            (before..=after).contains(&ms),
+            "{before} <= {ms} <= {after}"
+        );
+    }
+}

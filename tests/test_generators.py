@@ -1,0 +1,185 @@
+"""The generators under concurrency, with and without preloading.
+
+Several client connections generate at once into one table. Checked:
+no duplicates anywhere, every session's values strictly increasing, and,
+when ulid is in shared_preload_libraries, values strictly increasing across
+sessions in the order they were generated.
+
+How "the order they were generated" is observed: each insert takes a
+transaction-level advisory lock, then draws nextval() from a sequence and
+calls gen_monotonic_ulid() in the same INSERT. The advisory lock serialises
+the pair across sessions, so the sequence numbers are the generation order.
+(A serial column filled in the same statement without that lock would not
+do: two sessions can take their sequence numbers in one order and their
+ULIDs in the other.) Without preloading the same procedure must find
+values that go backwards between sessions within a millisecond: that is the
+documented per-session guarantee, and it shows the check can fail.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+
+SESSIONS = 4
+PER_SESSION = 100_000
+BATCH = 5_000
+
+
+def run_sessions(cluster, dbname, work, sessions=SESSIONS):
+    errors = []
+
+    def worker(session):
+        try:
+            with cluster.connect(dbname) as conn:
+                work(conn, session)
+        except Exception as exc:  # report in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(sessions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def bulk_generate(cluster, dbname):
+    """Each session inserts PER_SESSION values of each generator, in batches."""
+    with cluster.connect(dbname) as conn:
+        conn.execute("CREATE TABLE gen (session int, seq int, generator text, id ulid)")
+
+    def work(conn, session):
+        for start in range(0, PER_SESSION, BATCH):
+            for generator in ("gen_ulid", "gen_monotonic_ulid"):
+                conn.execute(
+                    f"INSERT INTO gen SELECT %s, %s + g, %s, {generator}() "
+                    "FROM generate_series(1, %s) g",
+                    [session, start, generator, BATCH],
+                )
+
+    run_sessions(cluster, dbname, work)
+    with cluster.connect(dbname) as conn:
+        return conn.execute(
+            """
+            SELECT generator, count(*), count(DISTINCT id),
+                   count(*) FILTER (WHERE prev IS NOT NULL AND id <= prev) AS not_increasing
+            FROM (SELECT generator, id,
+                         lag(id) OVER (PARTITION BY generator, session ORDER BY seq) AS prev
+                  FROM gen) s
+            GROUP BY generator ORDER BY generator
+            """
+        ).fetchall()
+
+
+def check_bulk(rows):
+    total = SESSIONS * PER_SESSION
+    by_generator = {r[0]: r[1:] for r in rows}
+    assert set(by_generator) == {"gen_ulid", "gen_monotonic_ulid"}
+    for generator, (count, distinct, _) in by_generator.items():
+        assert count == total, generator
+        assert distinct == total, f"{generator}: {count - distinct} duplicates"
+    assert by_generator["gen_monotonic_ulid"][2] == 0, "a session's monotonic values went backwards"
+
+
+def test_concurrent_sessions_without_preloading(cluster, db):
+    check_bulk(bulk_generate(cluster, db))
+
+
+def test_concurrent_sessions_with_preloading(preloaded):
+    db = preloaded.create_database("bulk_preloaded")
+    check_bulk(bulk_generate(preloaded, db))
+
+
+def serialized_generation(cluster, dbname, per_session=3000):
+    """Sessions take turns under an advisory lock; returns (pairs, inversions, same_ms_cross_pairs)."""
+    with cluster.connect(dbname) as conn:
+        conn.execute("CREATE TABLE ordered (seq bigint PRIMARY KEY, session int, id ulid UNIQUE)")
+        conn.execute("CREATE SEQUENCE generation_order")
+
+    def work(conn, session):
+        for _ in range(per_session):
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(42)")
+                conn.execute(
+                    "INSERT INTO ordered VALUES (nextval('generation_order'), %s, gen_monotonic_ulid())",
+                    [session],
+                )
+
+    run_sessions(cluster, dbname, work)
+    with cluster.connect(dbname) as conn:
+        return conn.execute(
+            """
+            SELECT count(*),
+                   count(*) FILTER (WHERE id <= prev),
+                   count(*) FILTER (WHERE session <> prev_session
+                                      AND ulid_timestamp(id) = ulid_timestamp(prev))
+            FROM (SELECT id, session, lag(id) OVER w AS prev, lag(session) OVER w AS prev_session
+                  FROM ordered WINDOW w AS (ORDER BY seq)) s
+            WHERE prev IS NOT NULL
+            """
+        ).fetchone()
+
+
+def test_preloaded_values_increase_across_sessions(preloaded):
+    db = preloaded.create_database("ordered_preloaded")
+    pairs, inversions, same_ms_cross = serialized_generation(preloaded, db)
+    assert pairs == SESSIONS * 3000 - 1
+    assert same_ms_cross > 100, "sessions must interleave within milliseconds for this to mean anything"
+    assert inversions == 0
+
+
+def test_without_preloading_sessions_are_independent(cluster, db):
+    pairs, inversions, same_ms_cross = serialized_generation(cluster, db)
+    assert same_ms_cross > 100
+    # Each session has its own state, so within a millisecond a session can
+    # hand out a value below another session's earlier one.
+    assert inversions > 0
+
+
+def test_one_statement_of_a_million_increases(preloaded):
+    db = preloaded.create_database("million")
+    with preloaded.connect(db) as conn:
+        row = conn.execute(
+            """
+            SELECT count(*), count(*) FILTER (WHERE id <= prev)
+            FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev
+                  FROM (SELECT n, gen_monotonic_ulid() AS id FROM generate_series(1, 1000000) n) g) s
+            WHERE prev IS NOT NULL
+            """
+        ).fetchone()
+    assert row == (999_999, 0)
+
+
+def test_shared_state_survives_reconnects(preloaded):
+    """A new session continues above what earlier sessions generated."""
+    db = preloaded.create_database("reconnect")
+    last = None
+    for _ in range(20):
+        with preloaded.connect(db) as conn:
+            values = [r[0] for r in conn.execute(
+                "SELECT gen_monotonic_ulid()::text FROM generate_series(1, 50)").fetchall()]
+        assert values == sorted(values) and len(set(values)) == 50
+        if last is not None:
+            assert values[0] > last
+        last = values[-1]
+
+
+@pytest.mark.parametrize("default", ["gen_monotonic_ulid()", "gen_ulid()"])
+def test_pgbench_inserts_with_a_default(preloaded, tmp_path, default):
+    db = preloaded.create_database("pgbench_" + default.split("(")[0])
+    with preloaded.connect(db) as conn:
+        conn.execute(f"CREATE TABLE items (id ulid PRIMARY KEY DEFAULT {default}, payload int)")
+    script = tmp_path / "insert.sql"
+    script.write_text("INSERT INTO items (payload) VALUES (1);\n")
+    tmp_path.chmod(0o755)
+    result = preloaded.run(
+        "pgbench", "-n", "-c", "2", "-j", "2", "-t", "3000", "-f", str(script), db, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "number of failed transactions: 0 " in result.stdout, result.stdout
+    with preloaded.connect(db) as conn:
+        count, distinct = conn.execute("SELECT count(*), count(DISTINCT id) FROM items").fetchone()
+    assert count == distinct == 6000
