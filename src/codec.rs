@@ -116,20 +116,23 @@ pub fn decode(text: &[u8]) -> Result<[u8; BYTES], DecodeError> {
 }
 
 /// The slow path of `decode`: name the first problem, reading left to right.
-/// Non-ASCII bytes are reported before the length, so a multi-byte
-/// character is never counted as several characters.
+/// A text of the wrong length is reported by its length, unless it holds a
+/// non-ASCII character: counting bytes would then count one character as
+/// several, so the first bad character is named instead.
 #[cold]
 fn locate_error(text: &[u8]) -> DecodeError {
-    if let Some(pos) = text.iter().position(|c| !c.is_ascii()) {
-        return DecodeError::Character(pos);
-    }
+    // non-ASCII bytes are INVALID in the table too
+    let first_bad = text.iter().position(|&c| DECODE[c as usize] == INVALID);
     if text.len() != TEXT_LEN {
-        return DecodeError::Length(text.len());
+        return match first_bad {
+            Some(pos) if !text.is_ascii() => DecodeError::Character(pos),
+            _ => DecodeError::Length(text.len()),
+        };
     }
     if DECODE[text[0] as usize] > 7 && DECODE[text[0] as usize] != INVALID {
         return DecodeError::Overflow;
     }
-    match text.iter().position(|&c| DECODE[c as usize] == INVALID) {
+    match first_bad {
         Some(pos) => DecodeError::Character(pos),
         None => unreachable!("locate_error called on valid text"),
     }
@@ -263,6 +266,26 @@ mod tests {
             decode(&vec![b'0'; 1 << 20]),
             Err(DecodeError::Length(1 << 20))
         );
+    }
+
+    #[test]
+    fn a_multi_byte_character_does_not_hide_an_earlier_problem() {
+        // 26 bytes, 25 characters: the earlier problem is the one named
+        assert_eq!(
+            decode("U00000000000000000000000é".as_bytes()),
+            Err(DecodeError::Character(0))
+        );
+        assert_eq!(
+            decode("0I0000000000000000000000é".as_bytes()),
+            Err(DecodeError::Character(1))
+        );
+        assert_eq!(
+            decode("800000000000000000000000é".as_bytes()),
+            Err(DecodeError::Overflow)
+        );
+        // the wrong length with a multi-byte character: the first bad character
+        assert_eq!(decode("0U€".as_bytes()), Err(DecodeError::Character(1)));
+        assert_eq!(decode("00€".as_bytes()), Err(DecodeError::Character(2)));
     }
 
     #[test]
