@@ -1,0 +1,50 @@
+"""The installable tarball: built by scripts/package, installed by its own
+install.sh into a PostgreSQL that has no ulid files, usable at once."""
+
+from __future__ import annotations
+
+import subprocess
+import tarfile
+import tomllib
+from pathlib import Path
+
+from pgcluster import Cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_package_installs_on_a_server_without_rust(pg_version, tmp_path):
+    version = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
+    subprocess.run([str(ROOT / "scripts" / "package"), "--debug", str(pg_version)], check=True,
+                   capture_output=True)
+    tarball = next((ROOT / "dist").glob(f"ulid-{version}-pg{pg_version}-linux-*.tar.gz"))
+    with tarfile.open(tarball) as tar:
+        names = sorted(m.name.split("/", 1)[1] for m in tar.getmembers() if m.isfile())
+        tar.extractall(tmp_path, filter="data")
+    assert names == ["extension/ulid--0.1.0.sql".replace("0.1.0", version), "extension/ulid.control",
+                     "install.sh", "lib/ulid.so"]
+
+    config = Cluster.pg_config(pg_version)
+    libdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
+    extdir = Path(subprocess.check_output([config, "--sharedir"], text=True).strip()) / "extension"
+    for f in [libdir / "ulid.so", *extdir.glob("ulid*")]:
+        f.unlink()
+    installer = next(tmp_path.glob("ulid-*")) / "install.sh"
+    out = subprocess.run([str(installer), config], check=True, capture_output=True, text=True).stdout
+    assert "installed ulid" in out
+    assert (libdir / "ulid.so").exists() and (extdir / f"ulid--{version}.sql").exists()
+
+    # a package for another major version refuses to install
+    other = next(v for v in (15, 16, 18) if v != pg_version)
+    wrong = subprocess.run([str(installer), Cluster.pg_config(other)], capture_output=True, text=True)
+    assert wrong.returncode != 0 and f"built for PostgreSQL {pg_version}" in wrong.stderr
+
+    cluster = Cluster(pg_version, "package", slot=6).start()
+    try:
+        db = cluster.create_database("from_package")
+        with cluster.connect(db) as conn:
+            assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'ulid'").fetchone() == (version,)
+            assert conn.execute("SELECT '01jgfjjz00xhf7e02jj03ae4t7'::ulid::text").fetchone() == (
+                "01JGFJJZ00XHF7E02JJ03AE4T7",)
+    finally:
+        cluster.stop()
