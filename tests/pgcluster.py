@@ -1,0 +1,100 @@
+"""Private PostgreSQL clusters for tests and benchmarks.
+
+A thin layer over `scripts/cluster`, which does the work: one data
+directory, port and socket per cluster, the server run as `postgres` when
+we are root. Ports are 54000 + 10 * VERSION + SLOT.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
+CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT", "/tmp/ulid-clusters"))
+
+
+class Cluster:
+    """A private PostgreSQL cluster: `scripts/cluster` does the work."""
+
+    def __init__(self, version: int, name: str, slot: int, settings: dict[str, str] | None = None):
+        self.version = version
+        self.name = name
+        self.port = 54000 + 10 * version + slot
+        self.settings = dict(settings or {})
+        self.dir = CLUSTER_ROOT / f"{name}-{version}"
+        config = self.pg_config(version)
+        self.bindir = Path(subprocess.check_output([config, "--bindir"], text=True).strip())
+        self.pkglibdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
+
+    @staticmethod
+    def pg_config(version: int) -> str:
+        out = subprocess.check_output(
+            ["bash", "-c", f'source "{SCRIPTS}/lib.sh"; pg_config_for {version}'], text=True
+        )
+        return out.strip()
+
+    def _cluster(self, *args: str) -> None:
+        subprocess.run(["bash", str(SCRIPTS / "cluster"), *args], check=True)
+
+    def start(self, **settings: str) -> "Cluster":
+        self.settings.update(settings)
+        pairs = [f"{k}={v}" for k, v in self.settings.items()]
+        self._cluster("start", str(self.version), self.name, str(self.port), *pairs)
+        return self
+
+    def stop(self, mode: str = "fast") -> None:
+        self._cluster("stop", str(self.version), self.name, mode)
+
+    def destroy(self) -> None:
+        self._cluster("destroy", str(self.version), self.name)
+
+    def conninfo(self, dbname: str = "postgres", **extra: str) -> str:
+        parts = {"host": str(self.dir), "port": str(self.port), "user": "postgres", "dbname": dbname}
+        parts.update(extra)
+        return " ".join(f"{k}={v}" for k, v in parts.items())
+
+    def tcp_conninfo(self, dbname: str = "postgres") -> str:
+        """A TCP connection string, for replication and postgres_fdw."""
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname={dbname}"
+
+    def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw) -> psycopg.Connection:
+        return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            PGHOST=str(self.dir), PGPORT=str(self.port), PGUSER="postgres", PGDATABASE="postgres"
+        )
+        return env
+
+    def run(self, program: str, *args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
+        """Runs one of this server's client programs (psql, pg_dump, pgbench...)."""
+        return subprocess.run(
+            [str(self.bindir / program), *args], env=self.env(), check=check, text=True,
+            capture_output=True, **kw
+        )
+
+    def create_database(self, name: str, extension: bool = True) -> str:
+        with self.connect() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        if extension:
+            with self.connect(name) as conn:
+                conn.execute("CREATE EXTENSION ulid")
+        return name
+
+    def has_extension(self, name: str) -> bool:
+        with self.connect() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_available_extensions WHERE name = %s", [name]
+            ).fetchone()
+        return row[0] == 1
+
+    def log_tail(self, lines: int = 50) -> str:
+        log = self.dir / "server.log"
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
