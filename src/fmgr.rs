@@ -88,3 +88,93 @@ pub unsafe fn return_bytea(bytes: &[u8]) -> Datum {
         Datum::from(out)
     }
 }
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pgrx::pg_schema]
+mod tests {
+    use pgrx::pg_sys::panic::CaughtError;
+    use pgrx::prelude::*;
+    use pgrx::{PgSqlErrorCode, PgTryBuilder};
+
+    // Only in test builds: a function whose Rust body panics.
+    extension_sql!(
+        r#"
+CREATE FUNCTION @extschema@.ulid_test_panic() RETURNS pg_catalog.void
+    LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_test_panic';
+"#,
+        name = "ulid_test_panic",
+        requires = ["ulid_type"],
+    );
+
+    super::pg_function! {
+        fn ulid_test_panic(fcinfo) -> Datum {
+            let _ = fcinfo;
+            panic!("a deliberate panic in a test")
+        }
+    }
+
+    /// Runs `sql` in a subtransaction, as PL/pgSQL's EXCEPTION blocks do,
+    /// and returns the SQLSTATE and message of the error it raised.
+    fn error_of(sql: &str) -> Option<(PgSqlErrorCode, String)> {
+        unsafe {
+            let context = pg_sys::CurrentMemoryContext;
+            let owner = pg_sys::CurrentResourceOwner;
+            pg_sys::BeginInternalSubTransaction(std::ptr::null());
+            PgTryBuilder::new(|| {
+                Spi::run(sql).unwrap();
+                pg_sys::ReleaseCurrentSubTransaction();
+                pg_sys::MemoryContextSwitchTo(context);
+                pg_sys::CurrentResourceOwner = owner;
+                None
+            })
+            .catch_others(|err| {
+                pg_sys::RollbackAndReleaseCurrentSubTransaction();
+                pg_sys::MemoryContextSwitchTo(context);
+                pg_sys::CurrentResourceOwner = owner;
+                match err {
+                    CaughtError::PostgresError(report)
+                    | CaughtError::ErrorReport(report)
+                    | CaughtError::RustPanic {
+                        ereport: report, ..
+                    } => Some((report.sql_error_code(), report.message().to_string())),
+                }
+            })
+            .execute()
+        }
+    }
+
+    #[pg_test]
+    fn a_panic_is_an_error_and_the_backend_goes_on() {
+        let pid = unsafe { pg_sys::MyProcPid };
+        for _ in 0..3 {
+            let (code, message) = error_of("SELECT ulid_test_panic()").expect("an error");
+            assert_eq!(code, PgSqlErrorCode::ERRCODE_INTERNAL_ERROR);
+            assert!(
+                message.contains("a deliberate panic in a test"),
+                "{message}"
+            );
+            // the same backend keeps answering
+            let answer = Spi::get_one::<String>("SELECT gen_ulid()::text")
+                .unwrap()
+                .unwrap();
+            assert_eq!(answer.len(), 26);
+            assert_eq!(
+                Spi::get_one::<i32>("SELECT pg_backend_pid()").unwrap(),
+                Some(pid)
+            );
+        }
+    }
+
+    #[pg_test]
+    fn sql_errors_roll_back_cleanly_too() {
+        let (code, _) = error_of("SELECT ('8' || repeat('0', 25))::ulid").expect("an error");
+        assert_eq!(code, PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION);
+        let (code, _) = error_of("SELECT '\\x00'::bytea::ulid").expect("an error");
+        assert_eq!(code, PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION);
+        assert_eq!(
+            error_of("SELECT 'infinity'::timestamptz::ulid").map(|e| e.0),
+            Some(PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW)
+        );
+        assert_eq!(error_of("SELECT gen_ulid()"), None);
+    }
+}

@@ -100,6 +100,8 @@ def serialized_generation(cluster, dbname, per_session=3000):
         conn.execute("CREATE SEQUENCE generation_order")
 
     def work(conn, session):
+        # one commit per value: do not wait for each to reach the disk
+        conn.execute("SET synchronous_commit = off")
         for _ in range(per_session):
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(42)")

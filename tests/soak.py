@@ -1,0 +1,94 @@
+"""Soak: pgbench clients insert DEFAULT ids into tables with unique indexes
+for a while, with the library preloaded and not; then every index is
+checked. Expected: no failed transaction, no unique violation, every
+inserted row present, amcheck clean.
+
+    python tests/soak.py [--seconds N] [--clients N] [--pg VERSION...]
+
+The test suite runs a short version (tests/test_hostile.py); the full
+figures in the project notes come from longer runs of this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pgcluster import Cluster  # noqa: E402
+
+SCRIPT = """\
+INSERT INTO mono (payload) VALUES (:client_id);
+INSERT INTO rand (payload) VALUES (:client_id);
+"""
+
+
+def soak(cluster: Cluster, seconds: int, clients: int) -> dict:
+    db = cluster.create_database("soak")
+    with cluster.connect(db) as conn:
+        conn.execute("CREATE TABLE mono (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), payload int)")
+        conn.execute("CREATE TABLE rand (id ulid PRIMARY KEY DEFAULT gen_ulid(), payload int)")
+        conn.execute("CREATE UNIQUE INDEX rand_id_desc ON rand (id DESC)")
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+        f.write(SCRIPT)
+    Path(f.name).chmod(0o644)
+    result = cluster.run("pgbench", "-n", "-c", str(clients), "-j", str(clients), "-T", str(seconds),
+                         "-f", f.name, db, check=False)
+    Path(f.name).unlink()
+    out = result.stdout + result.stderr
+    processed = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+    failed = re.search(r"number of failed transactions: (\d+)", out)
+    with cluster.connect(db) as conn:
+        counts = {t: conn.execute(f"SELECT count(*), count(DISTINCT id) FROM {t}").fetchone() for t in ("mono", "rand")}
+        checked = []
+        if cluster.has_extension("amcheck"):
+            conn.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+            for (index,) in conn.execute(
+                "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid IN ('mono'::regclass, 'rand'::regclass)"
+            ).fetchall():
+                conn.execute("SELECT bt_index_parent_check(%s::regclass, true)", [index])
+                checked.append(index)
+    return {
+        "returncode": result.returncode,
+        "errors": [line for line in out.splitlines() if "ERROR" in line or "error" in line.lower()],
+        "transactions": processed,
+        "failed": int(failed.group(1)) if failed else None,
+        "rows": counts,
+        "amcheck": checked,
+    }
+
+
+def check(report: dict) -> None:
+    assert report["returncode"] == 0 and not report["errors"], report
+    assert report["failed"] == 0, report
+    for table, (count, distinct) in report["rows"].items():
+        assert count == distinct == report["transactions"], (table, report)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=180)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--pg", type=int, nargs="+", default=[15])
+    args = parser.parse_args()
+    for version in args.pg:
+        for preload in (False, True):
+            settings = {"shared_preload_libraries": "ulid"} if preload else {}
+            cluster = Cluster(version, "soak", slot=7, settings=settings).start()
+            try:
+                report = soak(cluster, args.seconds, args.clients)
+            finally:
+                cluster.stop()
+            check(report)
+            print(f"PostgreSQL {version}, {'preloaded' if preload else 'not preloaded'}: "
+                  f"{report['transactions']} transactions, {2 * report['transactions']} rows, "
+                  f"0 failed, 0 duplicates, amcheck clean on {len(report['amcheck'])} indexes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Hostile input and load: errors never cost the backend, a soak run,
+backends killed mid-insert, crash restarts, and memory that stays flat."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import psycopg
+import pytest
+
+import soak
+from pgcluster import Cluster
+
+FAILING = [
+    ("SELECT '80000000000000000000000000'::ulid", "22P02"),
+    ("SELECT ''::ulid", "22P02"),
+    ("SELECT 'ulid with spaces and 26 ch'::ulid", "22P02"),
+    ("SELECT repeat('Z', 100000)::ulid", "22P02"),
+    ("SELECT E'\\u00e9'::ulid", "22P02"),
+    ("SELECT '\\x00'::bytea::ulid", "22P03"),
+    ("SELECT decode(repeat('ab', 1000), 'hex')::ulid", "22P03"),
+    ("SELECT 'infinity'::timestamptz::ulid", "22008"),
+    ("SELECT '1900-01-01'::timestamptz::ulid", "22008"),
+    ("SELECT gen_ulid('-infinity')", "22008"),
+    ("SELECT gen_ulid('20000-01-01'::timestamptz)", "22008"),
+]
+
+
+def test_every_error_leaves_the_backend_serving(conn):
+    pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    for sql, sqlstate in FAILING:
+        with pytest.raises(psycopg.Error) as err:
+            conn.execute(sql)
+        assert err.value.sqlstate == sqlstate, sql
+        assert conn.execute("SELECT pg_backend_pid(), gen_ulid() IS NOT NULL").fetchone() == (pid, True), sql
+
+
+def test_soak_short(pg_version):
+    for preload in (False, True):
+        settings = {"shared_preload_libraries": "ulid"} if preload else {}
+        cluster = Cluster(pg_version, "soak", slot=7, settings=settings).start()
+        try:
+            report = soak.soak(cluster, seconds=5, clients=2)
+        finally:
+            cluster.stop()
+        soak.check(report)
+        assert report["transactions"] > 100
+
+
+@pytest.fixture
+def durable(pg_version):
+    """A preloaded cluster with durable commits, for crash tests."""
+    c = Cluster(pg_version, "crash", slot=8,
+                settings={"shared_preload_libraries": "ulid", "synchronous_commit": "on"}).start()
+    yield c
+    c.stop()
+
+
+def amcheck_all(cluster, db):
+    if not cluster.has_extension("amcheck"):
+        return 0
+    with cluster.connect(db) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+        indexes = [r[0] for r in conn.execute(
+            "SELECT indexrelid::regclass::text FROM pg_index JOIN pg_class c ON c.oid = indexrelid "
+            "JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'btree' AND c.relnamespace = 'public'::regnamespace"
+        ).fetchall()]
+        for index in indexes:
+            conn.execute("SELECT bt_index_parent_check(%s::regclass, true)", [index])
+    return len(indexes)
+
+
+def test_backend_terminated_mid_insert(durable):
+    db = durable.create_database("terminated")
+    with durable.connect(db) as conn:
+        conn.execute("CREATE TABLE t (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), n int)")
+        conn.execute("INSERT INTO t (n) SELECT g FROM generate_series(1, 1000) g")
+    victim = durable.connect(db)
+    victim_pid = victim.info.backend_pid
+    failure = {}
+
+    def long_insert():
+        try:
+            victim.execute("INSERT INTO t (n) SELECT g FROM generate_series(1, 50000000) g")
+        except psycopg.Error as exc:
+            failure["error"] = exc
+
+    thread = threading.Thread(target=long_insert)
+    thread.start()
+    time.sleep(1.0)
+    with durable.connect(db) as conn:
+        assert conn.execute("SELECT pg_terminate_backend(%s)", [victim_pid]).fetchone() == (True,)
+    thread.join(60)
+    assert "error" in failure and failure["error"].sqlstate == "57P01"
+    with durable.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM t").fetchone() == (1000,)
+        row = conn.execute(
+            "SELECT gen_monotonic_ulid() > (SELECT max(id) FROM t), pg_backend_pid() <> %s", [victim_pid]
+        ).fetchone()
+        assert row == (True, True)
+    amcheck_all(durable, db)
+
+
+def insert_and_crash(cluster, db, crash):
+    """One client commits one row per transaction and records each id whose
+    COMMIT returned; `crash` then takes the server down mid-stream."""
+    committed, stop = [], threading.Event()
+
+    def writer():
+        try:
+            with cluster.connect(db) as conn:
+                while not stop.is_set():
+                    (id_,) = conn.execute("INSERT INTO t DEFAULT VALUES RETURNING id::text").fetchone()
+                    committed.append(id_)
+        except psycopg.Error:
+            pass  # the server went away under us: expected
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    time.sleep(1.5)
+    crash()
+    stop.set()
+    thread.join(30)
+    return committed
+
+
+def test_crash_restart_keeps_committed_rows(durable):
+    db = durable.create_database("crashed")
+    with durable.connect(db) as conn:
+        conn.execute("CREATE TABLE t (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), at timestamptz DEFAULT now())")
+    committed = insert_and_crash(durable, db, lambda: durable.stop("immediate"))
+    assert len(committed) > 50
+    durable.start()
+    with durable.connect(db) as conn:
+        present = {r[0] for r in conn.execute("SELECT id::text FROM t").fetchall()}
+        assert set(committed) <= present, f"{len(set(committed) - present)} committed rows lost"
+        (above,) = conn.execute("SELECT gen_monotonic_ulid() > (SELECT max(id) FROM t)").fetchone()
+        assert above
+    assert amcheck_all(durable, db) >= 1 or not durable.has_extension("amcheck")
+
+
+def test_killed_backend_resets_shared_memory_and_generation_goes_on(durable):
+    """SIGKILL of a backend makes the postmaster reinitialise shared memory,
+    the generator's state included; values still continue upward."""
+    db = durable.create_database("killed")
+    with durable.connect(db) as conn:
+        conn.execute("CREATE TABLE t (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid())")
+    holder = durable.connect(db)
+    pid = holder.info.backend_pid
+
+    def kill():
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(1)
+
+    committed = insert_and_crash(durable, db, kill)
+    holder.close()
+    deadline = time.time() + 60
+    while True:
+        try:
+            conn = durable.connect(db)
+            break
+        except psycopg.OperationalError:
+            assert time.time() < deadline, durable.log_tail()
+            time.sleep(0.5)
+    with conn:
+        present = {r[0] for r in conn.execute("SELECT id::text FROM t").fetchall()}
+        assert set(committed) <= present
+        (above,) = conn.execute("SELECT gen_monotonic_ulid() > (SELECT max(id) FROM t)").fetchone()
+        assert above
+    assert "terminated by signal 9" in durable.log_tail(200)
+
+
+def rss_anon_kb(pid: int) -> int:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    raise RuntimeError("no RssAnon")
+
+
+@pytest.mark.parametrize("expr", ["gen_ulid()::text", "gen_monotonic_ulid()::text",
+                                  "(gen_ulid()::text::ulid)::bytea::ulid::timestamptz"])
+def test_ten_million_values_keep_memory_flat(cluster, db, expr):
+    with cluster.connect(db) as conn:
+        pid = conn.info.backend_pid
+        samples, done = [], threading.Event()
+
+        def sample():
+            while not done.is_set():
+                samples.append(rss_anon_kb(pid))
+                time.sleep(0.1)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        try:
+            (count,) = conn.execute(f"SELECT count({expr}) FROM generate_series(1, 10000000)").fetchone()
+        finally:
+            done.set()
+            sampler.join()
+    assert count == 10_000_000
+    steady = samples[len(samples) // 5:]  # after start-up
+    growth_mb = (max(steady) - min(steady)) / 1024
+    # a leak of even 8 bytes a row would be 80 MB here
+    assert growth_mb < 16, f"backend memory grew by {growth_mb:.1f} MB over the statement"
