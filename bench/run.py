@@ -146,11 +146,15 @@ class Bench:
             name: (lambda f=f: self.timed(f"SELECT count({f}) FROM generate_series(1, {n})") * 1e9 / n)
             for name, f in funcs.items()
         }
-        self.interleave(
+        calls = self.interleave(
             Result("generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
                    baseline="gen_random_uuid()", note="gen_monotonic_ulid() with ulid preloaded"),
             runs,
         )
+        # the same numbers against the floor: the executor's cost of any volatile call
+        floor = Result("generate one value, against the floor of a volatile call", "ns/call",
+                       baseline="clock_timestamp()", values=calls.values)
+        self.results.append(floor)
 
     def insert_default(self):
         n = self.sizes.insert

@@ -11,10 +11,10 @@
 use crate::codec::BYTES;
 use pgrx::pg_sys::{self, Datum, FunctionCallInfo};
 
-/// Declares SQL-callable functions: for each `fn name(fcinfo) -> Datum`, the
-/// guarded function itself and its `pg_finfo_name` record.
-macro_rules! pg_function {
-    ($($(#[$attr:meta])* fn $name:ident($fcinfo:ident) -> Datum $body:block)+) => {$(
+/// `PG_FUNCTION_INFO_V1`: the record that tells PostgreSQL to call `$name`
+/// with the version-1 convention.
+macro_rules! pg_finfo {
+    ($name:ident) => {
         ::paste::paste! {
             #[unsafe(no_mangle)]
             #[doc(hidden)]
@@ -24,6 +24,15 @@ macro_rules! pg_function {
                 &V1_API
             }
         }
+    };
+}
+pub(crate) use pg_finfo;
+
+/// Declares SQL-callable functions: for each `fn name(fcinfo) -> Datum`, the
+/// guarded function itself and its `pg_finfo_name` record.
+macro_rules! pg_function {
+    ($($(#[$attr:meta])* fn $name:ident($fcinfo:ident) -> Datum $body:block)+) => {$(
+        $crate::fmgr::pg_finfo!($name);
 
         $(#[$attr])*
         #[unsafe(no_mangle)]
@@ -38,6 +47,34 @@ macro_rules! pg_function {
     )+};
 }
 pub(crate) use pg_function;
+
+/// Declares SQL-callable functions that are core's own C functions under
+/// our name: `ulid_eq => uuid_eq` exports `ulid_eq`, which hands its call
+/// to the server's `uuid_eq`. No Rust runs, so there is nothing to guard.
+///
+/// Why not `LANGUAGE internal AS 'uuid_eq'`: for a function outside core's
+/// own OID range, looking up an internal function searches core's whole
+/// function table by name, and the executor does that lookup for every
+/// operator of every query it starts (a third of the throughput of short
+/// primary-key lookups). A C function is found through the loader's hash
+/// table instead.
+macro_rules! core_function {
+    ($($(#[$attr:meta])* $name:ident => $core:ident),+ $(,)?) => {$(
+        $crate::fmgr::pg_finfo!($name);
+
+        $(#[$attr])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name(
+            fcinfo: ::pgrx::pg_sys::FunctionCallInfo,
+        ) -> ::pgrx::pg_sys::Datum {
+            unsafe extern "C-unwind" {
+                fn $core(fcinfo: ::pgrx::pg_sys::FunctionCallInfo) -> ::pgrx::pg_sys::Datum;
+            }
+            unsafe { $core(fcinfo) }
+        }
+    )+};
+}
+pub(crate) use core_function;
 
 /// The raw datum of argument `n`. The caller knows it exists and, for a
 /// STRICT function, that it is not null.

@@ -4,43 +4,46 @@
 //! A ulid is ordered by its 16 bytes compared with `memcmp`, which is also
 //! time order; that is exactly how core orders `uuid`. So every support
 //! function whose meaning is "this, for 16 bytes" is core's own C function,
-//! declared for `ulid` (`LANGUAGE internal`), as contrib/isn does for its
-//! types: `uuid_cmp`, `uuid_sortsupport` (abbreviated keys with the
-//! HyperLogLog abort rule), `uuid_hash` and `uuid_hash_extended` (so a ulid
-//! hashes exactly like the uuid with the same bytes), `btequalimage`
-//! (deduplication), the generic BRIN support functions, and on PostgreSQL 18
-//! `uuid_skipsupport`. Indexes and sorts on ulid therefore run the very code
-//! they run on uuid. Only what core does not have for uuid is written here:
-//! the `smaller`/`larger` transition functions of `min` and `max`.
+//! as contrib/isn reuses core's for its types: `uuid_cmp`,
+//! `uuid_sortsupport` (abbreviated keys with the HyperLogLog abort rule),
+//! `uuid_hash` and `uuid_hash_extended` (so a ulid hashes exactly like the
+//! uuid with the same bytes), `btequalimage` (deduplication), the generic
+//! BRIN support functions, and on PostgreSQL 18 `uuid_skipsupport`. Those
+//! with a uuid signature are exported under ulid names by
+//! `fmgr::core_function!`, which says why they are C functions rather than
+//! `LANGUAGE internal` ones. Indexes and sorts on ulid therefore run the
+//! very code they run on uuid. Only what core does not have for uuid is
+//! written here: the `smaller`/`larger` transition functions of `min` and
+//! `max`.
 
-use crate::fmgr::{arg, arg_ulid, pg_function};
+use crate::fmgr::{arg, arg_ulid, core_function, pg_function};
 use pgrx::prelude::*;
 
 extension_sql!(
     r#"
--- Comparison functions: core's uuid ones, which compare the 16 bytes with
--- memcmp. LEAKPROOF as uuid's are, so row-level-security quals can use
+-- Comparison functions: core's uuid ones (see core_function! in fmgr.rs),
+-- which compare the 16 bytes with memcmp. LEAKPROOF as uuid's are, so row-level-security quals can use
 -- indexes on ulid columns.
 CREATE FUNCTION @extschema@.ulid_eq(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_eq';
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_eq';
 CREATE FUNCTION @extschema@.ulid_ne(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ne';
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_ne';
 CREATE FUNCTION @extschema@.ulid_lt(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_lt';
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_lt';
 CREATE FUNCTION @extschema@.ulid_le(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_le';
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_le';
 CREATE FUNCTION @extschema@.ulid_gt(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_gt';
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_gt';
 CREATE FUNCTION @extschema@.ulid_ge(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.bool
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ge';
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_ge';
 CREATE FUNCTION @extschema@.ulid_cmp(@extschema@.ulid, @extschema@.ulid) RETURNS pg_catalog.int4
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_cmp';
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_cmp';
 CREATE FUNCTION @extschema@.ulid_sortsupport(pg_catalog.internal) RETURNS pg_catalog.void
-    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_sortsupport';
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_sortsupport';
 CREATE FUNCTION @extschema@.ulid_hash(@extschema@.ulid) RETURNS pg_catalog.int4
-    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_hash';
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_hash';
 CREATE FUNCTION @extschema@.ulid_hash_extended(@extschema@.ulid, pg_catalog.int8) RETURNS pg_catalog.int8
-    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_hash_extended';
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_hash_extended';
 
 CREATE OPERATOR @extschema@.= (
     LEFTARG = @extschema@.ulid, RIGHTARG = @extschema@.ulid,
@@ -158,13 +161,28 @@ CREATE AGGREGATE @extschema@.max(@extschema@.ulid) (
 extension_sql!(
     r#"
 CREATE FUNCTION @extschema@.ulid_skipsupport(pg_catalog.internal) RETURNS pg_catalog.void
-    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_skipsupport';
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_skipsupport';
 ALTER OPERATOR FAMILY @extschema@.ulid_ops USING btree
     ADD FUNCTION 6 (@extschema@.ulid, @extschema@.ulid) @extschema@.ulid_skipsupport(pg_catalog.internal);
 "#,
     name = "ulid_skip_support",
     requires = ["ulid_ops"],
 );
+
+core_function! {
+    ulid_eq => uuid_eq,
+    ulid_ne => uuid_ne,
+    ulid_lt => uuid_lt,
+    ulid_le => uuid_le,
+    ulid_gt => uuid_gt,
+    ulid_ge => uuid_ge,
+    ulid_cmp => uuid_cmp,
+    ulid_sortsupport => uuid_sortsupport,
+    ulid_hash => uuid_hash,
+    ulid_hash_extended => uuid_hash_extended,
+    #[cfg(feature = "pg18")]
+    ulid_skipsupport => uuid_skipsupport,
+}
 
 pg_function! {
     /// `ulid_smaller(a, b)`: the smaller argument, itself (no copy), as

@@ -8,9 +8,10 @@ FROM pg_opclass c JOIN pg_am am ON am.oid = c.opcmethod
 WHERE c.opcintype = 'ulid'::regtype
 ORDER BY am.amname, c.opcname;
 
--- The support functions are core's uuid ones, declared for ulid.
+-- The support functions: the ulid ones hand their calls to core's uuid
+-- functions; the others are core's generic ones.
 SELECT am.amname, f.opfname, p.amprocnum, p.amproc::regprocedure AS function,
-       (SELECT prosrc FROM pg_proc WHERE oid = p.amproc) AS implementation
+       (SELECT l.lanname FROM pg_proc x JOIN pg_language l ON l.oid = x.prolang WHERE x.oid = p.amproc) AS language
 FROM pg_amproc p
 JOIN pg_opfamily f ON f.oid = p.amprocfamily
 JOIN pg_am am ON am.oid = f.opfmethod
