@@ -108,8 +108,13 @@ class Bench:
         self.conn.execute(query, params)
         return time.perf_counter() - start
 
-    def interleave(self, result: Result, runs: dict[str, callable], repeats: int | None = None):
-        """Runs each variant once per round, rounds repeated, so drift hits all alike."""
+    def interleave(self, result: Result, runs: dict[str, callable], repeats: int | None = None,
+                   warmup: bool = False):
+        """Runs each variant once per round, rounds repeated, so drift hits all alike.
+        A warm-up round, not counted, first fills caches and wakes the CPU."""
+        if warmup:
+            for run in runs.values():
+                run()
         for _ in range(repeats or self.sizes.repeats):
             for variant, run in runs.items():
                 result.add(variant, run())
@@ -146,10 +151,13 @@ class Bench:
             name: (lambda f=f: self.timed(f"SELECT count({f}) FROM generate_series(1, {n})") * 1e9 / n)
             for name, f in funcs.items()
         }
+        # cheap and noisy: three times the usual rounds
         calls = self.interleave(
             Result("generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
                    baseline="gen_random_uuid()", note="gen_monotonic_ulid() with ulid preloaded"),
             runs,
+            repeats=3 * self.sizes.repeats,
+            warmup=True,
         )
         # the same numbers against the floor: the executor's cost of any volatile call
         floor = Result("generate one value, against the floor of a volatile call", "ns/call",
@@ -210,6 +218,8 @@ class Bench:
             Result(f"ORDER BY over {n:,} random values", "ms"),
             {col: (lambda c=c: self.timed(f"SELECT count(*) FROM (SELECT {c} FROM same ORDER BY {c}) s") * 1e3)
              for col, c in (("ulid", "u"), ("uuid", "v"))},
+            repeats=2 * self.sizes.repeats,
+            warmup=True,
         )
 
         def create_index(c):
@@ -219,6 +229,8 @@ class Bench:
         self.interleave(
             Result(f"CREATE INDEX over {n:,} random values", "ms"),
             {col: (lambda c=c: create_index(c)) for col, c in (("ulid", "u"), ("uuid", "v"))},
+            repeats=2 * self.sizes.repeats,
+            warmup=True,
         )
         size = Result(f"btree size over {n:,} random values (CREATE INDEX)", "MB")
         for col, c in (("ulid", "u"), ("uuid", "v")):
@@ -368,11 +380,13 @@ def plot(data: Path, names: list[str], png: Path, version: int, n: int) -> None:
     cols = []
     for i, name in enumerate(names):
         cols.append((name, 2 + 2 * i, 3 + 2 * i))
-    size_plots = ", ".join(f"'{data}' using ($1/1e6):{s} with linespoints title '{name}'" for name, _, s in cols)
-    rate_plots = ", ".join(f"'{data}' using ($1/1e6):($" + str(r) + f"/1e3) with linespoints title '{name}'"
-                           for name, r, _ in cols)
+    # distinct dash types: two time-ordered ids can draw the very same line
+    size_plots = ", ".join(f"'{data}' using ($1/1e6):{s} with linespoints dashtype {i + 1} lw 2 title '{name}'"
+                           for i, (name, _, s) in enumerate(cols))
+    rate_plots = ", ".join(f"'{data}' using ($1/1e6):($" + str(r) + f"/1e3) with linespoints dashtype {i + 1} "
+                           f"lw 2 title '{name}'" for i, (name, r, _) in enumerate(cols))
     script = f"""
-set terminal pngcairo size 1100,480 font 'sans,10'
+set terminal pngcairo size 1100,480 font 'sans,10' noenhanced
 set output '{png}'
 set multiplot layout 1,2 title 'Primary key on a growing table: {n:,} rows inserted in batches, PostgreSQL {version}'
 set key top left
@@ -443,7 +457,9 @@ def run_version(version: int, sizes: Sizes, out: Path, quick: bool, build: bool)
         header = (
             f"## PostgreSQL {server_version}{' (quick mode: sizes too small to mean anything)' if quick else ''}\n\n"
             f"{datetime.date.today().isoformat()}, {machine()}.  \n"
-            f"Medians of {sizes.repeats} interleaved runs (INSERT and pgbench cases: {max(1, sizes.repeats - 2)}); "
+            f"Medians of {sizes.repeats} interleaved runs (generation: {3 * sizes.repeats}, sorts and index "
+            f"builds: {2 * sizes.repeats}, each after a warm-up round; INSERT and pgbench cases: "
+            f"{max(1, sizes.repeats - 2)}); "
             f"{'debug' if quick else 'release'} build; cluster settings: {settings}.  \n"
             f"This version's run took {(time.time() - started) / 60:.1f} min."
         )
