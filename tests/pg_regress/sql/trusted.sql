@@ -2,6 +2,15 @@
 -- objects in the database can install and use it.
 SELECT trusted, superuser FROM pg_available_extension_versions WHERE name = 'ulid';
 
+-- (roles belong to the cluster: clear any left by an interrupted run)
+SET client_min_messages = warning;
+DO $$ BEGIN
+    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'ulid_regress_owner') THEN
+        EXECUTE 'DROP OWNED BY ulid_regress_owner';
+    END IF;
+END $$;
+DROP ROLE IF EXISTS ulid_regress_owner, ulid_regress_nobody;
+RESET client_min_messages;
 CREATE ROLE ulid_regress_owner;
 CREATE ROLE ulid_regress_nobody;
 DO $$ BEGIN
