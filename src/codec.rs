@@ -1,5 +1,8 @@
 //! The ULID value itself: its 16-byte binary layout and its 26-character
-//! Crockford base32 text form, exactly as the specification defines them.
+//! Crockford base32 text form, exactly as the specification defines them,
+//! and the two other texts of the same 128 bits that clients send: `\x` and
+//! 32 hexadecimal digits (how drivers send a 16-byte buffer as text) and the
+//! canonical UUID form (what a `uuid` column's clients already send).
 //!
 //! Pure Rust with no PostgreSQL in it, so it is tested with plain
 //! `cargo test`. The SQL layer (`datum.rs`) turns `DecodeError` into
@@ -40,8 +43,29 @@ static DECODE: [u8; 256] = {
     table
 };
 
+/// Length of the canonical UUID text, `8-4-4-4-12` hexadecimal digits.
+pub const UUID_TEXT_LEN: usize = 36;
+
+/// Offsets of the hyphens in the UUID text.
+const UUID_HYPHENS: [usize; 4] = [8, 13, 18, 23];
+
+/// Byte -> value of a hexadecimal digit, either case; `INVALID` elsewhere.
+static HEX: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut value = 0;
+    while value < 16 {
+        let lower = b"0123456789abcdef"[value];
+        table[lower as usize] = value as u8;
+        table[lower.to_ascii_uppercase() as usize] = value as u8;
+        value += 1;
+    }
+    table
+};
+
 /// Why a text could not be decoded. Each variant points at the first
-/// problem found reading left to right.
+/// problem found reading left to right; offsets are of bytes, and every
+/// byte before the offset is ASCII, so an offset is also a character
+/// position minus one, whatever the encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecodeError {
     /// The text is plain ASCII but does not have 26 characters; holds the
@@ -54,6 +78,85 @@ pub enum DecodeError {
     /// The first character is a digit above `7`: the value would need more
     /// than 128 bits. Decoders that truncate instead silently alias values.
     Overflow,
+    /// The `\x` form, plain ASCII hexadecimal digits but not 32 of them;
+    /// holds the number it has.
+    HexLength(usize),
+    /// The `\x` or UUID form: the byte at this offset is not a
+    /// hexadecimal digit (nor a hyphen where the UUID form has one).
+    HexDigit(usize),
+    /// The UUID form: a hyphen at this offset, where a digit belongs.
+    Hyphen(usize),
+    /// The UUID form: no hyphen at this offset, where one belongs.
+    MissingHyphen(usize),
+    /// The UUID form, hyphens and digits in place but not 36 characters of
+    /// plain ASCII; holds the number of bytes.
+    UuidLength(usize),
+}
+
+/// Reads any of the three texts of a ULID:
+/// - 26 Crockford base32 characters, either case (the canonical form);
+/// - `\x` and 32 hexadecimal digits, either case: PostgreSQL's `bytea` hex
+///   text, which drivers send for a 16-byte buffer;
+/// - the 36-character UUID text, `8-4-4-4-12` hexadecimal digits, either
+///   case: what clients of a former `uuid` column send.
+///
+/// No other spelling is read (no braces, no UUID without hyphens): each form
+/// is recognised by its first characters, its length or its hyphens, so no
+/// text can mean two different values.
+#[inline]
+pub fn parse(text: &[u8]) -> Result<[u8; BYTES], DecodeError> {
+    match text {
+        [b'\\', b'x', hex @ ..] => decode_hex(hex).map_err(|err| match err {
+            DecodeError::HexDigit(pos) => DecodeError::HexDigit(pos + 2),
+            other => other,
+        }),
+        _ if text.len() == TEXT_LEN => decode(text),
+        _ if text.contains(&b'-') => decode_uuid(text),
+        _ => decode(text),
+    }
+}
+
+/// 32 hexadecimal digits, most significant first.
+fn decode_hex(digits: &[u8]) -> Result<[u8; BYTES], DecodeError> {
+    if let Some(pos) = digits.iter().position(|&c| HEX[c as usize] == INVALID) {
+        return Err(DecodeError::HexDigit(pos));
+    }
+    if digits.len() != 2 * BYTES {
+        return Err(DecodeError::HexLength(digits.len()));
+    }
+    let mut out = [0u8; BYTES];
+    for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+        *byte = (HEX[pair[0] as usize] << 4) | HEX[pair[1] as usize];
+    }
+    Ok(out)
+}
+
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, hexadecimal digits either case.
+fn decode_uuid(text: &[u8]) -> Result<[u8; BYTES], DecodeError> {
+    let mut digits = [0u8; 2 * BYTES];
+    let mut n = 0;
+    for (pos, &c) in text.iter().enumerate().take(UUID_TEXT_LEN) {
+        if UUID_HYPHENS.contains(&pos) {
+            if c != b'-' {
+                return Err(DecodeError::MissingHyphen(pos));
+            }
+        } else if c == b'-' {
+            return Err(DecodeError::Hyphen(pos));
+        } else if HEX[c as usize] == INVALID {
+            return Err(DecodeError::HexDigit(pos));
+        } else {
+            digits[n] = c;
+            n += 1;
+        }
+    }
+    if text.len() != UUID_TEXT_LEN {
+        // counting bytes would count a multi-byte character as several: name it
+        return Err(match text.iter().position(|c| !c.is_ascii()) {
+            Some(pos) => DecodeError::HexDigit(pos),
+            None => DecodeError::UuidLength(text.len()),
+        });
+    }
+    decode_hex(&digits)
 }
 
 /// Encodes 16 bytes as 26 upper-case base32 characters.
@@ -160,6 +263,98 @@ pub fn from_parts(timestamp_ms: u64, random: &[u8; RANDOM_BYTES]) -> [u8; BYTES]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The 2025-01-01 example of the specification in its three forms.
+    const SPEC: &[u8; TEXT_LEN] = b"01JGFJJZ00XHF7E02JJ03AE4T7";
+    const SPEC_HEX: &[u8] = b"\\x01941f297c00ec5e7700529006a71347";
+    const SPEC_UUID: &[u8] = b"01941f29-7c00-ec5e-7700-529006a71347";
+
+    #[test]
+    fn three_forms_of_one_value() {
+        let value = decode(SPEC).unwrap();
+        assert_eq!(parse(SPEC), Ok(value));
+        assert_eq!(parse(SPEC_HEX), Ok(value));
+        // `\X` is not bytea's prefix
+        assert_eq!(
+            parse(&SPEC_HEX.to_ascii_uppercase()),
+            Err(DecodeError::Length(34))
+        );
+        let upper_digits = [&b"\\x"[..], &SPEC_HEX[2..].to_ascii_uppercase()].concat();
+        assert_eq!(parse(&upper_digits), Ok(value));
+        assert_eq!(parse(SPEC_UUID), Ok(value));
+        assert_eq!(parse(&SPEC_UUID.to_ascii_uppercase()), Ok(value));
+        assert_eq!(parse(b"00000000-0000-0000-0000-000000000000"), Ok([0; 16]));
+        assert_eq!(
+            parse(b"ffffffff-ffff-ffff-ffff-ffffffffffff"),
+            Ok([0xFF; 16])
+        );
+        assert_eq!(parse(&[&b"\\x"[..], &[b'f'; 32]].concat()), Ok([0xFF; 16]));
+    }
+
+    #[test]
+    fn hex_form_errors() {
+        let digits = &SPEC_HEX[2..];
+        let with = |d: &[u8]| [&b"\\x"[..], d].concat();
+        assert_eq!(parse(&with(&digits[..31])), Err(DecodeError::HexLength(31)));
+        assert_eq!(
+            parse(&with(&[digits, b"0"].concat())),
+            Err(DecodeError::HexLength(33))
+        );
+        assert_eq!(parse(b"\\x"), Err(DecodeError::HexLength(0)));
+        assert_eq!(parse(b"\\"), Err(DecodeError::Length(1)));
+        let mut bad = with(digits);
+        bad[7] = b'g';
+        assert_eq!(parse(&bad), Err(DecodeError::HexDigit(7)));
+        // a bad digit is named before a wrong count
+        assert_eq!(parse(&with(b"0g")), Err(DecodeError::HexDigit(3)));
+        assert_eq!(
+            parse(&with(b"01941f29-7c00")),
+            Err(DecodeError::HexDigit(10))
+        );
+        assert_eq!(parse("\\x0é".as_bytes()), Err(DecodeError::HexDigit(3)));
+        // bytea's escape format is not read
+        assert_eq!(parse(b"\\001\\224"), Err(DecodeError::Length(8)));
+    }
+
+    #[test]
+    fn uuid_form_errors() {
+        let mut bad = SPEC_UUID.to_vec();
+        bad.swap(8, 9);
+        assert_eq!(parse(&bad), Err(DecodeError::MissingHyphen(8)));
+        let mut bad = SPEC_UUID.to_vec();
+        bad[8] = b'_';
+        assert_eq!(parse(&bad), Err(DecodeError::MissingHyphen(8)));
+        assert_eq!(
+            parse(b"01941f2-97c00-ec5e-7700-529006a71347"),
+            Err(DecodeError::Hyphen(7))
+        );
+        let mut bad = SPEC_UUID.to_vec();
+        bad[35] = b'g';
+        assert_eq!(parse(&bad), Err(DecodeError::HexDigit(35)));
+        assert_eq!(parse(&SPEC_UUID[..35]), Err(DecodeError::UuidLength(35)));
+        assert_eq!(
+            parse(&[SPEC_UUID, b"0"].concat()),
+            Err(DecodeError::UuidLength(37))
+        );
+        assert_eq!(
+            parse(&[SPEC_UUID, "é".as_bytes()].concat()),
+            Err(DecodeError::HexDigit(36))
+        );
+        // braces and the form without hyphens are not read
+        assert_eq!(
+            parse(b"{01941f29-7c00-ec5e-7700-529006a71347}"),
+            Err(DecodeError::HexDigit(0))
+        );
+        assert_eq!(
+            parse(b"01941f297c00ec5e7700529006a71347"),
+            Err(DecodeError::Length(32))
+        );
+        // 26 characters with a hyphen are read as a ULID text
+        assert_eq!(
+            parse(b"01941f29-7c00-ec5e-7700-52"),
+            Err(DecodeError::Character(8))
+        );
+    }
 
     fn text(bytes: &[u8; BYTES]) -> String {
         String::from_utf8(encode(bytes).to_vec()).unwrap()
@@ -369,6 +564,37 @@ mod tests {
             match decode(&input) {
                 Ok(bytes) => prop_assert_eq!(encode(&bytes).to_vec(), input.to_ascii_uppercase()),
                 Err(err) => prop_assert!(!is_valid_by_definition(&input), "{:?} rejected: {:?}", input, err),
+            }
+        }
+
+        #[test]
+        fn hex_and_uuid_forms_match_the_reference(value in any::<u128>()) {
+            let reference = oracle::Ulid(value);
+            let hex = format!("\\x{value:032x}");
+            let uuid = {
+                let h = format!("{value:032X}");
+                format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+            };
+            prop_assert_eq!(parse(hex.as_bytes()), Ok(value.to_be_bytes()));
+            prop_assert_eq!(parse(uuid.as_bytes()), Ok(value.to_be_bytes()));
+            prop_assert_eq!(text(&parse(uuid.as_bytes()).unwrap()), reference.to_string());
+        }
+
+        /// Whatever `parse` accepts is one of the three forms of its value.
+        #[test]
+        fn parse_accepts_only_the_three_forms(input in proptest::collection::vec(any::<u8>(), 0..40)) {
+            if let Ok(bytes) = parse(&input) {
+                let value = u128::from_be_bytes(bytes);
+                let upper = input.to_ascii_uppercase();
+                let forms = [
+                    encode(&bytes).to_vec(),
+                    format!("\\X{value:032X}").into_bytes(),
+                    {
+                        let h = format!("{value:032X}");
+                        format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..]).into_bytes()
+                    },
+                ];
+                prop_assert!(forms.contains(&upper), "{:?}", input);
             }
         }
 

@@ -7,7 +7,7 @@
 //! Comparison, hashing and indexing live in `ops.rs`; conversions in
 //! `casts.rs`.
 
-use crate::codec::{self, DecodeError, BYTES, TEXT_LEN};
+use crate::codec::{self, DecodeError, BYTES, TEXT_LEN, UUID_TEXT_LEN};
 use crate::fmgr::{arg, arg_ulid, palloc, pg_function, return_bytea, return_ulid};
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::pg_sys::{self, Datum};
@@ -46,11 +46,12 @@ COMMENT ON TYPE @extschema@.ulid IS
 );
 
 pg_function! {
-    /// `ulid_in(cstring)`: 26 Crockford base32 characters, either case.
+    /// `ulid_in(cstring)`: 26 Crockford base32 characters, `\x` and 32
+    /// hexadecimal digits, or the UUID text (see `codec::parse`).
     fn ulid_in(fcinfo) -> Datum {
         unsafe {
             let text = CStr::from_ptr(arg(fcinfo, 0).cast_mut_ptr()).to_bytes();
-            match codec::decode(text) {
+            match codec::parse(text) {
                 Ok(value) => return_ulid(&value),
                 Err(err) => report_bad_text(fcinfo, text, err),
             }
@@ -101,10 +102,14 @@ pub struct BadText {
 
 impl BadText {
     pub fn new(text: &[u8], err: DecodeError) -> Self {
+        const FORMS: &str = "A ulid is written as 26 Crockford base32 characters, as \\x and 32 \
+                             hexadecimal digits, or as a UUID (8-4-4-4-12 hexadecimal digits).";
+        const UUID_FORM: &str = "The UUID form is 8-4-4-4-12 hexadecimal digits.";
         let (detail, hint) = match err {
-            DecodeError::Length(found) => {
-                (format!("Expected {TEXT_LEN} characters, found {found}."), None)
-            }
+            DecodeError::Length(found) => (
+                format!("Expected {TEXT_LEN} characters, found {found}."),
+                Some(FORMS),
+            ),
             DecodeError::Character(pos) => (
                 format!("Invalid character {} at position {}.", show_character(&text[pos..]), pos + 1),
                 Some("A ULID uses Crockford's base32: the digits and the letters A to Z except I, L, O and U."),
@@ -115,6 +120,34 @@ impl BadText {
                     show_character(text)
                 ),
                 None,
+            ),
+            DecodeError::HexLength(found) => (
+                format!("Expected 32 hexadecimal digits after \"\\x\", found {found}."),
+                None,
+            ),
+            DecodeError::HexDigit(pos) => (
+                format!(
+                    "Invalid hexadecimal digit {} at position {}.",
+                    show_character(&text[pos..]),
+                    pos + 1
+                ),
+                None,
+            ),
+            DecodeError::Hyphen(pos) => (
+                format!("Unexpected hyphen at position {}.", pos + 1),
+                Some(UUID_FORM),
+            ),
+            DecodeError::MissingHyphen(pos) => (
+                format!(
+                    "Expected a hyphen at position {}, found {}.",
+                    pos + 1,
+                    show_character(&text[pos..])
+                ),
+                Some(UUID_FORM),
+            ),
+            DecodeError::UuidLength(found) => (
+                format!("Expected {UUID_TEXT_LEN} characters in the UUID form, found {found}."),
+                Some(UUID_FORM),
             ),
         };
         BadText {
@@ -317,6 +350,31 @@ mod tests {
         );
         let bad = BadText::new(b"", DecodeError::Length(0));
         assert_eq!(bad.detail, "Expected 26 characters, found 0.");
-        assert_eq!(bad.hint, None);
+        assert!(bad.hint.unwrap().contains("8-4-4-4-12"));
+    }
+
+    #[test]
+    fn hex_and_uuid_form_messages() {
+        let detail = |text: &[u8]| BadText::new(text, codec::parse(text).unwrap_err()).detail;
+        assert_eq!(
+            detail(b"\\x01941f297c00ec5e7700529006a7134"),
+            "Expected 32 hexadecimal digits after \"\\x\", found 31."
+        );
+        assert_eq!(
+            detail(b"\\x01941f297c00ec5e7700529006a7134z"),
+            "Invalid hexadecimal digit \"z\" at position 34."
+        );
+        assert_eq!(
+            detail(b"01941f297-c00-ec5e-7700-529006a71347"),
+            "Expected a hyphen at position 9, found \"7\"."
+        );
+        assert_eq!(
+            detail(b"01941f2-97c00-ec5e-7700-529006a71347"),
+            "Unexpected hyphen at position 8."
+        );
+        assert_eq!(
+            detail(b"01941f29-7c00-ec5e-7700-529006a7134"),
+            "Expected 36 characters in the UUID form, found 35."
+        );
     }
 }
