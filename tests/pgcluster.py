@@ -2,7 +2,11 @@
 
 A thin layer over `scripts/cluster`, which does the work: one data
 directory, port and socket per cluster, the server run as `postgres` when
-we are root. Ports are 54000 + 10 * VERSION + SLOT.
+we are root. Ports are those of `cluster_port` in scripts/lib.sh.
+
+A build is named as in scripts/lib.sh: a major version ("15") or a second
+build of one ("18-assert"). `Cluster.version` is the major version as an
+int, for comparisons; `Cluster.build` is the name.
 """
 
 from __future__ import annotations
@@ -18,23 +22,36 @@ SCRIPTS = ROOT / "scripts"
 CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT", "/tmp/ulid-clusters"))
 
 
+def major_version(build: int | str) -> int:
+    """18 for "18" and for "18-assert"."""
+    return int(str(build).split("-")[0])
+
+
+def cluster_port(build: int | str, slot: int) -> int:
+    """The port of a cluster, as scripts/lib.sh's cluster_port computes it."""
+    base = int(os.environ.get("ULID_PORT_BASE", "20000"))
+    second_build = 0 if str(build) == str(major_version(build)) else 50
+    return base + 100 * major_version(build) + second_build + slot
+
+
 class Cluster:
     """A private PostgreSQL cluster: `scripts/cluster` does the work."""
 
-    def __init__(self, version: int, name: str, slot: int, settings: dict[str, str] | None = None):
-        self.version = version
+    def __init__(self, build: int | str, name: str, slot: int, settings: dict[str, str] | None = None):
+        self.build = str(build)
+        self.version = major_version(self.build)
         self.name = name
-        self.port = 54000 + 10 * version + slot
+        self.port = cluster_port(self.build, slot)
         self.settings = dict(settings or {})
-        self.dir = CLUSTER_ROOT / f"{name}-{version}"
-        config = self.pg_config(version)
+        self.dir = CLUSTER_ROOT / f"{name}-{self.build}"
+        config = self.pg_config(self.build)
         self.bindir = Path(subprocess.check_output([config, "--bindir"], text=True).strip())
         self.pkglibdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
 
     @staticmethod
-    def pg_config(version: int) -> str:
+    def pg_config(build: int | str) -> str:
         out = subprocess.check_output(
-            ["bash", "-c", f'source "{SCRIPTS}/lib.sh"; pg_config_for {version}'], text=True
+            ["bash", "-c", f'source "{SCRIPTS}/lib.sh"; pg_config_for {build}'], text=True
         )
         return out.strip()
 
@@ -44,14 +61,14 @@ class Cluster:
     def start(self, **settings: str) -> "Cluster":
         self.settings.update(settings)
         pairs = [f"{k}={v}" for k, v in self.settings.items()]
-        self._cluster("start", str(self.version), self.name, str(self.port), *pairs)
+        self._cluster("start", self.build, self.name, str(self.port), *pairs)
         return self
 
     def stop(self, mode: str = "fast") -> None:
-        self._cluster("stop", str(self.version), self.name, mode)
+        self._cluster("stop", self.build, self.name, mode)
 
     def destroy(self) -> None:
-        self._cluster("destroy", str(self.version), self.name)
+        self._cluster("destroy", self.build, self.name)
 
     def conninfo(self, dbname: str = "postgres", **extra: str) -> str:
         parts = {"host": str(self.dir), "port": str(self.port), "user": "postgres", "dbname": dbname}

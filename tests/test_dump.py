@@ -14,8 +14,6 @@ CREATE TABLE accounts (
 );
 CREATE INDEX accounts_hash ON accounts USING hash (id);
 CREATE INDEX accounts_brin ON accounts USING brin (id);
-CREATE INDEX accounts_bloom ON accounts USING brin (id ulid_bloom_ops);
-CREATE INDEX accounts_multi ON accounts USING brin (id ulid_minmax_multi_ops);
 CREATE TABLE payments (
     id ulid PRIMARY KEY DEFAULT gen_ulid(),
     account ulid NOT NULL REFERENCES accounts (id),
@@ -30,6 +28,12 @@ CREATE TABLE shards (id ulid NOT NULL, n int) PARTITION BY HASH (id);
 CREATE TABLE shards_0 PARTITION OF shards FOR VALUES WITH (MODULUS 2, REMAINDER 0);
 CREATE TABLE shards_1 PARTITION OF shards FOR VALUES WITH (MODULUS 2, REMAINDER 1);
 CREATE VIEW recent AS SELECT id, name FROM accounts WHERE id >= '2025-01-01'::timestamptz::ulid;
+"""
+
+# BRIN minmax-multi and bloom exist from PostgreSQL 14.
+SCHEMA_14 = """
+CREATE INDEX accounts_bloom ON accounts USING brin (id ulid_bloom_ops);
+CREATE INDEX accounts_multi ON accounts USING brin (id ulid_minmax_multi_ops);
 """
 
 DATA = """
@@ -61,6 +65,8 @@ def source(cluster):
     db = cluster.create_database("dump_source")
     with cluster.connect(db) as conn:
         conn.execute(SCHEMA)
+        if cluster.version >= 14:
+            conn.execute(SCHEMA_14)
         conn.execute(DATA)
     return db
 

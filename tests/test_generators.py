@@ -174,7 +174,9 @@ def test_pgbench_inserts_with_a_default(preloaded, tmp_path, default):
         "pgbench", "-n", "-c", "2", "-j", "2", "-t", "3000", "-f", str(script), db, check=False
     )
     assert result.returncode == 0, result.stderr
-    assert "number of failed transactions: 0 " in result.stdout, result.stdout
+    assert "number of transactions actually processed: 6000/6000" in result.stdout, result.stdout
+    if preloaded.version >= 15:  # older pgbench stops at an error instead of counting it
+        assert "number of failed transactions: 0 " in result.stdout, result.stdout
     with preloaded.connect(db) as conn:
         count, distinct = conn.execute("SELECT count(*), count(DISTINCT id) FROM items").fetchone()
     assert count == distinct == 6000

@@ -23,9 +23,10 @@ def big(cluster):
             CREATE INDEX ids_mono_btree ON ids (mono_id);
             CREATE INDEX ids_random_hash ON ids USING hash (random_id);
             CREATE INDEX ids_mono_brin ON ids USING brin (mono_id) WITH (pages_per_range = 16);
-            CREATE INDEX ids_random_bloom ON ids USING brin (random_id ulid_bloom_ops);
             """
         )
+        if cluster.version >= 14:  # BRIN bloom exists from PostgreSQL 14
+            conn.execute("CREATE INDEX ids_random_bloom ON ids USING brin (random_id ulid_bloom_ops)")
         conn.execute("VACUUM ANALYZE ids")
     return db
 
@@ -110,6 +111,7 @@ INDEXES = ("ids_random_btree", "ids_mono_btree", "ids_random_hash", "ids_mono_br
 
 
 def test_every_index_kind_agrees_with_a_sequential_scan(cluster, big):
+    indexes = INDEXES if cluster.version >= 14 else INDEXES[:-1]
     with cluster.connect(big) as conn:
         probes = conn.execute(
             "SELECT random_id::text, mono_id::text FROM ids WHERE n % 50000 = 7"
@@ -128,10 +130,10 @@ def test_every_index_kind_agrees_with_a_sequential_scan(cluster, big):
             expected = [lookups(conn, sql, params) for sql, params in cases]
         assert sum(len(e) for e in expected) > 40
 
-        for index in INDEXES:
+        for index in indexes:
             with conn.transaction():
                 # leave only this index; the rollback below brings the others back
-                for other in INDEXES:
+                for other in indexes:
                     if other != index:
                         conn.execute(f"DROP INDEX {other}")
                 conn.execute("SET LOCAL enable_seqscan = off")
