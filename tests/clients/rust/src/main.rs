@@ -1,77 +1,92 @@
-//! A client on PostgreSQL's binary protocol: inserts ULIDs as 16-byte
-//! binary parameters, reads them back as 16-byte binary results, and checks
-//! them against the server's own text form and an independent encoder.
+//! Real clients on PostgreSQL's binary protocol, each through the adapter
+//! users copy from examples/rust/: the `postgres` and `tokio-postgres`
+//! crates, then sqlx. Values are the `ulid` crate's, and every value read
+//! back is compared with what was sent, with the server's text form and with
+//! the crate's own ordering and timestamp.
 //!
 //! Usage: ulid-rust-client-check "host=... port=... user=... dbname=..."
+//!
+//! Prints one "DRIVER: N checks passed" line per driver; any mismatch ends
+//! the program with an error instead.
 
-use postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
-use postgres::{Client, NoTls};
 use std::error::Error;
 
-/// A ulid column as the binary protocol carries it: 16 bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Ulid([u8; 16]);
+use ulid::{Generator, Ulid};
 
-impl<'a> FromSql<'a> for Ulid {
-    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn Error + Sync + Send>> {
-        let bytes: [u8; 16] = raw.try_into().map_err(|_| format!("{} bytes, not 16", raw.len()))?;
-        Ok(Ulid(bytes))
-    }
+type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
-    fn accepts(ty: &Type) -> bool {
-        ty.name() == "ulid"
-    }
+/// Returns early with an error, so one failed comparison fails the run.
+macro_rules! ensure {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err(format!($($msg)+).into());
+        }
+    };
 }
 
-impl ToSql for Ulid {
-    fn to_sql(&self, _: &Type, out: &mut bytes::BytesMut) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
-        out.extend_from_slice(&self.0);
-        Ok(IsNull::No)
-    }
+mod with_postgres;
+mod with_sqlx;
+mod with_tokio_postgres;
 
-    fn accepts(ty: &Type) -> bool {
-        ty.name() == "ulid"
-    }
-
-    to_sql_checked!();
+/// ULIDs from the crate's monotonic generator, in the order made, then
+/// values at both ends of the timestamp and of the random part.
+fn sample() -> Result<Vec<Ulid>> {
+    let mut generator = Generator::new();
+    let mut values = (0..1000)
+        .map(|_| generator.generate())
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    ensure!(
+        values.windows(2).all(|w| w[0] < w[1]),
+        "the generator went backwards"
+    );
+    let now = values[0].timestamp_ms();
+    let max_ms = (1 << 48) - 1;
+    let max_random = (1 << 80) - 1;
+    values.extend([
+        Ulid::nil(),
+        Ulid(u128::MAX),
+        Ulid::from_parts(0, 1),
+        Ulid::from_parts(1, 0),
+        Ulid::from_parts(now, 0),
+        Ulid::from_parts(now, 1 << 79),
+        Ulid::from_parts(now, max_random),
+        Ulid::from_parts(1 << 47, 0),
+        Ulid::from_parts(max_ms, 0),
+    ]);
+    Ok(values)
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
-    let conninfo = std::env::args().nth(1).ok_or("usage: ulid-rust-client-check CONNINFO")?;
-    let mut client = Client::connect(&conninfo, NoTls)?;
-    client.batch_execute("CREATE TABLE rust_client (n int PRIMARY KEY, id ulid)")?;
+/// The indexes of `len` values in a scrambled but reproducible order, so
+/// that reading rows back in insertion order cannot pass for sorting.
+fn scrambled(len: usize) -> impl Iterator<Item = usize> {
+    // 7919 is prime, so coprime with any shorter length: a permutation
+    (0..len).map(move |i| i * 7919 % len)
+}
 
-    // values made by the server, read back in binary
-    client.execute(
-        "INSERT INTO rust_client SELECT g, gen_monotonic_ulid() FROM generate_series(1, 1000) g",
-        &[],
-    )?;
-    // values made here, sent in binary, including both ends of the range
-    let mine = [[0u8; 16], [0xFF; 16], *b"\x01\x94\x1f\x29\x7c\x00\xec\x5e\x77\x00\x52\x90\x06\xa7\x13\x47"];
-    let insert = client.prepare("INSERT INTO rust_client VALUES ($1, $2)")?;
-    for (i, bytes) in mine.iter().enumerate() {
-        client.execute(&insert, &[&(2000 + i as i32), &Ulid(*bytes)])?;
-    }
+/// The `key=value` connection string split into its pairs.
+fn conninfo_pairs(conninfo: &str) -> Vec<(&str, &str)> {
+    conninfo
+        .split_whitespace()
+        .filter_map(|pair| pair.split_once('='))
+        .collect()
+}
 
-    let mut checked = 0;
-    for row in client.query("SELECT n, id, id::text AS text FROM rust_client ORDER BY rust_client.id", &[])? {
-        let n: i32 = row.get(0);
-        let id: Ulid = row.get(1);
-        let server_text: String = row.get(2);
-        let client_text = ulid::Ulid(u128::from_be_bytes(id.0)).to_string();
-        if client_text != server_text {
-            return Err(format!("row {n}: server says {server_text}, bytes encode as {client_text}").into());
-        }
-        if n >= 2000 && id.0 != mine[(n - 2000) as usize] {
-            return Err(format!("row {n}: sent {:?}, got {:?}", mine[(n - 2000) as usize], id.0).into());
-        }
-        checked += 1;
-    }
-    // a binary parameter in a WHERE clause finds its row
-    let found: i32 = client.query_one("SELECT n FROM rust_client WHERE id = $1", &[&Ulid(mine[2])])?.get(0);
-    if found != 2002 {
-        return Err(format!("lookup by binary parameter found row {found}").into());
-    }
-    println!("rows checked: {checked}");
+fn main() -> Result<()> {
+    let conninfo = std::env::args()
+        .nth(1)
+        .ok_or("usage: ulid-rust-client-check CONNINFO")?;
+    let values = sample()?;
+
+    // The blocking client runs its own runtime, so it goes first, outside ours.
+    let checks = with_postgres::run(&conninfo, &values)?;
+    println!("postgres: {checks} checks passed");
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let checks = runtime.block_on(with_tokio_postgres::run(&conninfo, &values))?;
+    println!("tokio-postgres: {checks} checks passed");
+    let checks = runtime.block_on(with_sqlx::run(&conninfo, &values))?;
+    println!("sqlx: {checks} checks passed");
     Ok(())
 }
