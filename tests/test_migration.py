@@ -100,8 +100,14 @@ def test_a_column_type_change_that_needs_a_function_does_rewrite(conn):
 
 
 def test_uuidv7_reads_back_its_creation_time(cluster, conn):
+    # RFC 9562's own UUIDv7 example (appendix A.6): made 2022-02-22 19:22:22 UTC
+    (example,) = conn.execute(
+        "SELECT '017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid::ulid::timestamptz"
+        " = '2022-02-22 19:22:22+00'::timestamptz"
+    ).fetchone()
+    assert example is True
     if cluster.version < 18:
-        pytest.skip("uuidv7() is built in from PostgreSQL 18")
+        return  # uuidv7() is built in from PostgreSQL 18
     row = conn.execute(
         """
         SELECT uuid_extract_timestamp(u) = u::ulid::timestamptz,

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from pgcluster import major_version
+
 REGRESS = Path(__file__).resolve().parent / "pg_regress"
 
 
@@ -33,7 +35,7 @@ def required_version(sql: Path) -> int:
 
 def pytest_generate_tests(metafunc):
     if "regress_test" in metafunc.fixturenames:
-        version = int(metafunc.config.getoption("--pg"))
+        version = major_version(metafunc.config.getoption("--pg"))
         names = sorted(
             p.stem for p in (REGRESS / "sql").glob("*.sql") if required_version(p) <= version
         )
