@@ -20,7 +20,7 @@ ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 
-log() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
+log() { printf '\033[1;34m==>\033[0m %s %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
 # Run a command as root (directly when we are root).
