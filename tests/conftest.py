@@ -19,6 +19,17 @@ def pytest_addoption(parser):
     parser.addoption("--pg", default="15", help="PostgreSQL build to test against (15, 18-assert...)")
 
 
+# The PostgreSQL major versions Citus 13.2 builds against (scripts/citus has
+# the same list). On the others there is no Citus to test.
+CITUS_MAJORS = (15, 16, 17)
+
+
+def pytest_ignore_collect(collection_path, config):
+    if collection_path.name == "test_citus.py":
+        return major_version(config.getoption("--pg")) not in CITUS_MAJORS
+    return None
+
+
 # Commits do not wait for the disk: many tests commit thousands of times.
 # The crash tests, which need durable commits, run their own clusters.
 FAST_COMMITS = {"synchronous_commit": "off"}
