@@ -15,6 +15,10 @@ SELECT id, ulid_timestamp(id) AS created_at, total FROM orders ORDER BY id;
 -- 26 characters of Crockford base32 in (either case), canonical upper case out
 SELECT '01jgfjjz00xhf7e02jj03ae4t7'::ulid AS id;
 
+-- What drivers send reads as the same value: bytea hex text, and UUID text
+SELECT '\x01941f297c00ec5e7700529006a71347'::ulid AS from_hex,
+       '01941f29-7c00-ec5e-7700-529006a71347'::ulid AS from_uuid_text;
+
 -- Stored in 16 bytes like uuid: a 48-bit millisecond timestamp, then 80 random bits
 SELECT pg_column_size('01JGFJJZ00XHF7E02JJ03AE4T7'::ulid) AS bytes,
        '01JGFJJZ00XHF7E02JJ03AE4T7'::ulid::bytea AS binary_form,
