@@ -571,10 +571,7 @@ mod tests {
         fn hex_and_uuid_forms_match_the_reference(value in any::<u128>()) {
             let reference = oracle::Ulid(value);
             let hex = format!("\\x{value:032x}");
-            let uuid = {
-                let h = format!("{value:032X}");
-                format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
-            };
+            let uuid = uuid_text(value);
             prop_assert_eq!(parse(hex.as_bytes()), Ok(value.to_be_bytes()));
             prop_assert_eq!(parse(uuid.as_bytes()), Ok(value.to_be_bytes()));
             prop_assert_eq!(text(&parse(uuid.as_bytes()).unwrap()), reference.to_string());
@@ -589,10 +586,7 @@ mod tests {
                 let forms = [
                     encode(&bytes).to_vec(),
                     format!("\\X{value:032X}").into_bytes(),
-                    {
-                        let h = format!("{value:032X}");
-                        format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..]).into_bytes()
-                    },
+                    uuid_text(value).into_bytes(),
                 ];
                 prop_assert!(forms.contains(&upper), "{:?}", input);
             }
@@ -606,6 +600,19 @@ mod tests {
             input[pos] = bad;
             prop_assert_eq!(decode(&input), Err(DecodeError::Character(pos)));
         }
+    }
+
+    /// The canonical UUID text of a value, upper case.
+    fn uuid_text(value: u128) -> String {
+        let h = format!("{value:032X}");
+        format!(
+            "{}-{}-{}-{}-{}",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..]
+        )
     }
 
     /// The definition, spelled out as simply as possible.
