@@ -17,6 +17,12 @@ ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_PG_HOME=${ULID_PG_HOME:-/opt/ulid-postgres}
 ULID_VERSIONS=${ULID_VERSIONS:-"13 15 16 17 18 18-assert"}
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
+# Cargo's compiled artifacts live outside the checkout, so that a fresh clone
+# of the repository (as CI makes for every run) reuses what earlier runs
+# compiled; cargo still rebuilds whatever changed. Per-checkout outputs
+# (staging, packages, the virtualenv) stay under target/.
+ULID_CARGO_TARGET=${ULID_CARGO_TARGET:-$HOME/.cache/ulid/target}
+export ULID_CARGO_TARGET
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 
@@ -53,9 +59,9 @@ pg_major() { echo "${1%%-*}"; }
 # for BUILD as `export` lines, to eval.
 pgrx_env_for() {
     if [ "$1" = "$(pg_major "$1")" ]; then
-        echo "export PGRX_HOME=$HOME/.pgrx CARGO_TARGET_DIR=$ULID_ROOT/target"
+        echo "export PGRX_HOME=$HOME/.pgrx CARGO_TARGET_DIR=$ULID_CARGO_TARGET"
     else
-        echo "export PGRX_HOME=$HOME/.pgrx-$1 CARGO_TARGET_DIR=$ULID_ROOT/target/build-$1"
+        echo "export PGRX_HOME=$HOME/.pgrx-$1 CARGO_TARGET_DIR=$ULID_CARGO_TARGET/build-$1"
     fi
 }
 

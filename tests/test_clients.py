@@ -111,7 +111,9 @@ def test_rust_client_reads_the_binary_protocol(cluster, db):
     examples/rust/ and stops at the first mismatch; the counts prove each
     driver checked everything it should have."""
     manifest = ROOT / "tests" / "clients" / "rust" / "Cargo.toml"
-    env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "target" / "rust-client"))
+    # beside the extension's own build (see ULID_CARGO_TARGET in scripts/lib.sh)
+    cargo_target = Path(os.environ.get("ULID_CARGO_TARGET", ROOT / "target")) / "rust-client"
+    env = dict(os.environ, CARGO_TARGET_DIR=str(cargo_target))
     result = subprocess.run(
         ["cargo", "run", "--quiet", "--locked", "--manifest-path", str(manifest), "--", cluster.conninfo(db)],
         env=env, capture_output=True, text=True, timeout=1800,
