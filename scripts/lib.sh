@@ -23,6 +23,15 @@ ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
 # (staging, packages, the virtualenv) stay under target/.
 ULID_CARGO_TARGET=${ULID_CARGO_TARGET:-$HOME/.cache/ulid/target}
 export ULID_CARGO_TARGET
+# Cargo decides whether a crate of ours is up to date from the modification
+# times of the source files it was last built from, by their absolute paths:
+# after a build from another checkout it would judge this one's sources by
+# that checkout's files. So when the checkout changes, forget how our own
+# crate was built (the dependencies' builds stay) and let cargo rebuild it.
+if [ -d "$ULID_CARGO_TARGET" ] && [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$ULID_ROOT" ]; then
+    find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
+    echo "$ULID_ROOT" >"$ULID_CARGO_TARGET/.checkout"
+fi
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 
