@@ -7,7 +7,12 @@ FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 WHERE e.extname = 'ulid';
 
 SELECT name, version, superuser, trusted, relocatable, requires
-FROM pg_available_extension_versions WHERE name = 'ulid';
+FROM pg_available_extension_versions WHERE name = 'ulid' ORDER BY version;
+
+-- every update path: from each release to the next, and the round trip
+-- through the transit version that re-synchronises a catalog
+SELECT source, target, path
+FROM pg_extension_update_paths('ulid') WHERE path IS NOT NULL ORDER BY 1, 2;
 
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS object
 FROM pg_depend d

@@ -1,6 +1,6 @@
 -- A trusted extension: a role that is not a superuser but may create
 -- objects in the database can install and use it.
-SELECT trusted, superuser FROM pg_available_extension_versions WHERE name = 'ulid';
+SELECT version, trusted, superuser FROM pg_available_extension_versions WHERE name = 'ulid' ORDER BY version;
 
 -- (roles belong to the cluster: clear any left by an interrupted run)
 SET client_min_messages = warning;

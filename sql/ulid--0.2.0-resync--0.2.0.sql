@@ -1,0 +1,59 @@
+-- The second half of re-synchronising a 0.2.0 catalog with this server (see
+-- ulid--0.2.0--0.2.0-resync.sql): adds what a fresh install of 0.2.0 on this
+-- server has and the database lacks, exactly as ulid--0.1.0--0.2.0.sql does.
+\echo Use "ALTER EXTENSION ulid UPDATE" to load this file. \quit
+
+DO $$
+DECLARE
+    server integer := current_setting('server_version_num')::integer;
+    btree_family oid := (SELECT f.oid FROM pg_catalog.pg_opfamily f JOIN pg_catalog.pg_am a ON a.oid = f.opfmethod
+                         WHERE a.amname = 'btree' AND f.opfname = 'ulid_ops'
+                           AND f.opfnamespace = '@extschema@'::pg_catalog.regnamespace);
+BEGIN
+    -- BRIN minmax-multi and bloom: PostgreSQL 14 and later.
+    IF server >= 140000 AND NOT EXISTS (
+        SELECT FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_am a ON a.oid = c.opcmethod
+        WHERE a.amname = 'brin' AND c.opcname = 'ulid_minmax_multi_ops'
+          AND c.opcnamespace = '@extschema@'::pg_catalog.regnamespace)
+    THEN
+        CREATE OPERATOR CLASS @extschema@.ulid_minmax_multi_ops FOR TYPE @extschema@.ulid USING brin AS
+            OPERATOR 1 @extschema@.<,
+            OPERATOR 2 @extschema@.<=,
+            OPERATOR 3 @extschema@.=,
+            OPERATOR 4 @extschema@.>=,
+            OPERATOR 5 @extschema@.>,
+            FUNCTION 1 pg_catalog.brin_minmax_multi_opcinfo(pg_catalog.internal),
+            FUNCTION 2 pg_catalog.brin_minmax_multi_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+            FUNCTION 3 pg_catalog.brin_minmax_multi_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
+            FUNCTION 4 pg_catalog.brin_minmax_multi_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+            FUNCTION 5 pg_catalog.brin_minmax_multi_options(pg_catalog.internal),
+            FUNCTION 11 pg_catalog.brin_minmax_multi_distance_uuid(pg_catalog.internal, pg_catalog.internal);
+    END IF;
+    IF server >= 140000 AND NOT EXISTS (
+        SELECT FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_am a ON a.oid = c.opcmethod
+        WHERE a.amname = 'brin' AND c.opcname = 'ulid_bloom_ops'
+          AND c.opcnamespace = '@extschema@'::pg_catalog.regnamespace)
+    THEN
+        CREATE OPERATOR CLASS @extschema@.ulid_bloom_ops FOR TYPE @extschema@.ulid USING brin AS
+            OPERATOR 1 @extschema@.=,
+            FUNCTION 1 pg_catalog.brin_bloom_opcinfo(pg_catalog.internal),
+            FUNCTION 2 pg_catalog.brin_bloom_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+            FUNCTION 3 pg_catalog.brin_bloom_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
+            FUNCTION 4 pg_catalog.brin_bloom_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+            FUNCTION 5 pg_catalog.brin_bloom_options(pg_catalog.internal),
+            FUNCTION 11 @extschema@.ulid_hash(@extschema@.ulid);
+    END IF;
+
+    -- btree skip support: PostgreSQL 18 and later.
+    IF server >= 180000 THEN
+        IF pg_catalog.to_regprocedure('@extschema@.ulid_skipsupport(pg_catalog.internal)') IS NULL THEN
+            CREATE FUNCTION @extschema@.ulid_skipsupport(pg_catalog.internal) RETURNS pg_catalog.void
+                IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_skipsupport';
+        END IF;
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_amproc WHERE amprocfamily = btree_family AND amprocnum = 6) THEN
+            ALTER OPERATOR FAMILY @extschema@.ulid_ops USING btree
+                ADD FUNCTION 6 (@extschema@.ulid, @extschema@.ulid) @extschema@.ulid_skipsupport(pg_catalog.internal);
+        END IF;
+    END IF;
+END
+$$;
