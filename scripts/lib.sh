@@ -28,10 +28,14 @@ export ULID_CARGO_TARGET
 # after a build from another checkout it would judge this one's sources by
 # that checkout's files. So when the checkout changes, forget how our own
 # crate was built (the dependencies' builds stay) and let cargo rebuild it.
-if [ -d "$ULID_CARGO_TARGET" ] && [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$ULID_ROOT" ]; then
-    find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
-    echo "$ULID_ROOT" >"$ULID_CARGO_TARGET/.checkout"
-fi
+# Call it with the checkout about to build into ULID_CARGO_TARGET.
+claim_cargo_target() {
+    if [ -d "$ULID_CARGO_TARGET" ] && [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$1" ]; then
+        find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
+        echo "$1" >"$ULID_CARGO_TARGET/.checkout"
+    fi
+}
+claim_cargo_target "$ULID_ROOT"
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 

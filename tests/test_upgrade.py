@@ -1,0 +1,137 @@
+"""Updating the extension in place, on a running server: a database made
+by an earlier release (built from its commit in sql/RELEASES), the new
+release's files installed over it, then `ALTER EXTENSION ulid UPDATE`. The
+result must be a fresh install's catalog, with the data untouched."""
+
+from __future__ import annotations
+
+import re
+
+import psycopg
+import pytest
+
+from pgcluster import Cluster
+from upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, c_symbols, catalog,
+                       catalog_diff, check_works, fill, snapshot)
+
+
+@pytest.fixture(scope="module")
+def swap(pg_build, tmp_path_factory):
+    """The build's installed ulid files, put back exactly after the module."""
+    files = InstalledRelease(pg_build, tmp_path_factory.mktemp("installed"))
+    try:
+        yield files
+    finally:
+        files.restore()
+
+
+@pytest.fixture(scope="module")
+def server(pg_build):
+    c = Cluster(pg_build, "upgrade", slot=30)
+    c.destroy()
+    c.start()
+    yield c
+    c.stop()
+
+
+@pytest.fixture(scope="module")
+def fresh(server):
+    """The catalog of a fresh install of this release on this server."""
+    db = server.create_database("fresh")
+    with server.connect(db) as conn:
+        assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'ulid'").fetchone() == (VERSION,)
+        return catalog(conn)
+
+
+def extversion(conn) -> str:
+    return conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'ulid'").fetchone()[0]
+
+
+@pytest.mark.parametrize("old", RELEASES)
+def test_update_from_an_earlier_release(old, swap, server, fresh, pg_version):
+    swap.install_release(old)
+    db = server.create_database(f"from_{old}", extension=False)
+    with server.connect(db) as conn:
+        conn.execute(f"CREATE EXTENSION ulid VERSION '{old}'")
+        fill(conn, pg_version)
+        before = snapshot(conn)
+    old_symbols = set(re.findall(r"'MODULE_PATHNAME', '(\w+)'",
+                                 (swap.libdir_ext()[1] / f"ulid--{old}.sql").read_text()))
+    assert len(old_symbols) >= 20, old_symbols
+
+    # The new release's files, the server still running. A new session
+    # loads the new library under the old catalog.
+    swap.restore()
+    assert old_symbols <= c_symbols(swap.libdir_ext()[0] / "ulid.so")
+    with server.connect(db, autocommit=False) as conn:
+        assert extversion(conn) == old
+        # the server itself resolves every C function of the old catalog
+        checked = conn.execute("""
+            SELECT count(fmgr_c_validator(p.oid)) FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+            WHERE l.lanname = 'c' AND p.oid IN (
+                SELECT objid FROM pg_depend WHERE deptype = 'e' AND classid = 'pg_proc'::regclass
+                  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'ulid'))""").fetchone()[0]
+        assert checked >= 20
+        # the new library is the one answering: it reads the UUID text form
+        assert conn.execute("SELECT '01890a5d-ac96-774b-bcce-b302099a8057'::ulid::text").fetchone() == (
+            "01H455VB4PEX5VSKNK084SN02Q",)
+        assert snapshot(conn) == before
+        check_works(conn, server, pg_version)
+        conn.rollback()
+
+    with server.connect(db) as conn:
+        conn.execute("ALTER EXTENSION ulid UPDATE")
+        assert extversion(conn) == VERSION
+        updated = catalog(conn)
+        assert updated == fresh, catalog_diff(updated, fresh, f"updated from {old}", "fresh install")
+        assert snapshot(conn) == before
+
+        # the re-synchronising command changes nothing on an up-to-date database
+        conn.execute(RESYNC)
+        assert extversion(conn) == VERSION
+        assert catalog(conn) == fresh
+
+        # no way down: PostgreSQL's own error, nothing changed
+        with pytest.raises(psycopg.errors.InvalidParameterValue) as refused:
+            conn.execute(f"ALTER EXTENSION ulid UPDATE TO '{old}'")
+        assert (f'extension "ulid" has no update path from version "{VERSION}" to version "{old}"'
+                in str(refused.value))
+        assert extversion(conn) == VERSION
+        assert catalog(conn) == fresh
+        assert snapshot(conn) == before
+
+        check_works(conn, server, pg_version)
+
+
+def test_the_catalog_comparison_sees_each_kind_of_change(server, fresh):
+    """Each change below, made and rolled back in a copy of a fresh install,
+    must show in catalog(): a comparison that misses one proves nothing."""
+    db = server.create_database("altered")
+    changes = {
+        "volatility": "ALTER FUNCTION ulid_timestamp(ulid) STABLE",
+        "strictness": "ALTER FUNCTION ulid_smaller(ulid, ulid) CALLED ON NULL INPUT",
+        "parallel safety": "ALTER FUNCTION gen_ulid() PARALLEL RESTRICTED",
+        "leakproofness": "ALTER FUNCTION ulid_eq(ulid, ulid) NOT LEAKPROOF",
+        "cost": "ALTER FUNCTION ulid_cmp(ulid, ulid) COST 2",
+        "a comment": "COMMENT ON FUNCTION gen_monotonic_ulid() IS 'changed'",
+        "an operator's estimator": "ALTER OPERATOR < (ulid, ulid) SET (RESTRICT = eqsel)",
+        "a family member": "DELETE FROM pg_amproc WHERE amprocnum = 4 AND amprocfamily = "
+                           "(SELECT opcfamily FROM pg_opclass WHERE opcname = 'ulid_ops' AND opcmethod = "
+                           "(SELECT oid FROM pg_am WHERE amname = 'btree'))",
+        "a cast's context": "UPDATE pg_cast SET castcontext = 'e' WHERE casttarget = 'ulid'::regtype "
+                            "AND castsource = 'uuid'::regtype",
+        "an aggregate": "UPDATE pg_aggregate SET aggsortop = 0 WHERE aggfnoid = 'min(ulid)'::regprocedure",
+        "the type": "UPDATE pg_type SET typcategory = 'X' WHERE oid = 'ulid'::regtype",
+        "an operator class": "UPDATE pg_opclass SET opcdefault = false WHERE opcname = 'ulid_minmax_ops'",
+        "a dependency": "DELETE FROM pg_depend WHERE classid = 'pg_cast'::regclass AND deptype = 'e' "
+                        "AND objid = (SELECT oid FROM pg_cast WHERE castsource = 'ulid'::regtype "
+                        "AND casttarget = 'uuid'::regtype)",
+        "a privilege": "REVOKE EXECUTE ON FUNCTION gen_ulid() FROM PUBLIC",
+    }
+    with server.connect(db, autocommit=False) as conn:
+        assert catalog(conn) == fresh
+        for what, sql in changes.items():
+            conn.execute(sql)
+            assert catalog(conn) != fresh, f"a change of {what} does not show"
+            conn.rollback()
+        assert catalog(conn) == fresh
