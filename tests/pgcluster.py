@@ -34,6 +34,14 @@ def cluster_port(build: int | str, slot: int) -> int:
     return base + 100 * major_version(build) + second_build + slot
 
 
+def install_dirs(build: int | str) -> tuple[Path, Path]:
+    """Where a build keeps extension libraries, and extension scripts."""
+    config = Cluster.pg_config(build)
+    libdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
+    extdir = Path(subprocess.check_output([config, "--sharedir"], text=True).strip()) / "extension"
+    return libdir, extdir
+
+
 class Cluster:
     """A private PostgreSQL cluster: `scripts/cluster` does the work."""
 

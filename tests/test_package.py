@@ -8,7 +8,7 @@ import tarfile
 import tomllib
 from pathlib import Path
 
-from pgcluster import Cluster
+from pgcluster import Cluster, install_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,8 +29,7 @@ def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_pat
                             "install.sh", "lib/ulid.so"])
 
     config = Cluster.pg_config(pg_build)
-    libdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
-    extdir = Path(subprocess.check_output([config, "--sharedir"], text=True).strip()) / "extension"
+    libdir, extdir = install_dirs(pg_build)
     for f in [libdir / "ulid.so", *extdir.glob("ulid*")]:
         f.unlink()
     installer = next(tmp_path.glob("ulid-*")) / "install.sh"

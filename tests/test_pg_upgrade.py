@@ -37,8 +37,8 @@ def new_fresh():
 
 @pytest.fixture(scope="module", params=OLD_BUILDS)
 def old_build(request):
-    """An older build with this release installed (as its own test session
-    leaves it), put back as it was afterwards."""
+    """An older build with this release installed, as its own test session
+    leaves it (installed again here, for a run of the 18 session alone)."""
     build = request.param
     subprocess.run([str(ROOT / "scripts" / "install"), build], check=True, capture_output=True)
     return build

@@ -10,7 +10,7 @@ import re
 import psycopg
 import pytest
 
-from pgcluster import Cluster
+from pgcluster import Cluster, install_dirs
 from upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, c_symbols, catalog,
                        catalog_diff, check_works, fill, snapshot)
 
@@ -48,7 +48,7 @@ def extversion(conn) -> str:
 
 
 @pytest.mark.parametrize("old", RELEASES)
-def test_update_from_an_earlier_release(old, swap, server, fresh, pg_version):
+def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_version):
     swap.install_release(old)
     db = server.create_database(f"from_{old}", extension=False)
     with server.connect(db) as conn:
@@ -56,13 +56,13 @@ def test_update_from_an_earlier_release(old, swap, server, fresh, pg_version):
         fill(conn, pg_version)
         before = snapshot(conn)
     old_symbols = set(re.findall(r"'MODULE_PATHNAME', '(\w+)'",
-                                 (swap.libdir_ext()[1] / f"ulid--{old}.sql").read_text()))
+                                 (install_dirs(pg_build)[1] / f"ulid--{old}.sql").read_text()))
     assert len(old_symbols) >= 20, old_symbols
 
     # The new release's files, the server still running. A new session
     # loads the new library under the old catalog.
     swap.restore()
-    assert old_symbols <= c_symbols(swap.libdir_ext()[0] / "ulid.so")
+    assert old_symbols <= c_symbols(install_dirs(pg_build)[0] / "ulid.so")
     with server.connect(db, autocommit=False) as conn:
         assert extversion(conn) == old
         # the server itself resolves every C function of the old catalog

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psycopg
 
-from pgcluster import Cluster
+from pgcluster import Cluster, install_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
@@ -312,15 +312,8 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
 
 # --- the installed files of a release ----------------------------------------
 
-def _install_dirs(build: str) -> tuple[Path, Path]:
-    config = Cluster.pg_config(build)
-    libdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
-    extdir = Path(subprocess.check_output([config, "--sharedir"], text=True).strip()) / "extension"
-    return libdir, extdir
-
-
 def installed_files(build: str) -> list[Path]:
-    libdir, extdir = _install_dirs(build)
+    libdir, extdir = install_dirs(build)
     return sorted([p for p in [libdir / "ulid.so"] if p.exists()] + list(extdir.glob("ulid.control"))
                   + list(extdir.glob("ulid--*.sql")))
 
@@ -343,10 +336,6 @@ class InstalledRelease:
         for f in self.saved:
             shutil.copy2(f, keep / f.name)
 
-    def libdir_ext(self) -> tuple[Path, Path]:
-        """Where this build keeps libraries, and extension scripts."""
-        return _install_dirs(self.build)
-
     def _remove_all(self) -> None:
         for f in installed_files(self.build):
             f.unlink()
@@ -362,7 +351,7 @@ class InstalledRelease:
         """The files of an earlier release, built from its commit."""
         stage = Path(subprocess.run([str(ROOT / "scripts" / "build-release"), version, self.build],
                                     check=True, capture_output=True, text=True).stdout.strip())
-        libdir, extdir = _install_dirs(self.build)
+        libdir, extdir = install_dirs(self.build)
         self._remove_all()
         self._place(stage / str(libdir).lstrip("/") / "ulid.so", libdir / "ulid.so")
         for f in (stage / str(extdir).lstrip("/")).glob("ulid*"):
