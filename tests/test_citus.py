@@ -750,6 +750,10 @@ def test_rebalance_onto_a_new_worker_and_move_a_shard(citus, shop):
         assert routed_locations(conn, "orders") == stored_locations(citus, "orders")
 
         # a logical move while a client keeps inserting: every row arrives
+        # (the workers commit synchronously, see scripts/citus)
+        for node in citus.workers:
+            with node.connect() as w:
+                assert w.execute("SHOW synchronous_commit").fetchone() == ("on",)
         shard, source = next((s, p) for s, p in sorted(placements(conn, "orders").items()) if p != new.port)
         inserted, stop, errors = [], threading.Event(), []
 
@@ -779,8 +783,11 @@ def test_rebalance_onto_a_new_worker_and_move_a_shard(citus, shop):
         assert inserted, "nothing was written during the move"
         assert placements(conn, "orders")[shard] == new.port
         ids = {r[0] for r in conn.execute("SELECT id::text FROM orders")}
+        assert len(set(inserted)) == len(inserted), "a generated id was returned twice"
+        lost = [value for value in inserted if value not in ids]
+        assert not lost, f"{len(lost)} of {len(inserted)} rows written during the move are gone: {lost[:5]}"
+        assert set(shop["ids"]) <= ids
         assert len(ids) == before["orders"][0] + len(inserted)
-        assert set(inserted) <= ids and set(shop["ids"]) <= ids
         stored = stored_locations(citus, "orders")
         assert stored == routed_locations(conn, "orders")
         assert any(stored[value] == (shard, new.port) for value in inserted)
