@@ -1,0 +1,250 @@
+"""scripts/fetch-debian, the download of pinned files from Debian's archive,
+against an archive made here and served on loopback: an index that lists
+what the test says and a pool that holds what the test puts in it.
+
+These run once (scripts/test names this file), not on every build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import lzma
+import os
+import subprocess
+import threading
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FETCH = ROOT / "scripts" / "fetch-debian"
+
+POOL = "pool/main/p/pkg"
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+class Archive:
+    """An archive root with one suite, `sid`, of one source package `pkg`
+    and one binary package `pkg-bin`, served over HTTP on 127.0.0.1."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        (root / "debian" / POOL).mkdir(parents=True)
+        self.sources: list[tuple[str, str, bytes]] = []
+        self.packages: list[tuple[str, str, bytes]] = []
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(root)))
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @staticmethod
+    def tarball(version: str) -> bytes:
+        return f"the source of pkg {version}\n".encode() * 100
+
+    def put(self, name: str, content: bytes) -> None:
+        (self.root / "debian" / POOL / name).write_bytes(content)
+
+    def list_source(self, version: str, content: bytes | None = None) -> None:
+        """Adds version to the suite's Sources index; content is what the
+        index says the tarball holds (by default the real one)."""
+        self.sources.append((version, f"pkg_{version}.orig.tar.gz", content or self.tarball(version)))
+        self._write_indexes()
+
+    def list_binary(self, version: str, content: bytes) -> None:
+        self.packages.append((version, f"pkg-bin_{version}-1_all.deb", content))
+        self._write_indexes()
+
+    def _write_indexes(self) -> None:
+        sources = "\n".join(
+            f"Package: pkg\nVersion: {v}-1\nDirectory: {POOL}\nChecksums-Sha256:\n"
+            f" {sha(c)} {len(c)} {f}\n {sha(b'debian')} 6 pkg_{v}-1.debian.tar.xz\n"
+            for v, f, c in self.sources
+        )
+        packages = "\n".join(
+            f"Package: pkg-bin\nVersion: {v}-1\nArchitecture: all\nFilename: {POOL}/{f}\n"
+            f"Size: {len(c)}\nSHA256: {sha(c)}\n"
+            for v, f, c in self.packages
+        )
+        for path, text in (("source/Sources.xz", sources), ("binary-amd64/Packages.xz", packages)):
+            target = self.root / "debian" / "dists" / "sid" / "main" / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(lzma.compress(text.encode()))
+
+
+def sha(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+@pytest.fixture
+def archive(tmp_path):
+    a = Archive(tmp_path / "mirror")
+    yield a
+    a.close()
+
+
+def manifest(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "inputs.manifest"
+    path.write_text("# a manifest made by the test\n\n" + "\n".join(lines) + "\n")
+    return path
+
+
+def source_pin(version: str, content: bytes | None = None) -> str:
+    content = content or Archive.tarball(version)
+    return f"debian-source debian sid pkg {version} {POOL}/pkg_{version}.orig.tar.gz {len(content)} {sha(content)}"
+
+
+def fetch(tmp_path: Path, archive: Archive, manifest_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, ULID_DEBIAN_MIRROR=archive.url, ULID_MANIFEST=str(manifest_path))
+    return subprocess.run(
+        ["python3", str(FETCH), *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_pinned_file_is_taken_though_the_index_lists_a_newer_one(tmp_path, archive):
+    # the index moved first: it lists 1.1, whose file the pool does not serve
+    archive.put("pkg_1.0.orig.tar.gz", Archive.tarball("1.0"))
+    archive.list_source("1.1")
+    pins = manifest(tmp_path, source_pin("1.0"))
+
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+
+    assert result.returncode == 0, result.stderr
+    path = Path(result.stdout.strip())
+    assert path == tmp_path / "dl" / "pkg_1.0.orig.tar.gz"
+    assert path.read_bytes() == Archive.tarball("1.0")
+    assert "pkg 1.0: the pinned" in result.stderr
+    assert "NOT THE PINNED" not in result.stderr
+    assert fetch(tmp_path, archive, pins, "--check", "pkg").returncode == 0
+
+
+def test_a_pinned_file_gone_from_the_pool_gives_way_to_the_index_verified(tmp_path, archive):
+    archive.put("pkg_1.1.orig.tar.gz", Archive.tarball("1.1"))
+    archive.put("pkg_1.2.orig.tar.gz", Archive.tarball("1.2"))
+    archive.list_source("1.1")
+    archive.list_source("1.2")
+    # listed newest first or not, the newest is taken first
+    archive.sources.reverse()
+    archive._write_indexes()
+    pins = manifest(tmp_path, "# an unrelated line", source_pin("1.0"))
+
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+
+    assert result.returncode == 0, result.stderr
+    path = Path(result.stdout.strip())
+    assert path.name == "pkg_1.2.orig.tar.gz"
+    assert path.read_bytes() == Archive.tarball("1.2")
+    # what was used, and the line that would pin it
+    assert "pkg 1.2: NOT THE PINNED VERSION" in result.stderr
+    assert "change inputs.manifest line 4 to: " + source_pin("1.2") in result.stderr
+    assert fetch(tmp_path, archive, pins, "--check", "pkg").returncode == 0
+
+
+def test_nothing_to_download_names_every_url_tried_and_the_line(tmp_path, archive):
+    archive.list_source("1.1")  # listed, but the pool serves neither file
+    pins = manifest(tmp_path, source_pin("1.0"))
+
+    for args in ([str(tmp_path / "dl"), "pkg"], ["--check", "pkg"]):
+        result = fetch(tmp_path, archive, pins, *args)
+        assert result.returncode == 1
+        assert f"{archive.url}/debian/{POOL}/pkg_1.0.orig.tar.gz" in result.stderr
+        assert f"{archive.url}/debian/{POOL}/pkg_1.1.orig.tar.gz" in result.stderr
+        assert "Change inputs.manifest line 3: " + source_pin("1.0") in result.stderr
+    assert not list((tmp_path / "dl").glob("*"))
+
+
+def test_a_file_whose_sha256_differs_is_refused(tmp_path, archive):
+    # the pool serves a pinned-looking file with other bytes, and the index
+    # lists a version whose file differs from what the index says
+    archive.put("pkg_1.0.orig.tar.gz", b"not what was pinned\n" * 100)
+    archive.put("pkg_1.1.orig.tar.gz", Archive.tarball("1.1") + b"tampered")
+    archive.list_source("1.1")
+    pins = manifest(tmp_path, source_pin("1.0"))
+
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+
+    assert result.returncode == 1
+    assert f"{archive.url}/debian/{POOL}/pkg_1.0.orig.tar.gz: refused" in result.stderr
+    assert f"{archive.url}/debian/{POOL}/pkg_1.1.orig.tar.gz: refused" in result.stderr
+    assert result.stdout == ""
+    assert not list((tmp_path / "dl").glob("*"))
+
+
+def test_a_cached_file_is_checked_again_before_use(tmp_path, archive):
+    archive.put("pkg_1.0.orig.tar.gz", Archive.tarball("1.0"))
+    pins = manifest(tmp_path, source_pin("1.0"))
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    (dl / "pkg_1.0.orig.tar.gz").write_bytes(b"corrupted")
+
+    result = fetch(tmp_path, archive, pins, str(dl), "pkg")
+
+    assert result.returncode == 0, result.stderr
+    assert (dl / "pkg_1.0.orig.tar.gz").read_bytes() == Archive.tarball("1.0")
+
+
+def test_binary_packages_fall_back_on_the_packages_index(tmp_path, archive):
+    old, new = b"deb 1.0" * 50, b"deb 2.0" * 50
+    archive.put("pkg-bin_2.0-1_all.deb", new)
+    archive.list_binary("2.0", new)
+    pins = manifest(
+        tmp_path,
+        f"debian-binary debian sid pkg-bin 1.0-1 {POOL}/pkg-bin_1.0-1_all.deb {len(old)} {sha(old)}",
+    )
+
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg-bin")
+
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == new
+    assert "pkg-bin 2.0-1: NOT THE PINNED VERSION" in result.stderr
+
+
+def test_a_package_the_manifest_does_not_pin_is_an_error(tmp_path, archive):
+    result = fetch(tmp_path, archive, manifest(tmp_path, source_pin("1.0")), "--check", "other")
+    assert result.returncode == 1
+    assert "inputs.manifest pins no other" in result.stderr
+
+
+def test_the_repository_manifest_is_well_formed():
+    """Every line of inputs.manifest is of a known kind with its fields, and
+    every lock file it names exists."""
+    fields = {"debian-source": 8, "debian-binary": 8, "debian": 3, "wheel": 7, "pypi": 5, "crate": 4, "lock": 2}
+    seen = set()
+    for line in (ROOT / "inputs.manifest").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        kind, *rest = line.split()
+        assert kind in fields, line
+        assert len(rest) + 1 == fields[kind], line
+        key = (kind, rest[0] if kind != "debian-source" and kind != "debian-binary" else rest[2])
+        assert key not in seen, f"pinned twice: {line}"
+        seen.add(key)
+        if kind == "lock":
+            assert (ROOT / rest[0]).is_file(), line
+        for value in rest:
+            if len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+                break
+        else:
+            assert kind in ("debian", "lock"), f"no sha256: {line}"
+
+
+def test_nothing_builds_citus_or_reads_a_vendor_directory():
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+    offenders = []
+    for name in tracked.stdout.split():
+        path = ROOT / name
+        if path.suffix in (".png", ".json", ".lock") or not path.is_file() or name == "tests/test_fetch_debian.py":
+            continue
+        text = path.read_text(errors="replace")
+        for needle in ("shared/vendor", "ULID_CITUS_TARBALL", "citus build", "citus-13.2.2.tar"):
+            if needle in text:
+                offenders.append(f"{name}: {needle}")
+    assert not offenders
