@@ -1,0 +1,124 @@
+"""JavaScript ORMs and query builders against the server, each through the
+adapter users copy from examples/js: Prisma 7 (@prisma/adapter-pg), Drizzle
+0.45 (with drizzle-kit), postgres.js 3.4 and TypeORM 1.x.
+
+tests/clients/js-orm/package-lock.json pins the packages; `npm ci` installs
+them into target/js-orm, outside the source tree, without install scripts
+(Prisma's would download engines), and the tests find them through
+NODE_PATH. The Prisma client is generated there too: `prisma generate` needs
+no engine, but the CLI insists on finding a schema engine binary, so it is
+given a stub that says it is one (the tests never migrate with Prisma)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests" / "clients" / "js-orm"
+BUILD = ROOT / "target" / "js-orm"
+SUITES = ["prisma"]
+
+# npm's words for "the registry cannot be reached", as opposed to a bad lock
+OFFLINE = re.compile(r"\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH)\b")
+
+STUB_ENGINE = """#!/bin/sh
+echo "no Prisma schema engine here: prisma generate does not need one; migrate and db do" >&2
+exit 1
+"""
+
+
+def node_version() -> tuple[int, ...] | None:
+    if not (shutil.which("node") and shutil.which("npm")):
+        return None
+    out = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
+    return tuple(int(x) for x in out.strip().lstrip("v").split("."))
+
+
+def prisma_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        PRISMA_SCHEMA_ENGINE_BINARY=str(BUILD / "schema-engine-stub"),
+        CHECKPOINT_DISABLE="1",  # no version check over the network
+        PRISMA_HIDE_UPDATE_MESSAGE="1",
+    )
+    return env
+
+
+def install() -> Path:
+    """Installs the locked packages and generates the Prisma client, once, and
+    again whenever the lock or the Prisma schema changes."""
+    inputs = [TESTS / "package.json", TESTS / "package-lock.json", TESTS / "prisma" / "schema.prisma"]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()
+    stamp = BUILD / "installed.sha256"
+    if stamp.exists() and stamp.read_text() == digest and (BUILD / "node_modules").is_dir():
+        return BUILD
+
+    BUILD.mkdir(parents=True, exist_ok=True)
+    stamp.unlink(missing_ok=True)
+    for p in inputs[:2]:
+        shutil.copyfile(p, BUILD / p.name)
+    result = subprocess.run(
+        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(BUILD)],
+        capture_output=True, text=True, timeout=900,
+    )
+    if result.returncode != 0 and OFFLINE.search(result.stdout + result.stderr):
+        pytest.skip("npm cannot reach its registry to install the ORM packages:\n" + result.stderr[-2000:])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    schema = BUILD / "prisma" / "schema.prisma"
+    schema.parent.mkdir(exist_ok=True)
+    shutil.copyfile(inputs[2], schema)
+    shutil.rmtree(schema.parent / "client", ignore_errors=True)
+    stub = BUILD / "schema-engine-stub"
+    stub.write_text(STUB_ENGINE)
+    stub.chmod(0o755)
+    result = subprocess.run(
+        ["node", str(BUILD / "node_modules" / "prisma" / "build" / "index.js"), "generate", "--schema", str(schema)],
+        cwd=BUILD, env=prisma_env(), capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    stamp.write_text(digest)
+    return BUILD
+
+
+@pytest.fixture(scope="module")
+def build() -> Path:
+    version = node_version()
+    if version is None:
+        pytest.skip("node and npm are not installed")
+    if version < (20, 19):
+        pytest.skip(f"Prisma 7 and TypeORM 1 need node 20.19 or later; this is {'.'.join(map(str, version))}")
+    return install()
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_js_orm(build, cluster, db, suite):
+    script = TESTS / f"{suite}.test.js"
+    declared = len(re.findall(r"^test\(", script.read_text(), re.M))
+    assert declared >= 6, script
+
+    env = cluster.env()
+    env.update(
+        PGDATABASE=db,
+        NODE_PATH=str(build / "node_modules"),
+        ULID_PRISMA_CLIENT=str(build / "prisma" / "client"),
+    )
+    result = subprocess.run(
+        ["node", "--test", "--test-reporter=tap", str(script)],
+        cwd=TESTS, env=env, capture_output=True, text=True, timeout=600,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+
+    # Every test ran and passed: a run of nothing cannot pass.
+    summary = dict(re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", result.stdout, re.M))
+    assert summary == {
+        "tests": str(declared), "pass": str(declared), "fail": "0", "cancelled": "0", "skipped": "0", "todo": "0",
+    }, output
