@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "js-orm"
 BUILD = ROOT / "target" / "js-orm"
-SUITES = ["prisma", "drizzle", "postgres-js"]
+SUITES = ["prisma", "drizzle", "postgres-js", "typeorm"]
 
 # npm's words for "the registry cannot be reached", as opposed to a bad lock
 OFFLINE = re.compile(r"\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH)\b")
