@@ -163,6 +163,7 @@ test('bad input is the server\'s 22P02, as a Prisma error', async () => {
   for (const bad of ['8' + '0'.repeat(25), 'not a ulid', KNOWN.slice(1)]) {
     const error = await prisma.event.findUnique({ where: { id: bad } }).then(() => null, (e) => e)
     assert.ok(error instanceof Prisma.PrismaClientKnownRequestError, `${bad}: ${error}`)
+    assert.equal(error.code, 'P2007') // Prisma's "data validation error"
     assert.equal(error.meta?.driverAdapterError?.cause?.originalCode, '22P02', `${bad}: ${JSON.stringify(error.meta)}`)
     await assert.rejects(prisma.event.create({ data: { name: name(), related: [bad] } }),
       (e) => e.meta?.driverAdapterError?.cause?.originalCode === '22P02')
