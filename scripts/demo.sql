@@ -4,7 +4,9 @@
 SET TimeZone = UTC;
 CREATE EXTENSION ulid;
 
--- A table keyed by time-ordered ids
+-- A table keyed by time-ordered ids. Within one millisecond each id is the
+-- one before plus a random step (1 to 2^32): they sort in the order they
+-- were made, and none gives its neighbours away.
 CREATE TABLE orders (
     id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(),
     total numeric

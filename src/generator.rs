@@ -3,6 +3,11 @@
 //! the process id are passed in, so tests can step the clock backwards, pin
 //! the random bits, or pretend the process was forked.
 //!
+//! Within one millisecond the monotonic generator steps by a uniformly
+//! random amount in [1, 2^32] (`Step::Random`, as oklog/ulid's default), so
+//! that a value does not give away its neighbours; `Step::One` is the
+//! specification's +1.
+//!
 //! Where the state lives (a backend's memory or shared memory under a lock)
 //! is decided by `gen.rs`; this module only says how it moves.
 
@@ -21,9 +26,29 @@ pub enum GenerateError {
     Exhausted,
 }
 
-/// Anything that yields 80 random bits.
+/// Anything that yields random bits.
 pub trait RandomSource {
+    /// 80 random bits: the random part of a new ULID.
     fn random(&mut self) -> [u8; RANDOM_BYTES];
+
+    /// 32 random bits, for a random step.
+    #[inline]
+    fn random_u32(&mut self) -> u32 {
+        let bits = self.random();
+        u32::from_le_bytes([bits[0], bits[1], bits[2], bits[3]])
+    }
+}
+
+/// How far a monotonic generator moves within one millisecond.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A uniformly random amount in [1, 2^32]: someone who holds one value
+    /// cannot find the next by counting, and a millisecond starting at a
+    /// random point still has room for about 2^48 values.
+    Random,
+    /// The specification's +1: values of one millisecond are dense, and
+    /// each one names its neighbours.
+    One,
 }
 
 /// A ULID for `now_ms` with fresh random bits.
@@ -72,20 +97,26 @@ impl Monotonic {
 
     /// The next value, strictly greater than every one before it.
     ///
-    /// A later millisecond gets fresh random bits. The same millisecond, or
-    /// an earlier one because the clock stepped back, keeps the last
-    /// timestamp and adds one to the random part, with carry, until the clock
-    /// catches up. `random` is only called when fresh bits are needed.
+    /// A later millisecond gets fresh random bits (`rng.random()`). The same
+    /// millisecond, or an earlier one because the clock stepped back, keeps
+    /// the last timestamp and adds `step` to the random part, with carry,
+    /// until the clock catches up; a random step takes `rng.random_u32()`.
+    /// `rng` is asked only for what is needed.
     #[inline]
     pub fn next(
         &mut self,
         now_ms: u64,
         rng: &mut impl RandomSource,
+        step: Step,
     ) -> Result<[u8; BYTES], GenerateError> {
         let value = if self.needs_random(now_ms) {
             generate(now_ms, rng)?
         } else {
-            increment_random(&self.0).ok_or(GenerateError::Exhausted)?
+            let draw = match step {
+                Step::Random => rng.random_u32(),
+                Step::One => 0,
+            };
+            step_random_part(&self.0, draw).ok_or(GenerateError::Exhausted)?
         };
         self.0 = value;
         Ok(value)
@@ -95,20 +126,34 @@ impl Monotonic {
 /// The 80-bit random part of a ULID read as a big-endian `u128`.
 const RANDOM_MASK: u128 = (1 << (8 * RANDOM_BYTES)) - 1;
 
-/// `value` with one added to its 80-bit random part, or `None` when that part
-/// is already all ones.
+/// `value` moved forward by `draw + 1` within its millisecond, or `None`
+/// when its random part is already all ones.
+///
+/// `draw` is uniform on the 32-bit numbers for a random step (so the step
+/// is uniform on [1, 2^32]) and 0 for +1. The random part never wraps: when
+/// fewer values are left above `value` than the step, the step is
+/// `draw % left + 1` instead, still at least one and at most what is left,
+/// so the generator moves forward until the random part is all ones and
+/// fails only then. A millisecond that starts at a uniformly random point
+/// gets there after about 2^48 random steps.
 ///
 /// As one big-endian 128-bit number the carry runs through the random part
-/// by itself, and it never reaches the timestamp because an all-ones random
-/// part is refused first. Most calls of a busy generator come here, so it
-/// is a handful of instructions rather than a byte-by-byte carry loop.
+/// by itself and never reaches the timestamp. Most calls of a busy
+/// generator come here, so it is a handful of instructions rather than a
+/// byte-by-byte carry loop.
 #[inline]
-fn increment_random(value: &[u8; BYTES]) -> Option<[u8; BYTES]> {
+fn step_random_part(value: &[u8; BYTES], draw: u32) -> Option<[u8; BYTES]> {
     let number = u128::from_be_bytes(*value);
-    if number & RANDOM_MASK == RANDOM_MASK {
+    let left = RANDOM_MASK - (number & RANDOM_MASK);
+    let step = if u128::from(draw) < left {
+        u128::from(draw) + 1
+    } else if left > 0 {
+        // fewer than 2^32 values left: `left` fits in 32 bits here
+        u128::from(draw % left as u32) + 1
+    } else {
         return None;
-    }
-    Some((number + 1).to_be_bytes())
+    };
+    Some((number + step).to_be_bytes())
 }
 
 /// Random bytes are drawn from ChaCha this many at a time; a ULID takes 10.
@@ -188,17 +233,33 @@ impl Default for ProcessRng {
 /// A `ProcessRng` checked against the current pid.
 pub struct ProcessRngHandle<'a>(&'a mut ProcessRng);
 
+impl ProcessRngHandle<'_> {
+    /// The next `N` unused bytes of the buffer, refilling it first when
+    /// fewer are left (those are dropped: no byte is ever handed out twice).
+    #[inline]
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let state = &mut *self.0;
+        if state.next + N > BUFFER_BYTES {
+            state.refill();
+        }
+        let mut out = [0u8; N];
+        out.copy_from_slice(&state.buffer[state.next..state.next + N]);
+        state.next += N;
+        out
+    }
+}
+
 impl RandomSource for ProcessRngHandle<'_> {
     #[inline]
     fn random(&mut self) -> [u8; RANDOM_BYTES] {
-        let state = &mut *self.0;
-        if state.next == BUFFER_BYTES {
-            state.refill();
-        }
-        let mut out = [0u8; RANDOM_BYTES];
-        out.copy_from_slice(&state.buffer[state.next..state.next + RANDOM_BYTES]);
-        state.next += RANDOM_BYTES;
-        out
+        self.take()
+    }
+
+    /// Four bytes rather than ten: a busy monotonic generator draws one of
+    /// these a call.
+    #[inline]
+    fn random_u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
     }
 }
 
@@ -207,19 +268,46 @@ mod tests {
     use super::*;
     use crate::codec::{decode, encode};
 
-    /// Hands out a fixed sequence of random parts and counts the calls.
-    struct Scripted(Vec<[u8; RANDOM_BYTES]>, usize);
+    /// Hands out a fixed sequence of random parts, and of 32-bit draws for
+    /// random steps, and counts the calls of each.
+    struct Scripted {
+        parts: Vec<[u8; RANDOM_BYTES]>,
+        calls: usize,
+        draws: Vec<u32>,
+        draw_calls: usize,
+    }
 
     impl RandomSource for Scripted {
         fn random(&mut self) -> [u8; RANDOM_BYTES] {
-            let value = self.0[self.1 % self.0.len()];
-            self.1 += 1;
+            let value = self.parts[self.calls % self.parts.len()];
+            self.calls += 1;
+            value
+        }
+
+        fn random_u32(&mut self) -> u32 {
+            let value = self.draws[self.draw_calls % self.draws.len()];
+            self.draw_calls += 1;
             value
         }
     }
 
+    /// Random parts as given; every random step draws 0 (a step of one).
     fn scripted(parts: &[[u8; RANDOM_BYTES]]) -> Scripted {
-        Scripted(parts.to_vec(), 0)
+        scripted_steps(parts, &[0])
+    }
+
+    fn scripted_steps(parts: &[[u8; RANDOM_BYTES]], draws: &[u32]) -> Scripted {
+        Scripted {
+            parts: parts.to_vec(),
+            calls: 0,
+            draws: draws.to_vec(),
+            draw_calls: 0,
+        }
+    }
+
+    /// The random part of a value as a number.
+    fn random_number(value: [u8; BYTES]) -> u128 {
+        u128::from_be_bytes(value) & RANDOM_MASK
     }
 
     fn text(bytes: [u8; BYTES]) -> String {
@@ -237,7 +325,7 @@ mod tests {
         let mut rng = scripted(&[random_part(first)]);
         let mut state = Monotonic::new();
         let run: Vec<String> = (0..4)
-            .map(|_| text(state.next(ms, &mut rng).unwrap()))
+            .map(|_| text(state.next(ms, &mut rng, Step::One).unwrap()))
             .collect();
         assert_eq!(
             run,
@@ -249,8 +337,9 @@ mod tests {
             ]
         );
         assert_eq!(
-            rng.1, 1,
-            "fresh randomness only for the first value of the millisecond"
+            (rng.calls, rng.draw_calls),
+            (1, 0),
+            "fresh randomness only for the first value of the millisecond, and no step drawn"
         );
     }
 
@@ -260,13 +349,17 @@ mod tests {
         let ms = codec::timestamp_ms(&decode(last.as_bytes()).unwrap());
         let mut rng = scripted(&[[0xFF; RANDOM_BYTES]]);
         let mut state = Monotonic::new();
-        assert_eq!(text(state.next(ms, &mut rng).unwrap()), last);
-        assert_eq!(state.next(ms, &mut rng), Err(GenerateError::Exhausted));
-        assert_eq!(state.next(ms, &mut rng), Err(GenerateError::Exhausted));
+        assert_eq!(text(state.next(ms, &mut rng, Step::One).unwrap()), last);
+        for step in [Step::One, Step::Random, Step::One] {
+            assert_eq!(
+                state.next(ms, &mut rng, step),
+                Err(GenerateError::Exhausted)
+            );
+        }
         assert_eq!(text(state.last()), last, "a failure leaves the state alone");
         // the next millisecond recovers with fresh bits
         let next = state
-            .next(ms + 1, &mut scripted(&[[0; RANDOM_BYTES]]))
+            .next(ms + 1, &mut scripted(&[[0; RANDOM_BYTES]]), Step::Random)
             .unwrap();
         assert_eq!(codec::timestamp_ms(&next), ms + 1);
     }
@@ -276,18 +369,146 @@ mod tests {
         let mut value = [0u8; BYTES];
         value[5] = 7; // timestamp byte
         value[7..].fill(0xFF);
-        let next = increment_random(&value).unwrap();
+        let next = step_random_part(&value, 0).unwrap();
         assert_eq!(next[..6], value[..6]);
         assert_eq!(next[6], 1);
         assert!(next[7..].iter().all(|&b| b == 0));
+        // the largest step carries too
+        let mut value = [0u8; BYTES];
+        value[5] = 7;
+        value[12..].fill(0xFF);
+        let next = step_random_part(&value, u32::MAX).unwrap();
+        assert_eq!(next[..6], value[..6]);
+        assert_eq!(random_number(next), 0xFFFF_FFFF + (1 << 32));
+    }
+
+    #[test]
+    fn a_random_step_is_the_draw_plus_one() {
+        let start = decode(b"01BX5ZZKBKACTAV9WEVGEMMVRY").unwrap();
+        let ms = codec::timestamp_ms(&start);
+        let draws = [0, u32::MAX, 12_345, 1 << 31];
+        let mut rng = scripted_steps(&[random_part("01BX5ZZKBKACTAV9WEVGEMMVRY")], &draws);
+        let mut state = Monotonic::new();
+        let mut previous = state.next(ms, &mut rng, Step::Random).unwrap();
+        assert_eq!(previous, start);
+        for draw in draws {
+            let value = state.next(ms, &mut rng, Step::Random).unwrap();
+            assert_eq!(codec::timestamp_ms(&value), ms);
+            assert_eq!(
+                random_number(value) - random_number(previous),
+                u128::from(draw) + 1
+            );
+            previous = value;
+        }
+        assert_eq!((rng.calls, rng.draw_calls), (1, draws.len()));
+    }
+
+    #[test]
+    fn near_the_end_random_steps_shrink_and_fail_only_at_all_ones() {
+        let mut part = [0xFF; RANDOM_BYTES];
+        part[RANDOM_BYTES - 1] = 0xFF - 5; // five values left above it
+        let ms = 1_735_689_600_000;
+        // draw 7 with 5 left: step 7 % 5 + 1 = 3, 2 left; draw 4: 4 % 2 + 1 = 1,
+        // 1 left; draw 0: step 1, all ones
+        let mut rng = scripted_steps(&[part], &[7, 4, 0, 9]);
+        let mut state = Monotonic::new();
+        let first = random_number(state.next(ms, &mut rng, Step::Random).unwrap());
+        assert_eq!(first, RANDOM_MASK - 5);
+        let run: Vec<u128> = (0..3)
+            .map(|_| random_number(state.next(ms, &mut rng, Step::Random).unwrap()))
+            .collect();
+        assert_eq!(run, [RANDOM_MASK - 2, RANDOM_MASK - 1, RANDOM_MASK]);
+        assert_eq!(
+            state.next(ms, &mut rng, Step::Random),
+            Err(GenerateError::Exhausted)
+        );
+        assert_eq!(random_number(state.last()), RANDOM_MASK, "no wrap");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_step_moves_forward_within_the_millisecond_and_never_wraps(
+            ms in 0..=MAX_TIMESTAMP_MS,
+            part in 0..=RANDOM_MASK,
+            near_the_end in proptest::bool::ANY,
+            draw in proptest::num::u32::ANY,
+            one in proptest::bool::ANY,
+        ) {
+            // half the cases within 2^33 of the end, where steps must shrink
+            let part = if near_the_end { RANDOM_MASK - (part & 0x1_FFFF_FFFF) } else { part };
+            let start = codec::from_parts(ms, &part.to_be_bytes()[16 - RANDOM_BYTES..].try_into().unwrap());
+            let mut state = Monotonic::new();
+            state.advance_past(start);
+            let step = if one { Step::One } else { Step::Random };
+            let mut rng = scripted_steps(&[[0; RANDOM_BYTES]], &[draw]);
+            let left = RANDOM_MASK - part;
+            match state.next(ms, &mut rng, step) {
+                Err(err) => {
+                    proptest::prop_assert_eq!(err, GenerateError::Exhausted);
+                    proptest::prop_assert_eq!(left, 0);
+                    proptest::prop_assert_eq!(state.last(), start);
+                }
+                Ok(value) => {
+                    proptest::prop_assert!(value > start);
+                    proptest::prop_assert_eq!(codec::timestamp_ms(&value), ms);
+                    let moved = random_number(value) - part;
+                    let wanted = if one { 1 } else { u128::from(draw) + 1 };
+                    proptest::prop_assert!(moved >= 1 && moved <= left && moved <= 1 << 32);
+                    if wanted <= left {
+                        proptest::prop_assert_eq!(moved, wanted);
+                    }
+                    proptest::prop_assert_eq!(rng.calls, 0, "no fresh bits within a millisecond");
+                }
+            }
+        }
+    }
+
+    /// Chi-square statistic of `counts` against equal expected counts.
+    fn chi_square(counts: &[u64]) -> f64 {
+        let total: u64 = counts.iter().sum();
+        let expected = total as f64 / counts.len() as f64;
+        counts
+            .iter()
+            .map(|&c| (c as f64 - expected).powi(2) / expected)
+            .sum()
+    }
+
+    #[test]
+    fn random_steps_from_the_process_rng_are_uniform_on_1_to_2_pow_32() {
+        // 100,000 steps within one millisecond, from the real random source.
+        // Each step falls in one of 64 equal ranges by its top six bits and
+        // in one of 64 classes by its low six: both must fit the uniform
+        // distribution (chi-square, 63 degrees of freedom, below 130; the
+        // chance of a uniform source exceeding it is about 1e-6).
+        let mut rng = ProcessRng::new();
+        let mut state = Monotonic::new();
+        let ms = 1_700_000_000_000;
+        state.advance_past(codec::from_parts(ms, &[0; RANDOM_BYTES]));
+        let mut previous = random_number(state.last());
+        let (mut high, mut low) = ([0u64; 64], [0u64; 64]);
+        let mut small = 0;
+        for _ in 0..100_000 {
+            let value = state
+                .next(ms, &mut rng.for_process(3), Step::Random)
+                .unwrap();
+            let step = random_number(value) - previous;
+            previous = random_number(value);
+            assert!((2..=1 << 32).contains(&step), "step {step}");
+            high[((step - 1) >> 26) as usize] += 1;
+            low[((step - 1) & 63) as usize] += 1;
+            small += u32::from(step < 1 << 16);
+        }
+        assert!(chi_square(&high) < 130.0, "top bits: {high:?}");
+        assert!(chi_square(&low) < 130.0, "low bits: {low:?}");
+        assert!(small < 10, "{small} steps below 2^16");
     }
 
     #[test]
     fn a_later_millisecond_draws_fresh_bits() {
         let mut rng = scripted(&[[9; RANDOM_BYTES], [1; RANDOM_BYTES]]);
         let mut state = Monotonic::new();
-        let a = state.next(1_000, &mut rng).unwrap();
-        let b = state.next(1_001, &mut rng).unwrap();
+        let a = state.next(1_000, &mut rng, Step::Random).unwrap();
+        let b = state.next(1_001, &mut rng, Step::Random).unwrap();
         assert_eq!(codec::timestamp_ms(&b), 1_001);
         assert_eq!(b[6..], [1; RANDOM_BYTES]);
         assert!(
@@ -296,15 +517,18 @@ mod tests {
         );
     }
 
-    fn clock_step_back(step_ms: u64) {
+    fn clock_step_back(step_ms: u64, step: Step) {
         let start = 1_735_689_600_000;
-        let mut rng = scripted(&[[0x80; RANDOM_BYTES], [0; RANDOM_BYTES]]);
+        let mut rng = scripted_steps(
+            &[[0x80; RANDOM_BYTES], [0; RANDOM_BYTES]],
+            &[u32::MAX, 77, 1 << 20],
+        );
         let mut state = Monotonic::new();
-        let mut previous = state.next(start, &mut rng).unwrap();
+        let mut previous = state.next(start, &mut rng, step).unwrap();
         // the clock jumps back, then creeps forward to where it was, and on
         let mut now = start - step_ms;
         while now <= start {
-            let value = state.next(now, &mut rng).unwrap();
+            let value = state.next(now, &mut rng, step).unwrap();
             assert!(value > previous);
             assert_eq!(
                 codec::timestamp_ms(&value),
@@ -314,24 +538,26 @@ mod tests {
             previous = value;
             now += 1.max(step_ms / 1000);
         }
-        let value = state.next(start + 1, &mut rng).unwrap();
+        let value = state.next(start + 1, &mut rng, step).unwrap();
         assert!(value > previous);
         assert_eq!(
             codec::timestamp_ms(&value),
             start + 1,
             "moves on once the clock catches up"
         );
-        assert_eq!(rng.1, 2);
+        assert_eq!(rng.calls, 2);
     }
 
     #[test]
     fn clock_steps_back_one_millisecond() {
-        clock_step_back(1);
+        clock_step_back(1, Step::One);
+        clock_step_back(1, Step::Random);
     }
 
     #[test]
     fn clock_steps_back_ten_seconds() {
-        clock_step_back(10_000);
+        clock_step_back(10_000, Step::One);
+        clock_step_back(10_000, Step::Random);
     }
 
     #[test]
@@ -344,7 +570,7 @@ mod tests {
         );
         let mut state = Monotonic::new();
         assert_eq!(
-            state.next(MAX_TIMESTAMP_MS + 1, &mut rng),
+            state.next(MAX_TIMESTAMP_MS + 1, &mut rng, Step::Random),
             Err(GenerateError::TimestampOutOfRange)
         );
         assert_eq!(state.last(), [0; BYTES]);
@@ -357,7 +583,9 @@ mod tests {
         state.advance_past(high);
         state.advance_past([0; BYTES]);
         assert_eq!(state.last(), high);
-        let next = state.next(0, &mut scripted(&[[0; RANDOM_BYTES]])).unwrap();
+        let next = state
+            .next(0, &mut scripted(&[[0; RANDOM_BYTES]]), Step::One)
+            .unwrap();
         assert_eq!(text(next), "01JGFJJZ00XHF7E02JJ03AE4T8");
     }
 
@@ -369,7 +597,8 @@ mod tests {
         for i in 0..1_000_000u64 {
             // a clock that stalls, steps back and moves on
             let now = 1_700_000_000_000 + i / 1000 - (i % 7 == 0) as u64 * 3;
-            let value = state.next(now, &mut rng.for_process(42)).unwrap();
+            let step = if i % 5 == 0 { Step::One } else { Step::Random };
+            let value = state.next(now, &mut rng.for_process(42), step).unwrap();
             assert!(value > previous);
             previous = value;
         }
@@ -426,6 +655,31 @@ mod tests {
                 assert_eq!(rng.refills_left, REFILLS_PER_SEED - 1);
             }
         }
+    }
+
+    #[test]
+    fn mixed_draws_read_the_stream_in_order_and_drop_only_a_short_tail() {
+        let mut rng = ProcessRng::new();
+        rng.for_process(5); // seeds, nothing drawn yet
+        let mut stream = rng.rng.clone().unwrap();
+        let mut expected = vec![0u8; 2 * BUFFER_BYTES];
+        stream.fill_bytes(&mut expected[..BUFFER_BYTES]);
+        stream.fill_bytes(&mut expected[BUFFER_BYTES..]);
+
+        let per_buffer = BUFFER_BYTES / RANDOM_BYTES;
+        let mut drawn = Vec::new();
+        for _ in 0..per_buffer - 1 {
+            drawn.extend(rng.for_process(5).random());
+        }
+        // 10 bytes left: two 4-byte draws fit, the third starts a new buffer
+        for _ in 0..3 {
+            drawn.extend(rng.for_process(5).random_u32().to_le_bytes());
+        }
+        assert_eq!(drawn[..BUFFER_BYTES - 2], expected[..BUFFER_BYTES - 2]);
+        assert_eq!(
+            drawn[BUFFER_BYTES - 2..],
+            expected[BUFFER_BYTES..BUFFER_BYTES + 4]
+        );
     }
 
     #[test]

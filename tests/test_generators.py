@@ -180,3 +180,92 @@ def test_pgbench_inserts_with_a_default(preloaded, tmp_path, default):
     with preloaded.connect(db) as conn:
         count, distinct = conn.execute("SELECT count(*), count(DISTINCT id) FROM items").fetchone()
     assert count == distinct == 6000
+
+
+# --- the step within a millisecond ------------------------------------------
+#
+# gen_monotonic_ulid() steps by a uniformly random amount in [1, 2^32] within
+# a millisecond unless ulid.monotonic_step = one. The steps are read from
+# consecutive values of one statement that share a millisecond.
+
+STEPS = 100_000
+# 64 equal classes, 63 degrees of freedom: a uniform source exceeds this
+# chi-square value with odds of about 1.5 in a million.
+CHI_SQUARE_LIMIT = 130.0
+
+
+def same_millisecond_steps(conn, wanted: int = STEPS) -> list[int]:
+    """The first `wanted` steps between consecutive values of one millisecond."""
+    steps: list[int] = []
+    while len(steps) < wanted:
+        rows = conn.execute("SELECT gen_monotonic_ulid()::bytea FROM generate_series(1, 50000)").fetchall()
+        values = [int.from_bytes(r[0], "big") for r in rows]
+        steps += [b - a for a, b in zip(values, values[1:]) if a >> 80 == b >> 80]
+    return steps[:wanted]
+
+
+def chi_square(counts: list[int]) -> float:
+    expected = sum(counts) / len(counts)
+    return sum((c - expected) ** 2 / expected for c in counts)
+
+
+def server_for(mode: str, request):
+    return request.getfixturevalue("preloaded" if mode == "preloaded" else "cluster")
+
+
+@pytest.mark.parametrize("mode", ["per-session", "preloaded"])
+def test_random_steps_are_uniform_on_1_to_2_pow_32(mode, request):
+    server = server_for(mode, request)
+    db = server.create_database("steps_" + mode.replace("-", "_"))
+    with server.connect(db) as conn:
+        steps = same_millisecond_steps(conn)
+        # (known once the library is loaded, as it is by now)
+        assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("random",)
+    assert len(steps) == STEPS
+    assert all(1 <= s <= 2**32 for s in steps), (min(steps), max(steps))
+    assert steps.count(1) == 0, "a step of one"
+    # the top six bits of step - 1 place it in one of 64 equal ranges, the
+    # low six in one of 64 residues: both must look uniform
+    high, low = [0] * 64, [0] * 64
+    for s in steps:
+        high[(s - 1) >> 26] += 1
+        low[(s - 1) & 63] += 1
+    assert chi_square(high) < CHI_SQUARE_LIMIT, high
+    assert chi_square(low) < CHI_SQUARE_LIMIT, low
+    # one value does not reveal the next: a step below 2^16 has odds of
+    # 2^-16, about 1.5 expected among 100,000
+    small = sum(1 for s in steps if s < 2**16)
+    assert small < 10, small
+
+
+@pytest.mark.parametrize("mode", ["per-session", "preloaded"])
+def test_the_setting_restores_plus_one(mode, request):
+    """ulid.monotonic_step = one, set per database (the per-session server)
+    or per role (the preloaded one), reaches a new session before the
+    library is loaded in it, and gives the specification's +1 exactly; SET
+    in the session goes back to random steps."""
+    server = server_for(mode, request)
+    db = server.create_database("plus_one_" + mode.replace("-", "_"))
+    role = "ulid_plus_one"
+    with server.connect(db) as conn:
+        conn.execute(f"DROP ROLE IF EXISTS {role}")
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        if mode == "per-session":
+            conn.execute(f'ALTER DATABASE "{db}" SET ulid.monotonic_step = one')
+        else:
+            conn.execute(f"ALTER ROLE {role} SET ulid.monotonic_step = one")
+    try:
+        with server.connect(db, user=role) as conn:
+            assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("one",)
+            steps = same_millisecond_steps(conn, 20_000)
+            assert set(steps) == {1}
+            assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("one",)
+            conn.execute("SET ulid.monotonic_step = random")
+            steps = same_millisecond_steps(conn, 20_000)
+            assert 1 not in steps and max(steps) > 2**16
+            with pytest.raises(psycopg.errors.InvalidParameterValue):
+                conn.execute("SET ulid.monotonic_step = two")
+    finally:
+        with server.connect() as conn:
+            conn.execute(f'DROP DATABASE "{db}" WITH (FORCE)')
+            conn.execute(f"DROP ROLE {role}")

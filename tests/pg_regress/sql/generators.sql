@@ -39,19 +39,38 @@ SELECT gen_ulid('infinity');
 SELECT gen_ulid(NULL::timestamptz) IS NULL AS null_in_null_out;
 
 -- gen_monotonic_ulid(): each value greater than the one before; within a
--- millisecond the random part counts up by one.
+-- millisecond the random part moves on by a random step between 1 and 2^32
+-- (ulid.monotonic_step = random, the default) or by one (= one).
+SHOW ulid.monotonic_step;
 CREATE TABLE mono AS SELECT n, gen_monotonic_ulid() AS id FROM generate_series(1, 1000000) n;
 SELECT count(*) AS values, bool_and(id > prev) AS strictly_increasing
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM mono) s WHERE prev IS NOT NULL;
 SELECT bool_and(ulid_timestamp(id) >= ulid_timestamp(prev)) AS time_never_goes_back,
        bool_or(ulid_timestamp(id) = ulid_timestamp(prev)) AS some_share_a_millisecond
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM mono) s WHERE prev IS NOT NULL;
--- within one millisecond consecutive values differ by exactly one
-SELECT bool_and(('x' || right(encode(ulid_send(id), 'hex'), 15))::bit(60)::bigint
-              - ('x' || right(encode(ulid_send(prev), 'hex'), 15))::bit(60)::bigint = 1) AS plus_one
-FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM mono) s
-WHERE ulid_timestamp(id) = ulid_timestamp(prev)
-  AND right(encode(ulid_send(prev), 'hex'), 15) <> 'fffffffffffffff';
+-- The step from one value to the next within a millisecond: the 80-bit
+-- random parts as numbers (20 bits and 60), subtracted.
+CREATE FUNCTION random_step(id ulid, prev ulid) RETURNS numeric LANGUAGE sql AS $$
+    SELECT (('x' || substr(encode(ulid_send(id), 'hex'), 13, 5))::bit(20)::int
+            - ('x' || substr(encode(ulid_send(prev), 'hex'), 13, 5))::bit(20)::int)::numeric * 2 ^ 60
+         + (('x' || right(encode(ulid_send(id), 'hex'), 15))::bit(60)::bigint
+            - ('x' || right(encode(ulid_send(prev), 'hex'), 15))::bit(60)::bigint)
+$$;
+-- within one millisecond consecutive values differ by 1 to 2^32, rarely by
+-- little (a step below 2^16 has odds of 1 in 65536)
+SELECT bool_and(step BETWEEN 1 AND 2 ^ 32) AS steps_within_1_to_2_pow_32,
+       count(*) FILTER (WHERE step < 2 ^ 16) < count(*) / 1000 AS few_small_steps,
+       count(*) > 1000 AS enough_steps
+FROM (SELECT random_step(id, prev) AS step
+      FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM mono) s
+      WHERE ulid_timestamp(id) = ulid_timestamp(prev)) steps;
+-- ulid.monotonic_step = one: the specification's +1, exactly
+SET ulid.monotonic_step = one;
+CREATE TABLE mono_one AS SELECT n, gen_monotonic_ulid() AS id FROM generate_series(1, 100000) n;
+SELECT bool_and(random_step(id, prev) = 1) AS plus_one, count(*) > 1000 AS enough_steps
+FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM mono_one) s
+WHERE ulid_timestamp(id) = ulid_timestamp(prev);
+RESET ulid.monotonic_step;
 -- across statements of the session too
 SELECT gen_monotonic_ulid() > (SELECT max(id) FROM mono) AS next_statement_is_greater;
 
