@@ -177,7 +177,8 @@ def test_a_point_lookup_touches_one_remote(cluster, shards, sharded):
             scans = re.findall(r"Foreign Scan on public\.(orders_\d+)", plan)
             assert scans == [f"orders_{i}"], plan
             remote = re.search(r"Remote SQL: (.*)", plan).group(1)
-            assert remote.endswith(f"WHERE ((id OPERATOR(public.=) '{value}'))"), plan
+            # (13 and 14 print the constant's type, later versions do not)
+            assert re.search(rf"WHERE \(\(id OPERATOR\(public\.=\) '{value}'(::public\.ulid)?\)\)$", remote), plan
             assert len(conn.execute(query).fetchall()) == 1
 
 
@@ -193,7 +194,9 @@ def test_a_time_range_is_pushed_down_to_every_remote(cluster, shards, sharded):
         hi = conn.execute("SELECT '2025-01-03'::timestamptz::ulid::text").fetchone()[0]
         for sql in remote:
             # the bounds travel as ulid constants, compared on the remote
-            assert sql.endswith(f"WHERE ((id OPERATOR(public.>=) '{lo}')) AND ((id OPERATOR(public.<) '{hi}'))"), plan
+            assert re.search(
+                rf"WHERE \(\(id OPERATOR\(public\.>=\) '{lo}'(::public\.ulid)?\)\) "
+                rf"AND \(\(id OPERATOR\(public\.<\) '{hi}'(::public\.ulid)?\)\)$", sql), plan
         assert not any("Filter:" in line for line in plan), plan
         assert conn.execute(query).fetchone() == (24,)
     # the same count, from the shards themselves
