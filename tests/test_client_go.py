@@ -7,11 +7,10 @@ mode: no module proxy is needed. The build goes to target/go-client."""
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
-import subprocess
 from pathlib import Path
+
+from clientrun import link_tree, run_go_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "go"
@@ -26,15 +25,8 @@ def package_tree() -> Path:
     The tree's go.mod is what lets GOPATH mode read the import path
     github.com/oklog/ulid/v2 as Debian's github.com/oklog/ulid."""
     tree = BUILD / "gopath" / "src" / "ulidclients"
-    tree.mkdir(parents=True, exist_ok=True)
+    link_tree(tree, {"ulidsql": ADAPTER, "clients": TESTS})
     (tree / "go.mod").write_text("module ulidclients\n\ngo 1.19\n")
-    for name, source in (("ulidsql", ADAPTER), ("clients", TESTS)):
-        link = tree / name
-        if link.is_symlink() and Path(os.readlink(link)) == source:
-            continue
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(source, target_is_directory=True)
     return BUILD / "gopath"
 
 
@@ -52,20 +44,4 @@ def test_go_clients(cluster, db):
         GOPATH=f"{package_tree()}:{DEBIAN_GOPATH}",
         GOCACHE=str(BUILD / "cache"),
     )
-    result = subprocess.run(
-        [go, "test", "-count=1", "-v", "ulidclients/clients"],
-        cwd=BUILD, env=env, capture_output=True, text=True, timeout=900,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-
-    # Every test function ran and passed: none skipped, none missing.
-    declared = {
-        name
-        for path in TESTS.glob("*_test.go")
-        for name in re.findall(r"^func (Test\w+)\(t \*testing\.T\)", path.read_text(), re.M)
-    }
-    passed = set(re.findall(r"^--- PASS: (Test\w+)", result.stdout, re.M))
-    assert len(declared) >= 10, declared
-    assert passed == declared, output
-    assert not re.search(r"^\s*--- (FAIL|SKIP)", result.stdout, re.M), output
+    run_go_tests(go, "ulidclients/clients", TESTS, BUILD, env, minimum=10)

@@ -12,10 +12,11 @@ compiled."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
+
+from clientrun import link_tree, run_go_tests
 
 import pytest
 
@@ -45,17 +46,10 @@ def module_tree(gocode: Path) -> Path:
     """A module with the tests and the adapters linked in, requiring the
     pinned modules through the replace directives scripts/setup-go wrote."""
     tree = BUILD / "module"
-    tree.mkdir(parents=True, exist_ok=True)
+    link_tree(tree, {**ADAPTERS, "clients": TESTS})
     replaces = (gocode / "replace.mod").read_text()
     (tree / "go.mod").write_text(f"module {MODULE}\n\ngo 1.25\n\n{replaces}")
     (tree / "go.sum").unlink(missing_ok=True)
-    for name, source in (*ADAPTERS.items(), ("clients", TESTS)):
-        link = tree / name
-        if link.is_symlink() and Path(os.readlink(link)) == source:
-            continue
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(source, target_is_directory=True)
     return tree
 
 
@@ -70,21 +64,5 @@ def test_go_v5_clients(cluster, db):
                          capture_output=True, text=True, timeout=900)
     assert vet.returncode == 0, vet.stdout + vet.stderr
 
-    result = subprocess.run(
-        [tools["ULID_GO"], "test", "-count=1", "-v", f"{MODULE}/clients"],
-        cwd=tree, env=env, capture_output=True, text=True, timeout=900,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-
-    # Every test function ran and passed: none skipped, none missing.
-    declared = {
-        name
-        for path in TESTS.glob("*_test.go")
-        for name in re.findall(r"^func (Test\w+)\(t \*testing\.T\)", path.read_text(), re.M)
-    }
-    passed = set(re.findall(r"^--- PASS: (Test\w+)", result.stdout, re.M))
+    declared = run_go_tests(tools["ULID_GO"], f"{MODULE}/clients", TESTS, tree, env, minimum=12)
     assert {n for n in declared if n.startswith("TestPgx")} and {n for n in declared if n.startswith("TestGorm")}, declared
-    assert len(declared) >= 12, declared
-    assert passed == declared, output
-    assert not re.search(r"^\s*--- (FAIL|SKIP)", result.stdout, re.M), output

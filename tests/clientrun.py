@@ -1,0 +1,61 @@
+"""Runs the client test suites written in other languages (Go, JavaScript)
+and checks their own reports: every declared test ran and passed, none was
+skipped, so a run of nothing cannot pass. Also links the test sources and
+the adapters users copy into one build tree, so the file users copy is the
+file compiled."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+
+def link_tree(tree: Path, links: dict[str, Path]) -> None:
+    """Makes tree/NAME a link to each source directory, in place."""
+    tree.mkdir(parents=True, exist_ok=True)
+    for name, source in links.items():
+        link = tree / name
+        if link.is_symlink() and Path(os.readlink(link)) == source:
+            continue
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(source, target_is_directory=True)
+
+
+def run_go_tests(go: str, package: str, tests: Path, cwd: Path, env: dict[str, str], minimum: int) -> set[str]:
+    """`go test -v` of package; every Test function declared in tests/*_test.go
+    must have passed. Returns their names."""
+    result = subprocess.run(
+        [go, "test", "-count=1", "-v", package], cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    declared = {
+        name
+        for path in tests.glob("*_test.go")
+        for name in re.findall(r"^func (Test\w+)\(t \*testing\.T\)", path.read_text(), re.M)
+    }
+    passed = set(re.findall(r"^--- PASS: (Test\w+)", result.stdout, re.M))
+    assert len(declared) >= minimum, declared
+    assert passed == declared, output
+    assert not re.search(r"^\s*--- (FAIL|SKIP)", result.stdout, re.M), output
+    return declared
+
+
+def run_node_tests(files: list[Path], cwd: Path, env: dict[str, str], minimum: int) -> None:
+    """node's test runner on files; its TAP summary must count every
+    top-level test() declared in them as passed."""
+    declared = sum(len(re.findall(r"^test\(", p.read_text(), re.M)) for p in files)
+    assert declared >= minimum, files
+    result = subprocess.run(
+        ["node", "--test", "--test-reporter=tap", *map(str, files)],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    summary = dict(re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", result.stdout, re.M))
+    assert summary == {
+        "tests": str(declared), "pass": str(declared), "fail": "0", "cancelled": "0", "skipped": "0", "todo": "0",
+    }, output
