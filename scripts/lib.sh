@@ -29,14 +29,20 @@ export ULID_CARGO_TARGET
 # after a build from another checkout it would judge this one's sources by
 # that checkout's files. So when the checkout changes, forget how our own
 # crate was built (the dependencies' builds stay) and let cargo rebuild it.
-# Call it with the checkout about to build into ULID_CARGO_TARGET.
+# Scripts that build call it with the checkout about to build into
+# ULID_CARGO_TARGET (not on every use of this file: a test run that only
+# reads the builds' paths must not make another checkout's build start over).
 claim_cargo_target() {
     if [ -d "$ULID_CARGO_TARGET" ] && [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$1" ]; then
         find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
         echo "$1" >"$ULID_CARGO_TARGET/.checkout"
     fi
 }
-claim_cargo_target "$ULID_ROOT"
+# Private clusters' data directories; a run given ports of its own
+# (ULID_PORT_BASE) gets a directory of its own too, so that two runs side by
+# side never restart each other's servers.
+ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULID_PORT_BASE}}
+export ULID_CLUSTER_ROOT
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 

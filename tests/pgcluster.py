@@ -19,7 +19,10 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
-CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT", "/tmp/ulid-clusters"))
+# as scripts/lib.sh chooses it: a run with ports of its own has its own directory
+_PORT_BASE = os.environ.get("ULID_PORT_BASE")
+CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT")
+                    or "/tmp/ulid-clusters" + (f"-{_PORT_BASE}" if _PORT_BASE else ""))
 
 
 def major_version(build: int | str) -> int:
