@@ -1,7 +1,7 @@
 """Fixtures for the tests that drive real PostgreSQL servers.
 
 Every test here runs against a private cluster started by `scripts/cluster`
-for the build given with `--pg` (13, 15, 16, 17, 18 or 18-assert), with the extension already
+for the build given with `--pg` (13, 15, 16, 17, 18, 18-assert or 19), with the extension already
 installed into that PostgreSQL by `scripts/test`. Clients are real ones:
 psycopg for SQL, and the server's own psql, pg_regress, pg_dump and pgbench.
 """
@@ -29,8 +29,8 @@ def pytest_ignore_collect(collection_path, config):
         # Debian's own PostgreSQL is the 15 build
         return config.getoption("--pg") != "15"
     if collection_path.name == "test_pg_upgrade.py":
-        # from every older build to 18, once: in the 18 session
-        return config.getoption("--pg") != "18"
+        # from the older builds to 18 and to 19, in their sessions
+        return config.getoption("--pg") not in ("18", "19")
     return None
 
 

@@ -1,10 +1,11 @@
-"""pg_upgrade to PostgreSQL 18 from every older server built here, in copy
-and link modes, of a cluster with two databases: one made by the previous
-release and one by this one. Afterwards the data is identical, the indexes
-pass amcheck and serve index scans, the generators work, and one command
-per database (`ALTER EXTENSION ulid UPDATE`, or the re-synchronising
-command for a database already on this release) makes its catalog a fresh
-install's on 18. Collected with `--pg 18` only (see conftest.py)."""
+"""pg_upgrade to PostgreSQL 18 from every older server built here, and to 19
+from 17 and 18, in copy and link modes, of a cluster with two databases: one
+made by the previous release and one by this one. Afterwards the data is
+identical, the indexes pass amcheck and serve index scans, the generators
+work, and one command per database (`ALTER EXTENSION ulid UPDATE`, or the
+re-synchronising command for a database already on this release) makes its
+catalog a fresh install's on the new server. Collected in the sessions of
+the new servers, `--pg 18` and `--pg 19` (see conftest.py)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,22 @@ from pgcluster import CLUSTER_ROOT, ROOT, Cluster
 from upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, catalog, catalog_diff,
                        check_works, fill, snapshot)
 
-# Debian's 15.20 cannot be upgraded to 18 at all (see README.md, "Upgrading").
-OLD_BUILDS = ["13", "16", "17"]
-NEW_BUILD = "18"
+# The new server of each session that runs this file, and the older builds
+# upgraded to it. Debian's 15.20 cannot be upgraded to 18 at all (see
+# README.md, "Upgrading").
+UPGRADES = {"18": ["13", "16", "17"], "19": ["17", "18"]}
+
+
+def pytest_generate_tests(metafunc):
+    if "old_build" in metafunc.fixturenames:
+        metafunc.parametrize("old_build", UPGRADES[metafunc.config.getoption("--pg")], indirect=True,
+                             scope="module")
 
 
 @pytest.fixture(scope="module")
-def new_fresh():
+def new_fresh(pg_build):
     """A fresh install's catalog on the new server."""
-    c = Cluster(NEW_BUILD, "pg-upgrade-fresh", slot=33)
+    c = Cluster(pg_build, "pg-upgrade-fresh", slot=33)
     c.destroy()
     c.start()
     try:
@@ -35,10 +43,11 @@ def new_fresh():
         c.destroy()
 
 
-@pytest.fixture(scope="module", params=OLD_BUILDS)
+@pytest.fixture(scope="module")
 def old_build(request):
     """An older build with this release installed, as its own test session
-    leaves it (installed again here, for a run of the 18 session alone)."""
+    leaves it (installed again here, for a run of the new build's session
+    alone)."""
     build = request.param
     subprocess.run([str(ROOT / "scripts" / "install"), build], check=True, capture_output=True)
     return build
@@ -58,10 +67,12 @@ def initdb(cluster: Cluster, *options: str) -> None:
                    check=True, capture_output=True)
 
 
-def pg_upgrade(old: Cluster, mode: str) -> tuple[Cluster, subprocess.CompletedProcess]:
-    """Runs 18's pg_upgrade from the stopped cluster `old` into a new one."""
-    new = Cluster(NEW_BUILD, "pg-upgrade-new", slot=32)
-    initdb(new, "--no-data-checksums")  # the old clusters have none; 18 turns them on by default
+def pg_upgrade(old: Cluster, new_build: str, mode: str) -> tuple[Cluster, subprocess.CompletedProcess]:
+    """Runs the new build's pg_upgrade from the stopped cluster `old` into a new one."""
+    new = Cluster(new_build, "pg-upgrade-new", slot=32)
+    # data checksums as the old cluster has them: initdb turns them on by
+    # default from 18 on
+    initdb(new, *(["--no-data-checksums"] if old.version < 18 else []))
     work = CLUSTER_ROOT / "pg-upgrade-work"  # pg_upgrade's sockets, reachable by postgres
     shutil.rmtree(work, ignore_errors=True)
     as_postgres_dir(work)
@@ -73,7 +84,7 @@ def pg_upgrade(old: Cluster, mode: str) -> tuple[Cluster, subprocess.CompletedPr
     return new, run
 
 
-def test_debian_15_cannot_be_upgraded_to_18_even_without_ulid():
+def test_debian_15_cannot_be_upgraded_even_without_ulid(pg_build):
     """Why 15 is not among the old builds: Debian's 15.20 stores a column
     option, pg_attver, that 18 refuses when pg_upgrade restores the schema,
     for any table. When this fails, pg_upgrade from 15 works: add 15 to
@@ -85,7 +96,7 @@ def test_debian_15_cannot_be_upgraded_to_18_even_without_ulid():
         conn.execute("CREATE TABLE t (a integer)")
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'ulid'").fetchone() == (0,)
     old.stop()
-    new, run = pg_upgrade(old, "copy")
+    new, run = pg_upgrade(old, pg_build, "copy")
     try:
         assert run.returncode != 0
         logs = "".join(p.read_text(errors="replace") for p in new.dir.glob("pg_upgrade_output.d/**/*.log"))
@@ -96,7 +107,7 @@ def test_debian_15_cannot_be_upgraded_to_18_even_without_ulid():
 
 
 @pytest.mark.parametrize("mode", ["copy", "link"])
-def test_pg_upgrade_to_18(old_build, mode, new_fresh, tmp_path):
+def test_pg_upgrade(old_build, pg_build, mode, new_fresh, tmp_path):
     old_version = int(old_build)
     previous = RELEASES[-1]
     old = Cluster(old_build, "pg-upgrade-old", slot=31)
@@ -120,7 +131,7 @@ def test_pg_upgrade_to_18(old_build, mode, new_fresh, tmp_path):
             before[db] = snapshot(conn)
     old.stop()
 
-    new, run = pg_upgrade(old, mode)
+    new, run = pg_upgrade(old, pg_build, mode)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "Upgrade Complete" in run.stdout
 
@@ -132,22 +143,24 @@ def test_pg_upgrade_to_18(old_build, mode, new_fresh, tmp_path):
             conn.execute("ALTER EXTENSION ulid UPDATE")
             updated = catalog(conn)
             assert updated == new_fresh, catalog_diff(updated, new_fresh, f"{previous} on {old_build}, updated",
-                                                      "fresh install on 18")
+                                                      f"fresh install on {pg_build}")
             check_works(conn, new, old_version)
 
         with new.connect("on_current") as conn:
             assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'ulid'").fetchone() == (VERSION,)
             assert snapshot(conn) == before["on_current"]
             carried = catalog(conn)
-            # what the old server had: no skip support (18), no minmax-multi or bloom (14)
-            assert carried != new_fresh
+            # what the old server lacked: skip support (18), minmax-multi and
+            # bloom (14); 19 adds nothing
             missing = {line for line in new_fresh if line not in carried}
-            assert any("ulid_skipsupport" in line for line in missing)
-            assert any("ulid_bloom_ops" in line for line in missing) == (old_version < 14)
+            lacked = {"ulid_skipsupport": old_version < 18, "ulid_bloom_ops": old_version < 14}
+            for name, expected in lacked.items():
+                assert any(name in line for line in missing) == expected, (name, missing)
+            assert (carried != new_fresh) == any(lacked.values())
             conn.execute(RESYNC)
             resynced = catalog(conn)
             assert resynced == new_fresh, catalog_diff(resynced, new_fresh, f"{VERSION} on {old_build}, resynced",
-                                                       "fresh install on 18")
+                                                       f"fresh install on {pg_build}")
             check_works(conn, new, old_version)
     finally:
         new.destroy()
