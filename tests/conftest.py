@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from pgcluster import Cluster, major_version
+from upgrading import InstalledRelease
 
 
 def pytest_addoption(parser):
@@ -66,6 +67,16 @@ def preloaded(pg_build):
                 settings={"shared_preload_libraries": "ulid", **FAST_COMMITS}).start()
     yield c
     c.stop()
+
+
+@pytest.fixture(scope="module")
+def swap(pg_build, tmp_path_factory):
+    """The build's installed ulid files, put back exactly after the module."""
+    files = InstalledRelease(pg_build, tmp_path_factory.mktemp("installed"))
+    try:
+        yield files
+    finally:
+        files.restore()
 
 
 @pytest.fixture

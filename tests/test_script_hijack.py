@@ -34,7 +34,7 @@ import psycopg
 import pytest
 
 from pgcluster import Cluster
-from upgrading import RELEASES, RESYNC, VERSION, InstalledRelease
+from upgrading import RELEASES, RESYNC, VERSION
 
 ROLE = "mallory"
 
@@ -328,16 +328,6 @@ def test_array_type_name_taken_in_the_target_schema(mallory, server):
     mallory.conn.execute("CREATE EXTENSION ulid SCHEMA target")
     assert_nothing_ran(server, mallory.db, "CREATE EXTENSION")
     extension_works(mallory.conn, "target")
-
-
-@pytest.fixture(scope="module")
-def swap(pg_build, tmp_path_factory):
-    """The build's installed ulid files, put back exactly after the module."""
-    files = InstalledRelease(pg_build, tmp_path_factory.mktemp("installed"))
-    try:
-        yield files
-    finally:
-        files.restore()
 
 
 @pytest.mark.parametrize("old", RELEASES)

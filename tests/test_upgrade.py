@@ -11,18 +11,8 @@ import psycopg
 import pytest
 
 from pgcluster import Cluster, install_dirs
-from upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, c_symbols, catalog,
+from upgrading import (RELEASES, RESYNC, VERSION, c_symbols, catalog,
                        catalog_diff, check_works, fill, snapshot)
-
-
-@pytest.fixture(scope="module")
-def swap(pg_build, tmp_path_factory):
-    """The build's installed ulid files, put back exactly after the module."""
-    files = InstalledRelease(pg_build, tmp_path_factory.mktemp("installed"))
-    try:
-        yield files
-    finally:
-        files.restore()
 
 
 @pytest.fixture(scope="module")
