@@ -12,7 +12,9 @@
 #              memory clobbered
 #   19         Debian experimental's binary packages, unpacked with the newer
 #              C library and libraries from sid they need (Debian 12's are
-#              too old), its programs pointed at them
+#              too old), its programs pointed at them; and, for the Debian
+#              package's test, installed with apt into a sid system in a
+#              directory (scripts/debian-system)
 # A build name is a major version, optionally with a suffix; the major
 # version picks pgrx's feature flag (pgNN).
 set -euo pipefail
@@ -63,6 +65,13 @@ claim_cargo_target() {
 # side never restart each other's servers.
 ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULID_PORT_BASE}}
 export ULID_CLUSTER_ROOT
+# Where scripts/fetch-debian keeps what it downloaded from Debian's archive
+ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
+# PostgreSQL 19's packages from Debian experimental, and the libraries from
+# sid they need (inputs.manifest pins each): unpacked for the 19 build
+# (scripts/setup), and part of the sid system scripts/debian-system makes
+PG19_PACKAGES=(postgresql-19 postgresql-client-19 postgresql-server-dev-19 libpq5
+    libc6 libgcc-s1 libstdc++6 libicu78 libxml2-16 libldap2 liburing2 libssl3t64)
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 

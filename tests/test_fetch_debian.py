@@ -216,7 +216,7 @@ def test_a_package_the_manifest_does_not_pin_is_an_error(tmp_path, archive):
 def test_the_repository_manifest_is_well_formed():
     """Every line of inputs.manifest is of a known kind with its fields, and
     every lock file it names exists."""
-    fields = {"debian-source": 8, "debian-binary": 8, "debian": 3, "wheel": 7, "pypi": 5, "crate": 4, "lock": 2}
+    fields = {"debian-source": 8, "debian-binary": 8, "debian-system": 8, "debian": 3, "wheel": 7, "pypi": 5, "crate": 4, "lock": 2}
     seen = set()
     for line in (ROOT / "inputs.manifest").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
@@ -224,7 +224,9 @@ def test_the_repository_manifest_is_well_formed():
         kind, *rest = line.split()
         assert kind in fields, line
         assert len(rest) + 1 == fields[kind], line
-        key = (kind, rest[0] if kind != "debian-source" and kind != "debian-binary" else rest[2])
+        # scripts/fetch-debian knows the archive's files by package name alone
+        archive = kind in ("debian-source", "debian-binary", "debian-system")
+        key = ("archive", rest[2]) if archive else (kind, rest[0])
         assert key not in seen, f"pinned twice: {line}"
         seen.add(key)
         if kind == "lock":
