@@ -1,11 +1,19 @@
 """The Debian package: built by scripts/package, installed with apt into
-Debian's own PostgreSQL 15, usable at once, and gone without a trace after
+Debian's own PostgreSQL, usable at once, and gone without a trace after
 apt-get remove.
 
-Only the 15 build is Debian's own PostgreSQL; on the others the test is
-skipped. While it runs, the ulid files `scripts/install 15` put in place are
-moved aside (so that the package alone provides the extension) and put back
-afterwards, whatever happens.
+Two builds are Debian's own PostgreSQL:
+- 15 is Debian 12's postgresql-15, on this system. While the test runs, the
+  ulid files `scripts/install 15` put in place are moved aside (so that the
+  package alone provides the extension) and put back afterwards, whatever
+  happens.
+- 19 is Debian experimental's postgresql-19, installed with apt into a sid
+  system that scripts/debian-system makes (Debian 12 cannot have it): the
+  package is copied in and installed there with that system's apt and dpkg.
+
+In both, the server is a cluster made the Debian way, with
+pg_createcluster, and dropped afterwards. On the other builds the test is
+not collected (conftest.py).
 """
 
 from __future__ import annotations
@@ -17,51 +25,117 @@ import re
 import shutil
 import subprocess
 import tomllib
+from contextlib import contextmanager
 from pathlib import Path
 
+import psycopg
 import pytest
 
-from pgcluster import Cluster
+from pgcluster import cluster_port
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 # scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
 DEB_VERSION = VERSION.replace("-", "~") + "-1"
-PACKAGE = "postgresql-15-ulid"
-LIBDIR = Path("/usr/lib/postgresql/15/lib")
-EXTDIR = Path("/usr/share/postgresql/15/extension")
-DOCDIR = Path("/usr/share/doc") / PACKAGE
-APT_ENV = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-# wait for dpkg's lock rather than fail when something else is using apt
-APT = ["apt-get", "-o", "DPkg::Lock::Timeout=300"]
+# the cluster pg_createcluster makes for the test
+CLUSTER = "ulid-deb-test"
 
 
-def run(*args: str, **kw) -> subprocess.CompletedProcess:
+def run(*args, **kw) -> subprocess.CompletedProcess:
     """Runs a command; on failure the assertion shows its output."""
     p = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kw)
     assert p.returncode == 0, f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}"
     return p
 
 
-def expected_files() -> list[str]:
-    """What the package must hold: the library, the control file, the
-    install script of this version, every upgrade script in sql/ (which
-    cargo-pgrx installs beside it) and the two Debian documents."""
-    upgrades = [EXTDIR / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")]
-    return sorted(str(p) for p in [
-        LIBDIR / "ulid.so", EXTDIR / "ulid.control", EXTDIR / f"ulid--{VERSION}.sql", *upgrades,
-        DOCDIR / "copyright", DOCDIR / "changelog.Debian.gz",
-    ])
+class System:
+    """A Debian system with Debian's postgresql-MAJOR installed with apt:
+    where the package is installed, its commands, and its files as seen
+    from here."""
+
+    # wait for dpkg's lock rather than fail when something else is using apt
+    APT = ["apt-get", "-o", "DPkg::Lock::Timeout=300"]
+
+    def __init__(self, major: str, root: Path, command: list[str]):
+        self.major = major
+        self.root = root
+        self.command = command
+        self.package = f"postgresql-{major}-ulid"
+        self.libdir = Path(f"/usr/lib/postgresql/{major}/lib")
+        self.extdir = Path(f"/usr/share/postgresql/{major}/extension")
+        self.docdir = Path("/usr/share/doc") / self.package
+
+    def __call__(self, *args, check: bool = True) -> subprocess.CompletedProcess:
+        """Runs a command in the system, as root."""
+        argv = [*self.command, *map(str, args)]
+        p = subprocess.run(argv, capture_output=True, text=True,
+                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        if check:
+            assert p.returncode == 0, f"{' '.join(argv)} failed:\n{p.stdout}\n{p.stderr}"
+        return p
+
+    def here(self, path: str | Path) -> Path:
+        """A path of the system, as this process sees it."""
+        return self.root / Path(path).relative_to("/")
+
+    def expected_files(self) -> list[str]:
+        """What the package must hold: the library, the control file, the
+        install script of this version, every upgrade script in sql/ (which
+        cargo-pgrx installs beside it) and the two Debian documents."""
+        upgrades = [self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")]
+        return sorted(str(p) for p in [
+            self.libdir / "ulid.so", self.extdir / "ulid.control", self.extdir / f"ulid--{VERSION}.sql",
+            *upgrades, self.docdir / "copyright", self.docdir / "changelog.Debian.gz",
+        ])
+
+    def present(self, files: list[str]) -> list[str]:
+        return [f for f in files if self.here(f).exists()]
+
+    def dpkg_status(self) -> str:
+        """The Status line of `dpkg -s`, or "not-installed" when dpkg knows
+        nothing of the package."""
+        p = self("dpkg", "-s", self.package, check=False)
+        if p.returncode != 0:
+            assert "not installed" in p.stderr, p.stderr
+            return "not-installed"
+        return re.search(r"^Status: (.*)$", p.stdout, re.M).group(1)
+
+    def purge(self) -> None:
+        if self.dpkg_status() != "not-installed":
+            self("dpkg", "--purge", self.package)
+
+    def drop_cluster(self) -> None:
+        if self("pg_lsclusters", "-h", self.major, CLUSTER, check=False).stdout.strip():
+            self("pg_dropcluster", "--stop", self.major, CLUSTER)
+
+    @contextmanager
+    def cluster(self, port: int):
+        """A cluster made with pg_createcluster, started; yields a function
+        that connects to a database of it over its Unix socket. Local
+        connections are trusted: peer authentication would map our uid to
+        the system's user names."""
+        self.drop_cluster()
+        self("pg_createcluster", self.major, CLUSTER, "--port", port, "--start",
+             "--", "--auth-local=trust", "--auth-host=scram-sha-256")
+        try:
+            def connect(dbname: str = "postgres") -> psycopg.Connection:
+                return psycopg.connect(host=str(self.here("/run/postgresql")), port=port,
+                                       user="postgres", dbname=dbname, autocommit=True)
+            yield connect
+        finally:
+            self.drop_cluster()
 
 
-def dpkg_status(package: str) -> str:
-    """The Status line of `dpkg -s`, or "not-installed" when dpkg knows
-    nothing of the package."""
-    p = subprocess.run(["dpkg", "-s", package], capture_output=True, text=True)
-    if p.returncode != 0:
-        assert "not installed" in p.stderr, p.stderr
-        return "not-installed"
-    return re.search(r"^Status: (.*)$", p.stdout, re.M).group(1)
+@pytest.fixture(scope="module")
+def system(pg_build) -> System:
+    if pg_build == "15":
+        return System("15", Path("/"), [])
+    assert pg_build == "19", pg_build
+    debian_system = ROOT / "scripts" / "debian-system"
+    root = Path(run(debian_system, "root").stdout.strip())
+    assert (root / "usr/lib/postgresql/19/bin/postgres").is_file(), \
+        f"no postgresql-19 in the sid system {root}: scripts/setup makes it"
+    return System("19", root, [str(debian_system), "run"])
 
 
 def sha256(path: Path) -> str:
@@ -69,33 +143,30 @@ def sha256(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def deb(pg_build) -> Path:
-    """The 15 package, freshly built by scripts/package in the profile
+def deb(pg_build, system) -> Path:
+    """The package, freshly built by scripts/package in the profile
     test_package.py builds its tarball in."""
-    if pg_build != "15":
-        pytest.skip("the Debian package is installed into Debian's own postgresql-15, "
-                    "which only the 15 build is")
     arch = run("dpkg", "--print-architecture").stdout.strip()
-    path = ROOT / "dist" / f"{PACKAGE}_{DEB_VERSION}_{arch}.deb"
+    path = ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
     path.unlink(missing_ok=True)
-    run(ROOT / "scripts" / "package", "--debug", "15")
+    run(ROOT / "scripts" / "package", "--debug", pg_build)
     assert path.is_file()
     return path
 
 
-def test_deb_metadata_and_contents(deb, tmp_path):
+def test_deb_metadata_and_contents(deb, system, tmp_path):
     def field(name: str) -> str:
         return run("dpkg-deb", "--field", deb, name).stdout.strip()
 
-    assert field("Package") == PACKAGE
+    assert field("Package") == system.package
     assert field("Version") == DEB_VERSION
     assert field("Architecture") == run("dpkg", "--print-architecture").stdout.strip()
     assert field("Section") == "database"
     assert field("Priority") == "optional"
     assert re.fullmatch(r".+ <[^ @]+@[^ @]+>", field("Maintainer"))
-    assert field("Description").startswith("ULID type for PostgreSQL 15\n")
+    assert field("Description").startswith(f"ULID type for PostgreSQL {system.major}\n")
     depends = field("Depends").split(", ")
-    assert "postgresql-15" in depends
+    assert f"postgresql-{system.major}" in depends
     # the library's own dependencies, from dpkg-shlibdeps
     assert any(re.fullmatch(r"libc6 \(>= 2\.\d+\)", d) for d in depends), depends
 
@@ -107,7 +178,7 @@ def test_deb_metadata_and_contents(deb, tmp_path):
         mode, owner, _size, _date, _time, path = line.split(maxsplit=5)
         entries["/" + path.removeprefix("./").rstrip("/")] = (mode, owner)
     files = sorted(p for p, (mode, _) in entries.items() if not mode.startswith("d"))
-    assert files == expected_files()
+    assert files == system.expected_files()
     dirs = {p for p, (mode, _) in entries.items() if mode.startswith("d")}
     assert dirs == {"/"} | {str(parent) for f in files for parent in Path(f).parents}
     for path, (mode, owner) in entries.items():
@@ -124,22 +195,31 @@ def test_deb_metadata_and_contents(deb, tmp_path):
         assert hashlib.md5((tree / path).read_bytes()).hexdigest() == md5, path
     assert int(field("Installed-Size")) >= sum((tree / p).stat().st_size for p in md5sums) // 1024
 
-    control = (tree / EXTDIR.relative_to("/") / "ulid.control").read_text()
+    control = (tree / system.extdir.relative_to("/") / "ulid.control").read_text()
     assert f"default_version = '{VERSION}'" in control
-    changelog = gzip.decompress((tree / DOCDIR.relative_to("/") / "changelog.Debian.gz").read_bytes())
-    assert changelog.decode().startswith(f"{PACKAGE} ({DEB_VERSION}) ")
-    copyright = (tree / DOCDIR.relative_to("/") / "copyright").read_text()
+    changelog = gzip.decompress((tree / system.docdir.relative_to("/") / "changelog.Debian.gz").read_bytes())
+    assert changelog.decode().startswith(f"{system.package} ({DEB_VERSION}) ")
+    copyright = (tree / system.docdir.relative_to("/") / "copyright").read_text()
     assert "License: Expat" in copyright and "Permission is hereby granted" in copyright
 
 
 @pytest.fixture
-def without_installed_ulid(deb, tmp_path):
-    """Moves the ulid files of PostgreSQL 15 aside, and puts them back
-    afterwards exactly as they were. Renames only: a server of this session
-    may have ulid.so mapped, and a file is never written in place."""
-    originals = [LIBDIR / "ulid.so", EXTDIR / "ulid.control", *EXTDIR.glob("ulid--*.sql")]
-    originals = [p for p in originals if p.exists()]
-    assert LIBDIR / "ulid.so" in originals, "scripts/install 15 has not run"
+def without_installed_ulid(deb, system, tmp_path):
+    """Leaves the package as the only source of the extension: on this
+    system, moves the ulid files `scripts/install 15` put in place aside,
+    and puts them back afterwards exactly as they were (renames only: a
+    server of this session may have ulid.so mapped, and a file is never
+    written in place); in the sid system, which has no other ulid, removes
+    what an interrupted run may have left."""
+    if system.major == "19":
+        system.drop_cluster()
+        system.purge()
+    originals = [system.libdir / "ulid.so", system.extdir / "ulid.control", *system.extdir.glob("ulid--*.sql")]
+    originals = [system.here(p) for p in originals if system.here(p).exists()]
+    if system.major == "15":
+        assert system.libdir / "ulid.so" in originals, "scripts/install 15 has not run"
+    else:
+        assert originals == [], "the sid system has ulid files no package owns"
     checksums = {p: sha256(p) for p in originals}
     aside = tmp_path / "aside"
     aside.mkdir()
@@ -151,32 +231,47 @@ def without_installed_ulid(deb, tmp_path):
         yield
     finally:
         # a test that failed half way may have left the package installed
-        if dpkg_status(PACKAGE) != "not-installed":
-            subprocess.run(["dpkg", "--purge", PACKAGE], env=APT_ENV, capture_output=True)
+        system.drop_cluster()
+        system.purge()
         for saved, p in moved:
             shutil.move(saved, p)
-    assert dpkg_status(PACKAGE) == "not-installed"
+    assert system.dpkg_status() == "not-installed"
     assert {p: sha256(p) for p in originals} == checksums
 
 
-def test_deb_installs_with_apt_and_removes_cleanly(deb, without_installed_ulid):
-    files = expected_files()
-    assert not [f for f in files if Path(f).exists()]
+def test_deb_installs_with_apt_and_removes_cleanly(deb, system, without_installed_ulid, pg_build):
+    files = system.expected_files()
+    assert system.present(files) == []
 
-    run(*APT, "install", "-y", "--no-install-recommends", deb, env=APT_ENV)
-    assert dpkg_status(PACKAGE) == "install ok installed"
-    assert run("dpkg-query", "-W", "-f=${Version}", PACKAGE).stdout == DEB_VERSION
-    listed = set(run("dpkg", "-L", PACKAGE).stdout.splitlines())
-    assert set(files) <= listed
-    assert all(Path(f).is_file() for f in files)
-
-    cluster = Cluster("15", "debian-package", slot=12).start()
+    # apt installs a file given by its path: in the sid system, the path
+    # is inside it
+    if system.major == "15":
+        inside = deb
+    else:
+        inside = Path("/tmp") / deb.name
+        shutil.copy(deb, system.here(inside))
     try:
-        db = cluster.create_database("from_deb")
-        with cluster.connect(db) as conn:
+        system(*System.APT, "install", "-y", "--no-install-recommends", inside)
+    finally:
+        if inside != deb:
+            system.here(inside).unlink()
+    assert system.dpkg_status() == "install ok installed"
+    assert system("dpkg-query", "-W", "-f=${Version}", system.package).stdout == DEB_VERSION
+    listed = set(system("dpkg", "-L", system.package).stdout.splitlines())
+    assert set(files) <= listed
+    assert all(system.here(f).is_file() for f in files)
+
+    with system.cluster(cluster_port(pg_build, 12)) as connect:
+        with connect() as conn:
+            conn.execute("CREATE DATABASE from_deb")
+            assert conn.execute("SHOW server_version_num").fetchone()[0].startswith(system.major)
+        with connect("from_deb") as conn:
             def one(sql, *params):
                 return conn.execute(sql, params).fetchone()
 
+            assert one("SELECT name, default_version, installed_version FROM pg_available_extensions "
+                       "WHERE name = 'ulid'") == ("ulid", VERSION, None)
+            conn.execute("CREATE EXTENSION ulid")
             assert one("SELECT extversion FROM pg_extension WHERE extname = 'ulid'") == (VERSION,)
             assert one("SELECT probin FROM pg_proc WHERE proname = 'gen_ulid' LIMIT 1") == ("$libdir/ulid",)
 
@@ -191,6 +286,8 @@ def test_deb_installs_with_apt_and_removes_cleanly(deb, without_installed_ulid):
                 "01941f29-7c00-ec5e-7700-529006a71347",)
             assert one("SELECT '01941f29-7c00-ec5e-7700-529006a71347'::uuid::ulid::text") == (
                 "01JGFJJZ00XHF7E02JJ03AE4T7",)
+            with pytest.raises(psycopg.errors.InvalidTextRepresentation):
+                conn.execute("SELECT '01JGFJJZ00XHF7E02JJ03AE4TU'::ulid")
 
             (middle,) = one("SELECT id::text FROM t WHERE n = 500")
             conn.execute("SET enable_seqscan = off")
@@ -199,15 +296,22 @@ def test_deb_installs_with_apt_and_removes_cleanly(deb, without_installed_ulid):
             plan = "\n".join(r for r, in conn.execute("EXPLAIN " + query, [middle]))
             assert "Index Scan using t_pkey on t" in plan, plan
             assert [n for n, in conn.execute(query, [middle])] == [500, 501, 502]
-    finally:
-        cluster.stop()
-        cluster.destroy()
 
-    run(*APT, "remove", "-y", PACKAGE, env=APT_ENV)
-    status = dpkg_status(PACKAGE)
+        # removed while the server runs: the extension is no longer
+        # available to a new database
+        system(*System.APT, "remove", "-y", system.package)
+        with connect() as conn:
+            assert conn.execute("SELECT count(*) FROM pg_available_extensions "
+                                "WHERE name = 'ulid'").fetchone() == (0,)
+            conn.execute("CREATE DATABASE after_remove")
+        with connect("after_remove") as conn:
+            with pytest.raises(psycopg.errors.FeatureNotSupported, match='extension "ulid" is not available'):
+                conn.execute("CREATE EXTENSION ulid")
+
+    status = system.dpkg_status()
     assert status in ("not-installed", "deinstall ok config-files"), status
     if status != "not-installed":
-        run("dpkg", "--purge", PACKAGE, env=APT_ENV)
-        assert dpkg_status(PACKAGE) == "not-installed"
-    assert [f for f in files if Path(f).exists()] == []
-    assert not DOCDIR.exists()
+        system("dpkg", "--purge", system.package)
+        assert system.dpkg_status() == "not-installed"
+    assert system.present(files) == []
+    assert not system.here(system.docdir).exists()
