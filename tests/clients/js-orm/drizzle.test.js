@@ -15,11 +15,11 @@ const { drizzle: drizzlePostgresJs } = require('drizzle-orm/postgres-js')
 const { pgTable, text } = require('drizzle-orm/pg-core')
 const { alias } = require('drizzle-orm/pg-core')
 const { generateDrizzleJson, generateMigration, pushSchema } = require('drizzle-kit/api')
-const { ulid: newUlid, monotonicFactory, decodeTime, encodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
+const { ulid: newUlid, decodeTime, encodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
 
 const { ulid, ulidFromTime } = require(path.join(__dirname, '../../../examples/js/drizzle-ulid.js'))
 
-const KNOWN = '01JGFJJZ00XHF7E02JJ03AE4T7' // 2025-01-01 00:00:00 UTC
+const { KNOWN, timeRange, mixed } = require('./samples.js')
 
 const events = pgTable('drizzle_events', {
   id: ulid('id').primaryKey().default(sql`gen_monotonic_ulid()`),
@@ -141,9 +141,7 @@ test('ulid[] columns are arrays both ways, on node-postgres and on postgres.js',
 
 test('time ranges: ulidFromTime is the server\'s timestamptz::ulid', async () => {
   const start = Date.parse('2024-01-01T00:00:00Z')
-  const next = monotonicFactory()
-  const inside = [next(start), next(start), next(start + 5), newUlid(start + 9)]
-  const outside = [newUlid(start - 1), newUlid(start + 10), next(start + 10)]
+  const { inside, outside } = timeRange(start)
   await db.insert(events).values([...inside, ...outside].map((id) => ({ id, name: name() })))
 
   const found = await db.select({ id: events.id }).from(events)
@@ -159,9 +157,7 @@ test('time ranges: ulidFromTime is the server\'s timestamptz::ulid', async () =>
 })
 
 test('the ulid package\'s values round-trip, and sort as the server sorts them', async () => {
-  const next = monotonicFactory()
-  const ids = [MIN_ULID, MAX_ULID.toLowerCase()]
-  for (let i = 0; i < 40; i++) ids.push(i % 2 ? newUlid() : next())
+  const ids = [MIN_ULID, MAX_ULID.toLowerCase(), ...mixed(40)]
   const made = await db.insert(events).values(ids.map((id) => ({ id, name: name() }))).returning({ id: events.id })
   const upper = ids.map((id) => id.toUpperCase())
   assert.deepEqual(made.map((r) => r.id), upper)

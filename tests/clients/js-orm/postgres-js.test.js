@@ -8,11 +8,11 @@ const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const postgres = require('postgres')
-const { ulid, monotonicFactory, decodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
+const { ulid, decodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
 
 const { ulidType } = require(path.join(__dirname, '../../../examples/js/postgres-js-ulid.js'))
 
-const KNOWN = '01JGFJJZ00XHF7E02JJ03AE4T7' // 2025-01-01 00:00:00 UTC
+const { KNOWN, timeRange, mixed } = require('./samples.js')
 
 let sql
 before(async () => {
@@ -125,9 +125,7 @@ test('parse decides what a ulid becomes, in arrays too', async () => {
 
 test('time ranges with timestamptz::ulid bounds', async () => {
   const start = Date.parse('2024-01-01T00:00:00Z')
-  const next = monotonicFactory()
-  const inside = [next(start), next(start), next(start + 5), ulid(start + 9)]
-  const outside = [ulid(start - 1), ulid(start + 10), next(start + 10)]
+  const { inside, outside } = timeRange(start)
   await sql`INSERT INTO pgjs_events ${sql([...inside, ...outside].map((id) => ({ id, name: name() })))}`
 
   const found = await sql`
@@ -140,9 +138,7 @@ test('time ranges with timestamptz::ulid bounds', async () => {
 })
 
 test('the ulid package\'s values round-trip, and sort as the server sorts them', async () => {
-  const next = monotonicFactory()
-  const ids = [MIN_ULID, MAX_ULID.toLowerCase()]
-  for (let i = 0; i < 40; i++) ids.push(i % 2 ? ulid() : next())
+  const ids = [MIN_ULID, MAX_ULID.toLowerCase(), ...mixed(40)]
   const made = await sql`INSERT INTO pgjs_events ${sql(ids.map((id) => ({ id, name: name() })))} RETURNING id`
   const upper = ids.map((id) => id.toUpperCase())
   assert.deepEqual(made.map((r) => r.id), upper)

@@ -9,11 +9,11 @@ const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { PrismaPg } = require('@prisma/adapter-pg')
-const { ulid, monotonicFactory, decodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
+const { ulid, decodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
 
 const { ulidTypeParser, ulidFromTime } = require(path.join(__dirname, '../../../examples/js/prisma-ulid.js'))
 
-const KNOWN = '01JGFJJZ00XHF7E02JJ03AE4T7' // 2025-01-01 00:00:00 UTC
+const { KNOWN, timeRange, mixed } = require('./samples.js')
 
 assert.ok(process.env.ULID_PRISMA_CLIENT, 'set ULID_PRISMA_CLIENT to the generated client')
 const { PrismaClient, Prisma } = require(process.env.ULID_PRISMA_CLIENT)
@@ -127,9 +127,7 @@ test('time ranges: ulidFromTime is the server\'s timestamptz::ulid', async () =>
   assert.throws(() => ulidFromTime(2 ** 48), RangeError)
 
   const start = Date.parse('2024-01-01T00:00:00Z')
-  const next = monotonicFactory()
-  const inside = [next(start), next(start), next(start + 5), ulid(start + 9)]
-  const outside = [ulid(start - 1), ulid(start + 10), next(start + 10)]
+  const { inside, outside } = timeRange(start)
   for (const id of [...inside, ...outside]) await prisma.event.create({ data: { id, name: name() } })
 
   const found = await prisma.event.findMany({
@@ -145,9 +143,7 @@ test('time ranges: ulidFromTime is the server\'s timestamptz::ulid', async () =>
 })
 
 test('the ulid package\'s values round-trip, and sort as the server sorts them', async () => {
-  const next = monotonicFactory()
-  const ids = [MIN_ULID, MAX_ULID, KNOWN]
-  for (let i = 0; i < 30; i++) ids.push(i % 2 ? ulid() : next())
+  const ids = [MIN_ULID, MAX_ULID, KNOWN, ...mixed(30)]
   const made = []
   for (const id of ids) made.push(await prisma.event.create({ data: { id, name: name() }, select: { id: true } }))
   assert.deepEqual(made.map((e) => e.id), ids)

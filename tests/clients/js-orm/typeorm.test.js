@@ -8,11 +8,11 @@ const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { DataSource, EntitySchema, In, IsNull, QueryFailedError } = require('typeorm')
-const { ulid, monotonicFactory, decodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
+const { ulid, decodeTime, isValid, ulidToUUID, MIN_ULID, MAX_ULID } = require('ulid')
 
 const { supportUlid, ulidTimeRange } = require(path.join(__dirname, '../../../examples/js/typeorm-ulid.js'))
 
-const KNOWN = '01JGFJJZ00XHF7E02JJ03AE4T7' // 2025-01-01 00:00:00 UTC
+const { KNOWN, timeRange, mixed } = require('./samples.js')
 
 const Event = new EntitySchema({
   name: 'Event',
@@ -138,9 +138,7 @@ test('ulid[] columns come back as arrays, on every pooled connection', async () 
 
 test('time ranges: ulidTimeRange bounds are timestamptz::ulid', async () => {
   const start = Date.parse('2024-01-01T00:00:00Z')
-  const next = monotonicFactory()
-  const inside = [next(start), next(start), next(start + 5), ulid(start + 9)]
-  const outside = [ulid(start - 1), ulid(start + 10), next(start + 10)]
+  const { inside, outside } = timeRange(start)
   await events.insert([...inside, ...outside].map((id) => ({ id, name: name() })))
 
   const found = await events.find({ where: { id: ulidTimeRange(new Date(start), new Date(start + 10)) }, order: { id: 'ASC' } })
@@ -153,9 +151,7 @@ test('time ranges: ulidTimeRange bounds are timestamptz::ulid', async () => {
 })
 
 test('the ulid package\'s values round-trip, and sort as the server sorts them', async () => {
-  const next = monotonicFactory()
-  const ids = [MIN_ULID, MAX_ULID.toLowerCase()]
-  for (let i = 0; i < 40; i++) ids.push(i % 2 ? ulid() : next())
+  const ids = [MIN_ULID, MAX_ULID.toLowerCase(), ...mixed(40)]
   await events.insert(ids.map((id) => ({ id, name: name() })))
   const upper = ids.map((id) => id.toUpperCase())
   const back = await events.find({ where: { id: In(ids) }, order: { id: 'ASC' } })
