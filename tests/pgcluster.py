@@ -81,6 +81,12 @@ class Cluster:
     def destroy(self) -> None:
         self._cluster("destroy", self.build, self.name)
 
+    def start_empty(self, **settings: str) -> "Cluster":
+        """Starts the cluster made anew: whatever an earlier run left under
+        this name is destroyed first."""
+        self.destroy()
+        return self.start(**settings)
+
     def conninfo(self, dbname: str = "postgres", **extra: str) -> str:
         parts = {"host": str(self.dir), "port": str(self.port), "user": "postgres", "dbname": dbname}
         parts.update(extra)

@@ -33,9 +33,7 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="module")
 def new_fresh(pg_build):
     """A fresh install's catalog on the new server."""
-    c = Cluster(pg_build, "pg-upgrade-fresh", slot=33)
-    c.destroy()
-    c.start()
+    c = Cluster(pg_build, "pg-upgrade-fresh", slot=33).start_empty()
     try:
         with c.connect(c.create_database("fresh")) as conn:
             yield catalog(conn)
@@ -89,9 +87,7 @@ def test_debian_15_cannot_be_upgraded_even_without_ulid(pg_build):
     option, pg_attver, that 18 refuses when pg_upgrade restores the schema,
     for any table. When this fails, pg_upgrade from 15 works: add 15 to
     OLD_BUILDS."""
-    old = Cluster("15", "pg-upgrade-old", slot=31)
-    old.destroy()
-    old.start()
+    old = Cluster("15", "pg-upgrade-old", slot=31).start_empty()
     with old.connect(old.create_database("plain", extension=False)) as conn:
         conn.execute("CREATE TABLE t (a integer)")
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'ulid'").fetchone() == (0,)

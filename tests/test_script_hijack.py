@@ -212,9 +212,7 @@ def drop_role(server: Cluster) -> None:
 
 @pytest.fixture(scope="module")
 def server(pg_build):
-    c = Cluster(pg_build, "hijack", slot=34)
-    c.destroy()
-    c.start()
+    c = Cluster(pg_build, "hijack", slot=34).start_empty()
     yield c
     c.stop()
 

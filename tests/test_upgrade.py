@@ -17,9 +17,7 @@ from upgrading import (RELEASES, RESYNC, VERSION, c_symbols, catalog,
 
 @pytest.fixture(scope="module")
 def server(pg_build):
-    c = Cluster(pg_build, "upgrade", slot=30)
-    c.destroy()
-    c.start()
+    c = Cluster(pg_build, "upgrade", slot=30).start_empty()
     yield c
     c.stop()
 
