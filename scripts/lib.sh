@@ -72,6 +72,10 @@ ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
 # (scripts/setup), and part of the sid system scripts/debian-system makes
 PG19_PACKAGES=(postgresql-19 postgresql-client-19 postgresql-server-dev-19 libpq5
     libc6 libgcc-s1 libstdc++6 libicu78 libxml2-16 libldap2 liburing2 libssl3t64)
+# their manifest lines, the kind left off
+pg19_pins() {
+    manifest debian-binary | awk -v list=" ${PG19_PACKAGES[*]} " 'index(list, " " $3 " ")'
+}
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 
