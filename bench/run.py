@@ -38,7 +38,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pgcluster import Cluster  # noqa: E402
+from harness.pgcluster import Cluster  # noqa: E402
 
 # Settings of the benchmark cluster. fsync stays on; commits are
 # asynchronous so that pgbench measures the server, not this machine's disk.

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pgcluster import Cluster, major_version
-from upgrading import InstalledRelease
+from harness.pgcluster import Cluster, major_version
+from harness.upgrading import InstalledRelease
 
 
 def pytest_addoption(parser):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pgcluster import Cluster  # noqa: E402
+from harness.pgcluster import Cluster  # noqa: E402
 
 SCRIPT = """\
 INSERT INTO mono (payload) VALUES (:client_id);

@@ -28,7 +28,7 @@ import psycopg
 import pytest
 from ulid import ULID
 
-from pgcluster import SCRIPTS, Cluster
+from harness.pgcluster import SCRIPTS, Cluster
 
 NOT_INSTALLED = 3  # scripts/citus check: no Citus in this build
 SHARDS = 8

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from clientrun import link_tree, run_go_tests
+from harness.clientrun import link_tree, run_go_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "go"

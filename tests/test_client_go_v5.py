@@ -16,7 +16,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from clientrun import link_tree, run_go_tests
+from harness.clientrun import link_tree, run_go_tests
 
 import pytest
 

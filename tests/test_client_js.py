@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from clientrun import run_node_tests
+from harness.clientrun import run_node_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "js"

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from clientrun import run_node_tests
+from harness.clientrun import run_node_tests
 
 import pytest
 

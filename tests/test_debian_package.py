@@ -31,7 +31,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from pgcluster import cluster_port
+from harness.pgcluster import cluster_port
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from pgcluster import Cluster
+from harness.pgcluster import Cluster
 
 
 def require_postgres_fdw(cluster):

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 import soak
-from pgcluster import Cluster
+from harness.pgcluster import Cluster
 
 FAILING = [
     ("SELECT '80000000000000000000000000'::ulid", "22P02"),

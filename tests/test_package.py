@@ -8,7 +8,7 @@ import tarfile
 import tomllib
 from pathlib import Path
 
-from pgcluster import Cluster, install_dirs
+from harness.pgcluster import Cluster, install_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,8 +14,8 @@ import subprocess
 
 import pytest
 
-from pgcluster import CLUSTER_ROOT, ROOT, Cluster
-from upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, catalog, catalog_diff,
+from harness.pgcluster import CLUSTER_ROOT, ROOT, Cluster
+from harness.upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, catalog, catalog_diff,
                        check_works, fill, snapshot)
 
 # The new server of each session that runs this file, and the older builds

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pgcluster import major_version
+from harness.pgcluster import major_version
 
 REGRESS = Path(__file__).resolve().parent / "pg_regress"
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from pgcluster import Cluster, major_version
+from harness.pgcluster import Cluster, major_version
 
 TABLE = "CREATE TABLE items (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), n int, tags ulid[])"
 

@@ -33,8 +33,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from pgcluster import Cluster
-from upgrading import RELEASES, RESYNC, VERSION
+from harness.pgcluster import Cluster
+from harness.upgrading import RELEASES, RESYNC, VERSION
 
 ROLE = "mallory"
 

@@ -10,8 +10,8 @@ import re
 import psycopg
 import pytest
 
-from pgcluster import Cluster, install_dirs
-from upgrading import (RELEASES, RESYNC, VERSION, c_symbols, catalog,
+from harness.pgcluster import Cluster, install_dirs
+from harness.upgrading import (RELEASES, RESYNC, VERSION, c_symbols, catalog,
                        catalog_diff, check_works, fill, snapshot)
 
 

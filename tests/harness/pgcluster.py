@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
 # as scripts/lib.sh chooses it: a run with ports of its own has its own directory
 _PORT_BASE = os.environ.get("ULID_PORT_BASE")

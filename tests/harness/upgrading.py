@@ -24,9 +24,9 @@ from pathlib import Path
 
 import psycopg
 
-from pgcluster import Cluster, install_dirs
+from harness.pgcluster import Cluster, install_dirs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 # every release before this one, oldest first, from sql/RELEASES
 RELEASES = [line.split()[0] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
