@@ -4,12 +4,25 @@ Every test here runs against a private cluster started by `scripts/cluster`
 for the build given with `--pg` (13, 15, 16, 17, 18, 18-assert or 19), with the extension already
 installed into that PostgreSQL by `scripts/test`. Clients are real ones:
 psycopg for SQL, and the server's own psql, pg_regress, pg_dump and pgbench.
+
+The tests live in one folder per kind (pg_regress, server, operations,
+upgrades, packaging, security, clients, citus...); the fixtures here serve
+every folder. A module that is not for every build says so with a marker,
+handled below for all modules alike:
+- `pytestmark = pytest.mark.builds("15", "19")`: collected on those builds
+  only, deselected on the others;
+- `pytestmark = pytest.mark.once_per_run`: not about a server build at all;
+  left out of a run over folders (which scripts/test makes once per build),
+  run when its file is named (as scripts/test does, once per run).
+
+pytest imports test modules by file name, with their folder on sys.path
+(tests/ too, for the harness package), so each file name is used once
+across the folders: a second test_generators.py anywhere would clash.
 """
 
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -21,19 +34,28 @@ def pytest_addoption(parser):
     parser.addoption("--pg", default="15", help="PostgreSQL build to test against (15, 18-assert...)")
 
 
-def pytest_ignore_collect(collection_path, config):
-    if collection_path.name == "test_fetch_debian.py":
-        # about setup, not a server: run once, when named (scripts/test does)
-        return not any(collection_path.samefile(arg.split("::")[0]) for arg in config.args
-                       if Path(arg.split("::")[0]).is_file())
-    if collection_path.name == "test_debian_package.py":
-        # Debian's own PostgreSQL: 15 on this system, 19 in the sid system
-        # scripts/debian-system makes
-        return config.getoption("--pg") not in ("15", "19")
-    if collection_path.name == "test_pg_upgrade.py":
-        # from the older builds to 18 and to 19, in their sessions
-        return config.getoption("--pg") not in ("18", "19")
-    return None
+def pytest_configure(config):
+    config.addinivalue_line("markers", "builds(*names): run only with --pg set to one of these builds")
+    config.addinivalue_line("markers", "once_per_run: not tied to a build; run only when the file is named")
+
+
+def pytest_collection_modifyitems(config, items):
+    build = config.getoption("--pg")
+    here = config.invocation_params.dir
+    named = {(here / arg.split("::")[0]).resolve() for arg in config.args}
+
+    def wanted(item) -> bool:
+        builds = item.get_closest_marker("builds")
+        if builds is not None and build not in builds.args:
+            return False
+        if item.get_closest_marker("once_per_run") and item.path.resolve() not in named:
+            return False
+        return True
+
+    deselected = [item for item in items if not wanted(item)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if wanted(item)]
 
 
 # Commits do not wait for the disk: many tests commit thousands of times.

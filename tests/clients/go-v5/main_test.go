@@ -3,7 +3,7 @@
 // and examples/go/ulidgorm (a GORM field type), with oklog/ulid v2 as the
 // application's ULID.
 //
-// tests/test_client_go_v5.py builds these in module mode from the pinned
+// ../test_client_go_v5.py builds these in module mode from the pinned
 // sources scripts/setup-go unpacks (no module proxy), with this directory
 // and the adapters linked into one module, and runs them against a fresh
 // database given by the usual PGHOST, PGPORT, PGUSER and PGDATABASE.

@@ -2,7 +2,7 @@
 // database/sql), lib/pq, and oklog/ulid v2 as the application's ULID type,
 // plus the adapter in examples/go/ulidsql.
 //
-// tests/test_client_go.py builds these in GOPATH mode (no module proxy is
+// ../test_client_go.py builds these in GOPATH mode (no module proxy is
 // needed), with this directory and examples/go/ulidsql linked into one
 // package tree, and runs them against a fresh database given by the usual
 // PGHOST, PGPORT, PGUSER and PGDATABASE variables.

@@ -13,7 +13,8 @@ import psycopg
 import pytest
 from ulid import ULID
 
-ROOT = Path(__file__).resolve().parent.parent
+from harness.pgcluster import ROOT
+
 sys.path.insert(0, str(ROOT / "examples"))
 
 from psycopg_ulid import register_ulid  # noqa: E402

@@ -12,8 +12,8 @@ Two builds are Debian's own PostgreSQL:
   package is copied in and installed there with that system's apt and dpkg.
 
 In both, the server is a cluster made the Debian way, with
-pg_createcluster, and dropped afterwards. On the other builds the test is
-not collected (conftest.py).
+pg_createcluster, and dropped afterwards. The other builds deselect the
+test (the builds marker below).
 """
 
 from __future__ import annotations
@@ -31,9 +31,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from harness.pgcluster import cluster_port
+from harness.pgcluster import ROOT, cluster_port
 
-ROOT = Path(__file__).resolve().parent.parent
+# Debian's own PostgreSQL: 15 on this system, 19 in the sid system
+# scripts/debian-system makes
+pytestmark = pytest.mark.builds("15", "19")
+
 VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 # scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
 DEB_VERSION = VERSION.replace("-", "~") + "-1"

@@ -17,10 +17,10 @@ import subprocess
 from pathlib import Path
 
 from harness.clientrun import link_tree, run_go_tests
+from harness.pgcluster import ROOT
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "go-v5"
 ADAPTERS = {"ulidpgx5": ROOT / "examples" / "go" / "ulidpgx5", "ulidgorm": ROOT / "examples" / "go" / "ulidgorm"}
 BUILD = ROOT / "target" / "go-v5-client"

@@ -6,11 +6,8 @@ from __future__ import annotations
 import subprocess
 import tarfile
 import tomllib
-from pathlib import Path
 
-from harness.pgcluster import Cluster, install_dirs
-
-ROOT = Path(__file__).resolve().parent.parent
+from harness.pgcluster import ROOT, Cluster, install_dirs
 
 
 def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_path):

@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 from harness.clientrun import link_tree, run_go_tests
+from harness.pgcluster import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "go"
 ADAPTER = ROOT / "examples" / "go" / "ulidsql"
 BUILD = ROOT / "target" / "go-client"

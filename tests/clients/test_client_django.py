@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 import uuid
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -27,7 +26,8 @@ from django.db.models.expressions import DatabaseDefault  # noqa: E402
 from django.db.models.fields import DateTimeField  # noqa: E402
 from ulid import ULID  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+from harness.pgcluster import ROOT  # noqa: E402
+
 EXAMPLES = ROOT / "examples"
 APPS = ROOT / "tests" / "clients" / "django"
 

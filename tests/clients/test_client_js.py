@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 from harness.clientrun import run_node_tests
+from harness.pgcluster import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "js"
 BUILD = ROOT / "target" / "js-client"
 

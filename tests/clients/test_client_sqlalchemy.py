@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -14,7 +13,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.schema import CreateTable
 from ulid import ULID
 
-ROOT = Path(__file__).resolve().parent.parent
+from harness.pgcluster import ROOT
+
 sys.path.insert(0, str(ROOT / "examples"))
 
 from sqlalchemy_ulid import UlidType, ulid_from_time  # noqa: E402

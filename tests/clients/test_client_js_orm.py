@@ -19,10 +19,10 @@ import subprocess
 from pathlib import Path
 
 from harness.clientrun import run_node_tests
+from harness.pgcluster import ROOT
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests" / "clients" / "js-orm"
 BUILD = ROOT / "target" / "js-orm"
 SUITES = ["prisma", "drizzle", "postgres-js", "typeorm"]

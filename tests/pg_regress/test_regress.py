@@ -22,7 +22,7 @@ import pytest
 
 from harness.pgcluster import major_version
 
-REGRESS = Path(__file__).resolve().parent / "pg_regress"
+REGRESS = Path(__file__).resolve().parent
 
 
 def required_version(sql: Path) -> int:
