@@ -1,13 +1,13 @@
 """The pg_regress suite: user-facing behaviour as SQL with expected output.
 
-Each `tests/pg_regress/sql/NAME.sql` runs through the server's own
+Each `sql/NAME.sql` beside this file runs through the server's own
 pg_regress in a fresh database and must reproduce `expected/NAME.out`
 exactly. Where a PostgreSQL version prints something differently,
 `expected/NAME.pgNN.out` holds the output from that version on. A file whose first
 lines say `-- requires: pg16` runs on PostgreSQL 16 and later only.
 
 Set ULID_REGRESS_ACCEPT=1 to write the actual output over the expected file
-(then review the diff in git).
+(then review the diff in git). README.md here says how to add a test.
 """
 
 from __future__ import annotations
