@@ -8,8 +8,8 @@
 //! `PG_FUNCTION_INFO_V1` adds in C, plus pgrx's guard, which turns a Rust
 //! panic into an ordinary ERROR instead of taking the backend down.
 
-use crate::codec::BYTES;
 use pgrx::pg_sys::{self, Datum, FunctionCallInfo};
+use ulid_core::codec::BYTES;
 
 /// `PG_FUNCTION_INFO_V1`: the record that tells PostgreSQL to call `$name`
 /// with the version-1 convention.
@@ -55,9 +55,9 @@ pub(crate) use pg_function;
 /// Why not `LANGUAGE internal AS 'uuid_eq'`: for a function outside core's
 /// own OID range, looking up an internal function searches core's whole
 /// function table by name, and the executor does that lookup for every
-/// operator of every query it starts (a third of the throughput of short
-/// primary-key lookups). A C function is found through the loader's hash
-/// table instead.
+/// operator of every query it starts, which short primary-key lookups feel
+/// (`bench/` measures them). A C function is found through the loader's
+/// hash table instead.
 macro_rules! core_function {
     ($($(#[$attr:meta])* $name:ident => $core:ident),+ $(,)?) => {$(
         $crate::fmgr::pg_finfo!($name);

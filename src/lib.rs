@@ -1,23 +1,20 @@
-//! `ulid`: a native ULID type for PostgreSQL.
+//! `ulid`: a native ULID type for PostgreSQL. This crate is the SQL layer;
+//! the value, its texts, the monotonic state machine and the time
+//! arithmetic are the pure crate `ulid-core` (`crates/ulid-core`).
 //!
-//! Pure logic, no PostgreSQL, tested with plain `cargo test`:
-//! - `codec`: the 16-byte value and its Crockford base32 text form;
-//! - `generator`: the monotonic state machine and the per-process CSPRNG.
-//!
-//! The SQL layer, each module with its own SQL next to its code:
+//! Each module has its own SQL next to its code:
 //! - `fmgr`: helpers for PostgreSQL's version-1 calling convention;
-//! - `datum`: the `ulid` type and its text and binary I/O;
-//! - `ops`: operators, btree/hash/BRIN operator classes, `min`/`max`;
+//! - `type_io`: the `ulid` type and its text and binary I/O;
+//! - `operators`: operators, btree/hash/BRIN operator classes, `min`/`max`;
 //! - `casts`: conversions to and from uuid, timestamptz and bytea;
-//! - `gen`: the generators and their per-session or shared state.
+//! - `generators`: the generators, their settings and their per-session or
+//!   shared state.
 
 mod casts;
-mod codec;
-mod datum;
 mod fmgr;
-mod gen;
-mod generator;
-mod ops;
+mod generators;
+mod operators;
+mod type_io;
 
 pgrx::pg_module_magic!(name, version);
 
@@ -25,7 +22,7 @@ pgrx::pg_module_magic!(name, version);
 /// `shared_preload_libraries`, otherwise on first use in a session.
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    gen::init();
+    generators::init();
 }
 
 #[cfg(test)]

@@ -1,12 +1,7 @@
-//! What the fuzz targets share. The codec is the extension's own source file,
-//! compiled here as a module, so the fuzzed code is exactly the shipped code.
+//! What the fuzz targets share. The codec is `ulid-core`'s, the very crate
+//! the extension is built on, so the fuzzed code is exactly the shipped code.
 
-// A test build of this crate (`cargo clippy --all-targets`) would compile the
-// codec's own tests, whose dependencies are the extension's dev-dependencies.
-#![cfg(not(test))]
-
-#[path = "../../src/codec.rs"]
-pub mod codec;
+pub use ulid_core::codec;
 
 use codec::{BYTES, RANDOM_BYTES};
 

@@ -9,7 +9,8 @@
 //! specification's +1.
 //!
 //! Where the state lives (a backend's memory or shared memory under a lock)
-//! is decided by `gen.rs`; this module only says how it moves.
+//! is decided by the extension (`src/generators.rs`); this module only says
+//! how it moves.
 
 use crate::codec::{self, BYTES, MAX_TIMESTAMP_MS, RANDOM_BYTES};
 use rand::rngs::StdRng;
@@ -74,14 +75,13 @@ impl Monotonic {
     }
 
     /// The last value handed out (all zeros before the first).
-    #[cfg(any(test, feature = "pg_test"))]
     pub fn last(&self) -> [u8; BYTES] {
         self.0
     }
 
     /// Never hand out anything at or below `value`: tests use it to start
-    /// from a known point, as if the clock had been ahead.
-    #[cfg(any(test, feature = "pg_test"))]
+    /// from a known point, as if the clock had been ahead. It only ever
+    /// moves the state forward, so it cannot break monotonicity.
     pub fn advance_past(&mut self, value: [u8; BYTES]) {
         if value > self.0 {
             self.0 = value;

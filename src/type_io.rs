@@ -4,16 +4,16 @@
 //! makes a varlena: `ulid` has the exact physical shape of core `uuid`
 //! (16 bytes, by reference, char alignment, plain storage), so it costs what
 //! `uuid` costs and a `uuid` column converts to it without a rewrite.
-//! Comparison, hashing and indexing live in `ops.rs`; conversions in
+//! Comparison, hashing and indexing live in `operators.rs`; conversions in
 //! `casts.rs`.
 
-use crate::codec::{self, DecodeError, BYTES, TEXT_LEN, UUID_TEXT_LEN};
 use crate::fmgr::{arg, arg_ulid, palloc, pg_function, return_bytea, return_ulid};
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::pg_sys::{self, Datum};
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use std::ffi::CStr;
+use ulid_core::codec::{self, DecodeError, BYTES, TEXT_LEN, UUID_TEXT_LEN};
 
 extension_sql!(
     r#"
@@ -213,7 +213,7 @@ pub mod soft_error {
     #[cfg(not(any(feature = "pg13", feature = "pg14", feature = "pg15")))]
     macro_rules! save {
         ($fcinfo:expr, $code:expr, $bad:expr) => {
-            if unsafe { $crate::datum::soft_error::record($fcinfo, $code, $bad) } {
+            if unsafe { $crate::type_io::soft_error::record($fcinfo, $code, $bad) } {
                 return pg_sys::Datum::from(0);
             }
         };
@@ -266,7 +266,7 @@ pub mod soft_error {
                 }
                 pg_sys::errsave_finish(
                     context,
-                    c"datum.rs".as_ptr(),
+                    c"type_io.rs".as_ptr(),
                     line!() as c_int,
                     c"ulid_in".as_ptr(),
                 );

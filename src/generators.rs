@@ -15,10 +15,8 @@
 //! reads the clock and the setting, finds the state and turns failures into
 //! SQL errors.
 
-use crate::casts::{report_timestamp_out_of_range, unix_ms_from_timestamptz, OutOfRange};
-use crate::codec::{self, BYTES, RANDOM_BYTES};
+use crate::casts::report_timestamp_out_of_range;
 use crate::fmgr::{arg, pg_function, return_ulid};
-use crate::generator::{self, GenerateError, Monotonic, ProcessRng, RandomSource, Step};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, Ordering};
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
@@ -26,6 +24,9 @@ use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PostgresGucEnum};
+use ulid_core::codec::{self, BYTES, RANDOM_BYTES};
+use ulid_core::generator::{self, GenerateError, Monotonic, ProcessRng, RandomSource, Step};
+use ulid_core::time::{unix_ms_from_timestamptz, OutOfRange};
 
 extension_sql!(
     r#"
@@ -284,10 +285,14 @@ impl PreDrawn {
 }
 
 impl RandomSource for PreDrawn {
-    /// Only called when `fresh` is there: `next_monotonic` checks first.
+    /// Only called when `fresh` is there: `next_monotonic` checks, under the
+    /// lock, that the state needs no fresh bits before it lends a `PreDrawn`
+    /// without them. A bug there must fail loudly (a panic becomes an
+    /// ERROR, and the lock's guard releases it), never hand out zero bits.
     #[inline]
     fn random(&mut self) -> [u8; RANDOM_BYTES] {
-        self.fresh.unwrap_or_default()
+        self.fresh
+            .expect("the monotonic state asked for fresh bits that were not drawn")
     }
 
     #[inline]
@@ -305,10 +310,10 @@ fn shared_state() -> Option<&'static SharedState> {
 
 /// The millisecond of the last value this backend took from the shared
 /// state. The shared state is at least there, so a call for a millisecond
-/// not after it steps within that millisecond and needs a step, not 80
-/// fresh bits: drawing those regardless (before the lock, as the critical
-/// section must stay short) cost a busy generator about 30 instructions a
-/// call, a 4-byte step draw about half that.
+/// not after it steps within that millisecond and needs a 4-byte step, not
+/// 80 fresh bits: drawing those regardless (before the lock, as the
+/// critical section must stay short) would cost a busy generator a larger
+/// draw on nearly every call (`bench/callgrind` counts it).
 static SHARED_SEEN_MS: BackendLocal<u64> = BackendLocal::new(0);
 
 /// The next monotonic value, from shared memory when preloaded.
@@ -405,7 +410,7 @@ pg_function! {
 #[pgrx::pg_schema]
 mod tests {
     use super::*;
-    use crate::codec;
+    use ulid_core::codec;
 
     /// The test harness runs tests concurrently against one server, which
     /// shares the monotonic state: tests that read or move it take this

@@ -4,9 +4,8 @@
 //! 32 hexadecimal digits (how drivers send a 16-byte buffer as text) and the
 //! canonical UUID form (what a `uuid` column's clients already send).
 //!
-//! Pure Rust with no PostgreSQL in it, so it is tested with plain
-//! `cargo test`. The SQL layer (`datum.rs`) turns `DecodeError` into
-//! PostgreSQL errors; generation of new values lives in `generator.rs`.
+//! The SQL layer (the extension's `src/type_io.rs`) turns `DecodeError`
+//! into PostgreSQL errors; generation of new values lives in `generator.rs`.
 //!
 //! Layout: bytes 0..6 hold the millisecond timestamp, big-endian; bytes
 //! 6..16 hold the 80 random bits. Byte order, string order and time order

@@ -1,0 +1,18 @@
+//! The pure core of `ulid`: everything about a ULID that needs no
+//! PostgreSQL, so it builds and is tested with plain `cargo test -p ulid-core`
+//! on any machine.
+//!
+//! - `codec`: the 16-byte value, its 26-character Crockford base32 text and
+//!   the two other texts clients send for the same 128 bits;
+//! - `generator`: the specification's monotonic state machine (random or +1
+//!   steps within a millisecond) and the per-process CSPRNG;
+//! - `time`: PostgreSQL `timestamptz` microseconds to and from the Unix
+//!   milliseconds a ULID holds.
+//!
+//! The extension crate (the repository's root) is the SQL layer on top:
+//! it reads the clock, finds the generator's state, and turns the errors
+//! defined here into PostgreSQL errors.
+
+pub mod codec;
+pub mod generator;
+pub mod time;
