@@ -134,37 +134,23 @@ CREATE AGGREGATE @extschema@.max(@extschema@.ulid) (
     requires = ["ulid_type"],
 );
 
-// BRIN minmax-multi and bloom exist from PostgreSQL 14.
+// What exists only on some servers: BRIN minmax-multi and bloom from
+// PostgreSQL 14, btree skip support (support function 6, core's uuid one)
+// from 18. Each statement is a file in sql/shared/ because the update
+// scripts add the same objects to a database that lacks them
+// (sql/shared/version_dependent.sql).
 #[cfg(not(feature = "pg13"))]
-extension_sql!(
-    r#"
-CREATE OPERATOR CLASS @extschema@.ulid_minmax_multi_ops FOR TYPE @extschema@.ulid USING brin AS
-    OPERATOR 1 @extschema@.<,
-    OPERATOR 2 @extschema@.<=,
-    OPERATOR 3 @extschema@.=,
-    OPERATOR 4 @extschema@.>=,
-    OPERATOR 5 @extschema@.>,
-    FUNCTION 1 pg_catalog.brin_minmax_multi_opcinfo(pg_catalog.internal),
-    FUNCTION 2 pg_catalog.brin_minmax_multi_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 3 pg_catalog.brin_minmax_multi_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
-    FUNCTION 4 pg_catalog.brin_minmax_multi_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 5 pg_catalog.brin_minmax_multi_options(pg_catalog.internal),
-    FUNCTION 11 pg_catalog.brin_minmax_multi_distance_uuid(pg_catalog.internal, pg_catalog.internal);
-
-CREATE OPERATOR CLASS @extschema@.ulid_bloom_ops FOR TYPE @extschema@.ulid USING brin AS
-    OPERATOR 1 @extschema@.=,
-    FUNCTION 1 pg_catalog.brin_bloom_opcinfo(pg_catalog.internal),
-    FUNCTION 2 pg_catalog.brin_bloom_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 3 pg_catalog.brin_bloom_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.int4),
-    FUNCTION 4 pg_catalog.brin_bloom_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
-    FUNCTION 5 pg_catalog.brin_bloom_options(pg_catalog.internal),
-    FUNCTION 11 @extschema@.ulid_hash(@extschema@.ulid);
-"#,
-    name = "ulid_brin_multi_bloom",
+extension_sql_file!(
+    "../sql/shared/brin_minmax_multi_ops.sql",
+    name = "ulid_brin_minmax_multi_ops",
     requires = ["ulid_ops"],
 );
-
-// Skip scans (PostgreSQL 18 and later): btree support function 6, core's uuid one.
+#[cfg(not(feature = "pg13"))]
+extension_sql_file!(
+    "../sql/shared/brin_bloom_ops.sql",
+    name = "ulid_brin_bloom_ops",
+    requires = ["ulid_brin_minmax_multi_ops"],
+);
 #[cfg(not(any(
     feature = "pg13",
     feature = "pg14",
@@ -172,15 +158,22 @@ CREATE OPERATOR CLASS @extschema@.ulid_bloom_ops FOR TYPE @extschema@.ulid USING
     feature = "pg16",
     feature = "pg17"
 )))]
-extension_sql!(
-    r#"
-CREATE FUNCTION @extschema@.ulid_skipsupport(pg_catalog.internal) RETURNS pg_catalog.void
-    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE C AS 'MODULE_PATHNAME', 'ulid_skipsupport';
-ALTER OPERATOR FAMILY @extschema@.ulid_ops USING btree
-    ADD FUNCTION 6 (@extschema@.ulid, @extschema@.ulid) @extschema@.ulid_skipsupport(pg_catalog.internal);
-"#,
-    name = "ulid_skip_support",
+extension_sql_file!(
+    "../sql/shared/skipsupport_function.sql",
+    name = "ulid_skipsupport_function",
     requires = ["ulid_ops"],
+);
+#[cfg(not(any(
+    feature = "pg13",
+    feature = "pg14",
+    feature = "pg15",
+    feature = "pg16",
+    feature = "pg17"
+)))]
+extension_sql_file!(
+    "../sql/shared/skipsupport_in_btree_family.sql",
+    name = "ulid_skipsupport_in_btree_family",
+    requires = ["ulid_skipsupport_function"],
 );
 
 core_function! {
