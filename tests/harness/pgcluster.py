@@ -4,15 +4,17 @@ A thin layer over `scripts/cluster`, which does the work: one data
 directory, port and socket per cluster, the server run as `postgres` when
 we are root. Ports are those of `cluster_port` in scripts/lib.sh.
 
-A build is named as in scripts/lib.sh: a major version ("15") or a second
-build of one ("18-assert"). `Cluster.version` is the major version as an
-int, for comparisons; `Cluster.build` is the name.
+A build is named as the `build` lines of inputs.manifest name it (`BUILDS`):
+a major version ("15") or a second build of one ("18-assert").
+`Cluster.version` is the major version as an int, for comparisons;
+`Cluster.build` is the name.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -25,16 +27,50 @@ CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT")
                     or "/tmp/ulid-clusters" + (f"-{_PORT_BASE}" if _PORT_BASE else ""))
 
 
+@dataclass(frozen=True)
+class Build:
+    """A PostgreSQL build, as a `build` line of inputs.manifest declares it."""
+
+    name: str  # "15", "18-assert"
+    major: int
+    version: str  # what the server reports: "15.20", "19rc1"
+    origin: str  # debian, wheel, source, source+assert, debian-binary
+    port: int  # its clusters listen on ULID_PORT_BASE + port + slot
+
+    @property
+    def assertions(self) -> bool:
+        return self.origin.endswith("+assert")
+
+
+def _read_builds() -> dict[str, Build]:
+    builds = {}
+    for line in (ROOT / "inputs.manifest").read_text().splitlines():
+        fields = line.split()
+        if fields[:1] == ["build"]:
+            _, name, major, version, origin, port = fields
+            builds[name] = Build(name, int(major), version, origin, int(port))
+    return builds
+
+
+# Every build the tests can run on, in the manifest's order.
+BUILDS = _read_builds()
+
+
+def build_of(build: int | str) -> Build:
+    try:
+        return BUILDS[str(build)]
+    except KeyError:
+        raise ValueError(f"PostgreSQL {build} is not a build inputs.manifest declares ({', '.join(BUILDS)})") from None
+
+
 def major_version(build: int | str) -> int:
     """18 for "18" and for "18-assert"."""
-    return int(str(build).split("-")[0])
+    return build_of(build).major
 
 
 def cluster_port(build: int | str, slot: int) -> int:
     """The port of a cluster, as scripts/lib.sh's cluster_port computes it."""
-    base = int(os.environ.get("ULID_PORT_BASE", "20000"))
-    second_build = 0 if str(build) == str(major_version(build)) else 50
-    return base + 100 * major_version(build) + second_build + slot
+    return int(os.environ.get("ULID_PORT_BASE", "20000")) + build_of(build).port + slot
 
 
 def install_dirs(build: int | str) -> tuple[Path, Path]:
