@@ -1,0 +1,424 @@
+"""What the benchmarks measure: the id variants compared, and the cases.
+
+A case is a function of a `Bench` (measure.py): it makes its tables, runs
+and times statements, and adds `Result`s, each with a stable `key`. CASES
+lists the cases in the order they run, as (name, function) pairs. Adding a
+case is one function and one entry in CASES: its results appear in
+bench/results/latest.md by themselves, and on docs/performance.md once an
+entry in report.RATIOS names the comparison to show. A case that needs a
+server of its own (another extension preloaded) asks for it with
+`b.other_cluster(name, settings)`; one whose alternative is missing on a
+server records why in its Result's `missing`, and the reports say so.
+
+`prepare` runs first on every server: it installs what the variants need
+and records what this server cannot run.
+
+Not here: building and starting the clusters (clusters.py), timing helpers
+(measure.py), tables, plots and pages (report.py), the command line (run.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from measure import Bench, Result
+
+# The id columns compared. Each name is how a variant appears in every table.
+IDENTITY = "bigint identity"
+V4 = "uuid gen_random_uuid()"
+V7_CORE = "uuid uuidv7()"
+V7_EXT = "uuid uuid_generate_v7() (pg_uuidv7)"
+ULID = "ulid gen_ulid()"
+MONO = "ulid gen_monotonic_ulid() (preloaded)"
+MONO_SESSION = "ulid gen_monotonic_ulid() (not preloaded)"
+COLUMNS = {
+    IDENTITY: "bigint GENERATED ALWAYS AS IDENTITY",
+    V4: "uuid DEFAULT gen_random_uuid()",
+    V7_CORE: "uuid DEFAULT uuidv7()",
+    V7_EXT: "uuid DEFAULT uuid_generate_v7()",
+    ULID: "ulid DEFAULT gen_ulid()",
+    MONO: "ulid DEFAULT gen_monotonic_ulid()",
+    MONO_SESSION: "ulid DEFAULT gen_monotonic_ulid()",
+}
+# Variants that run on the second cluster, the one without ulid preloaded:
+# gen_monotonic_ulid() keeps its state per session only there.
+ON_SESSION_CLUSTER = {MONO_SESSION, "gen_monotonic_ulid() (not preloaded)"}
+
+
+def prepare(b: Bench, pg_uuidv7_origin: str) -> None:
+    """What every server needs before the cases: pg_uuidv7 where it was
+    installed (bench/pg_uuidv7 recorded where from, or why not), and a
+    stand-in uuidv7() where core has none. Fills b.unavailable."""
+    if b.version < 18:
+        b.unavailable[V7_CORE] = f"PostgreSQL {b.version} has no uuidv7()"
+    if b.cluster.has_extension("pg_uuidv7"):
+        b.sql("CREATE EXTENSION pg_uuidv7")
+        (version,) = b.sql("SELECT extversion FROM pg_extension WHERE extname = 'pg_uuidv7'").fetchone()
+        b.pg_uuidv7 = f"pg_uuidv7 {version}: {pg_uuidv7_origin}"
+    else:
+        why = pg_uuidv7_origin.removeprefix("not available: ")
+        b.unavailable[V7_EXT] = f"no pg_uuidv7 for PostgreSQL {b.version} ({why}; see bench/pg_uuidv7)"
+    if V7_CORE in b.unavailable:
+        # A UUIDv7 (RFC 9562) built in SQL for servers without uuidv7():
+        # 48-bit millisecond timestamp, version 7, variant bits, random.
+        # Only the growth case uses it, under a name of its own.
+        b.sql(
+            """
+            CREATE FUNCTION uuidv7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
+                SELECT encode(set_byte(set_byte(
+                    overlay(r PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+                                                FROM 3) FROM 1 FOR 6),
+                    6, (get_byte(r, 6) & 15) | 112), 8, (get_byte(r, 8) & 63) | 128), 'hex')::uuid
+                FROM (SELECT uuid_send(gen_random_uuid()) AS r) s
+            $$
+            """
+        )
+
+
+# ---- helpers the cases share ------------------------------------------------
+
+def conn_for(b: Bench, variant: str):
+    """The cluster and connection a variant runs on."""
+    if variant in ON_SESSION_CLUSTER:
+        return b.session_cluster, b.session_conn
+    return b.cluster, b.conn
+
+
+def id_tables(b: Bench, prefix: str, names: list[str]) -> dict[str, str]:
+    """A fresh table `id PRIMARY KEY, n int` per variant, on the variant's
+    cluster; returns the table names."""
+    tables = {}
+    for i, name in enumerate(names):
+        _, conn = conn_for(b, name)
+        table = f"{prefix}_{i}"
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute(f"CREATE TABLE {table} (id {COLUMNS[name]} PRIMARY KEY, n int)")
+        tables[name] = table
+    return tables
+
+
+def prepared(b: Bench, name: str, make: Callable[[Bench], None]) -> None:
+    """Makes a preparation several cases share, once per server."""
+    if name not in b.done:
+        make(b)
+        b.done.add(name)
+
+
+def make_same_bytes(b: Bench) -> None:
+    """Table `same`: N random 128-bit values, as ulid (u) and as uuid (v),
+    the same bytes in both columns."""
+    b.sql("DROP TABLE IF EXISTS same")
+    b.sql(
+        f"""
+        CREATE TABLE same AS
+        SELECT u, u::uuid AS v FROM (
+            SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval '40 years') AS u
+            FROM generate_series(1, {b.sizes.n})) s
+        """
+    )
+    b.sql("VACUUM ANALYZE same")
+
+
+SAME_BYTES = (("ulid", "u"), ("uuid", "v"))  # (variant, column of table `same`)
+
+
+# ---- the cases --------------------------------------------------------------
+
+def generation(b: Bench) -> None:
+    n = b.sizes.gen
+    funcs = {
+        "clock_timestamp()": "clock_timestamp()",
+        "gen_ulid()": "gen_ulid()",
+        "gen_monotonic_ulid() (preloaded)": "gen_monotonic_ulid()",
+        "gen_monotonic_ulid() (not preloaded)": "gen_monotonic_ulid()",
+        "gen_random_uuid()": "gen_random_uuid()",
+        "uuidv7()": "uuidv7()",
+        "uuid_generate_v7() (pg_uuidv7)": "uuid_generate_v7()",
+    }
+    missing = {}
+    if V7_CORE in b.unavailable:
+        missing["uuidv7()"] = b.unavailable[V7_CORE]
+    if V7_EXT in b.unavailable:
+        missing["uuid_generate_v7() (pg_uuidv7)"] = b.unavailable[V7_EXT]
+
+    # The uuid generators are far slower per call (they read the operating
+    # system's random source every time): fewer calls measure them as well
+    # and keep each round short, so the fast variants of one round are
+    # measured close together in time.
+    slow = {"gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)"}
+
+    def run(name, f):
+        _, conn = conn_for(b, name)
+        calls = n // 4 if name in slow else n
+        return b.timed(f"SELECT count({f}) FROM generate_series(1, {calls})", conn=conn) * 1e9 / calls
+
+    runs = {name: (lambda name=name, f=f: run(name, f)) for name, f in funcs.items() if name not in missing}
+    note = (f"{n:,} calls per measurement, {n // 4:,} for the uuid generators; (not preloaded) runs on "
+            "a second cluster with the same settings but without shared_preload_libraries, every other "
+            "variant on the benchmark cluster, which preloads ulid")
+    # cheap and noisy: three times the usual rounds
+    calls = b.interleave(
+        Result("generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
+               baseline="gen_random_uuid()", note=note, key="gen", missing=missing),
+        runs,
+        repeats=3 * b.sizes.repeats,
+        warmup=True,
+    )
+    # the same numbers against the floor: the executor's cost of any volatile call
+    b.add(Result("generate one value, against the floor of a volatile call", "ns/call",
+                 baseline="clock_timestamp()", values=calls.values, key="gen-floor", missing=missing))
+    if "uuid_generate_v7() (pg_uuidv7)" not in missing:
+        b.add(Result("generate one value, against pg_uuidv7", "ns/call",
+                     baseline="uuid_generate_v7() (pg_uuidv7)", values=calls.values, key="gen-pg_uuidv7",
+                     missing=missing))
+
+
+def insert_default(b: Bench) -> None:
+    n = b.sizes.insert
+    names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO])
+    tables = id_tables(b, "ins", names)
+
+    def run(table):
+        # from an empty table and a clean buffer pool each time: the dirty
+        # pages of the previous round would otherwise be written out
+        # during this one, and lengthen it
+        b.sql(f"TRUNCATE {table}")
+        b.sql("CHECKPOINT")
+        return b.timed(f"INSERT INTO {table} (n) SELECT g FROM generate_series(1, {n}) g") * 1e3
+
+    b.interleave(
+        Result(f"INSERT {n:,} rows with a DEFAULT id, one statement (primary key)", "ms",
+               baseline=IDENTITY, key="insert", missing=missing,
+               note="each round into an empty table, after a CHECKPOINT"),
+        {name: (lambda t=tables[name]: run(t)) for name in names},
+        repeats=b.sizes.repeats,
+    )
+
+
+def client_sweep(b: Bench) -> None:
+    """pgbench INSERT of one row with a DEFAULT id at growing client
+    counts. Every point starts from an empty table after a checkpoint.
+    The variants are compared at each client count, so all rounds of one
+    client count run together, each round through every variant, the
+    order rotated from round to round."""
+    seconds = b.sizes.sweep_seconds
+    names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO, MONO_SESSION])
+    tables = id_tables(b, "sweep", names)
+    for clients in b.sizes.clients:
+        b.sweep[clients] = Result(
+            f"pgbench INSERT with a DEFAULT id, {clients} client{'s' if clients > 1 else ''}, {seconds} s",
+            "tps", baseline=IDENTITY, key=f"sweep-{clients}", missing=missing)
+
+    def point(name, clients):
+        cluster, conn = conn_for(b, name)
+        conn.execute(f"TRUNCATE {tables[name]}")
+        conn.execute("CHECKPOINT")
+        return b.pgbench(f"INSERT INTO {tables[name]} (n) VALUES (1);\n", clients, seconds, cluster=cluster)
+
+    for clients in b.sizes.clients:
+        for r in range(b.sizes.sweep_repeats):
+            shift = r % len(names)
+            for name in names[shift:] + names[:shift]:
+                b.sweep[clients].add(name, point(name, clients))
+
+
+def sort_and_index(b: Bench) -> None:
+    prepared(b, "same", make_same_bytes)
+    n = b.sizes.n
+    b.interleave(
+        Result(f"ORDER BY over {n:,} random values", "ms", key="sort"),
+        {col: (lambda c=c: b.timed(f"SELECT count(*) FROM (SELECT {c} FROM same ORDER BY {c}) s") * 1e3)
+         for col, c in SAME_BYTES},
+        repeats=2 * b.sizes.repeats,
+        warmup=True,
+    )
+
+    def create_index(c):
+        b.sql(f"DROP INDEX IF EXISTS same_{c}")
+        return b.timed(f"CREATE INDEX same_{c} ON same ({c})") * 1e3
+
+    b.interleave(
+        Result(f"CREATE INDEX over {n:,} random values", "ms", key="index"),
+        {col: (lambda c=c: create_index(c)) for col, c in SAME_BYTES},
+        repeats=2 * b.sizes.repeats,
+        warmup=True,
+    )
+    size = Result(f"btree size over {n:,} random values (CREATE INDEX)", "MB", key="btree-size")
+    for col, c in SAME_BYTES:
+        size.add(col, b.sql(f"SELECT pg_relation_size('same_{c}')").fetchone()[0] / 2**20)
+    b.add(size)
+
+
+def text_and_binary_io(b: Bench) -> None:
+    prepared(b, "same", make_same_bytes)
+    n = b.sizes.n
+    workdir = b.cluster.dir  # a place the server may read and write
+    for col, c in SAME_BYTES:
+        b.sql(f"DROP TABLE IF EXISTS load_{c}")
+        b.sql(f"CREATE TABLE load_{c} ({c} {col})")
+        b.sql(f"COPY (SELECT {c} FROM same) TO '{workdir}/{c}.txt'")
+        b.sql(f"COPY (SELECT {c} FROM same) TO '{workdir}/{c}.bin' (FORMAT binary)")
+    b.interleave(
+        Result(f"text output: SELECT count(id::text) over {n:,} rows", "ms", key="text-out"),
+        {col: (lambda c=c: b.timed(f"SELECT count({c}::text) FROM same") * 1e3) for col, c in SAME_BYTES},
+    )
+    b.interleave(
+        Result(f"text output: COPY TO over {n:,} rows", "ms", key="copy-text-out"),
+        {col: (lambda c=c: b.timed(f"COPY (SELECT {c} FROM same) TO '/dev/null'") * 1e3)
+         for col, c in SAME_BYTES},
+    )
+
+    def copy_in(c, fmt):
+        b.sql(f"TRUNCATE load_{c}")
+        opts = " (FORMAT binary)" if fmt == "bin" else ""
+        return b.timed(f"COPY load_{c} FROM '{workdir}/{c}.{fmt}'{opts}") * 1e3
+
+    b.interleave(
+        Result(f"text input: COPY FROM of {n:,} rows", "ms", key="text-in"),
+        {col: (lambda c=c: copy_in(c, "txt")) for col, c in SAME_BYTES},
+    )
+    b.interleave(
+        Result(f"binary COPY TO of {n:,} rows", "ms", key="bin-out"),
+        {col: (lambda c=c: b.timed(f"COPY (SELECT {c} FROM same) TO '/dev/null' (FORMAT binary)") * 1e3)
+         for col, c in SAME_BYTES},
+    )
+    b.interleave(
+        Result(f"binary COPY FROM of {n:,} rows", "ms", key="bin-in"),
+        {col: (lambda c=c: copy_in(c, "bin")) for col, c in SAME_BYTES},
+    )
+
+
+def point_lookups(b: Bench) -> None:
+    """pgbench, prepared statements: look up one row by id. The key is
+    md5(k) read as a uuid, and for ulid relabelled (a no-op cast); the
+    bigint key is k itself, with the same md5 computed and multiplied
+    by zero, so every variant does the same work around the lookup."""
+    n = b.sizes.n
+    b.sql("DROP TABLE IF EXISTS lookup")
+    b.sql(
+        f"""
+        CREATE TABLE lookup AS
+        SELECT k, k::bigint AS b, md5(k::text)::uuid::ulid AS u, md5(k::text)::uuid AS v
+        FROM generate_series(1, {n}) k
+        """
+    )
+    b.sql("CREATE UNIQUE INDEX lookup_b ON lookup (b)")
+    b.sql("CREATE UNIQUE INDEX lookup_u ON lookup (u)")
+    b.sql("CREATE UNIQUE INDEX lookup_v ON lookup (v)")
+    b.sql("VACUUM ANALYZE lookup")
+    scripts = {
+        "bigint": f"\\set k random(1, {n})\n"
+                  "SELECT k FROM lookup WHERE b = :k + 0 * length(md5(:k::text));\n",
+        "ulid": f"\\set k random(1, {n})\nSELECT k FROM lookup WHERE u = md5(:k::text)::uuid::ulid;\n",
+        "uuid": f"\\set k random(1, {n})\nSELECT k FROM lookup WHERE v = md5(:k::text)::uuid;\n",
+    }
+    b.interleave(
+        Result(f"point lookups by id, pgbench -M prepared, 2 clients, {n:,} rows", "tps",
+               baseline="bigint", key="lookup", note=f"{b.sizes.pgbench_seconds} s per run"),
+        {name: (lambda s=s: b.pgbench(s, 2, b.sizes.pgbench_seconds, prepared=True))
+         for name, s in scripts.items()},
+        repeats=max(1, b.sizes.repeats - 2),
+    )
+
+
+def time_range(b: Bench) -> None:
+    """A one-hour range out of 30 days of time-ordered ids, through a
+    btree and through a BRIN index. uuid holds the same bytes."""
+    n = b.sizes.n
+    b.sql("DROP TABLE IF EXISTS timeline")
+    b.sql(
+        f"""
+        CREATE TABLE timeline AS
+        SELECT u, u::uuid AS v, g AS payload FROM (
+            SELECT g, gen_ulid(timestamptz '2025-01-01' + g * (interval '30 days' / {n})) AS u
+            FROM generate_series(1, {n}) g) s
+        """
+    )
+    b.sql("VACUUM ANALYZE timeline")
+    lo = "'2025-01-15 12:00+00'::timestamptz::ulid"
+    hi = "'2025-01-15 13:00+00'::timestamptz::ulid"
+    queries = {
+        "ulid": f"SELECT count(payload) FROM timeline WHERE u >= {lo} AND u < {hi}",
+        "uuid": f"SELECT count(payload) FROM timeline WHERE v >= {lo}::uuid AND v < {hi}::uuid",
+    }
+    counts = {k: b.sql(q).fetchone()[0] for k, q in queries.items()}
+    assert counts["ulid"] == counts["uuid"] > 0, counts
+    for kind, using in (("btree", "btree"), ("BRIN", "brin")):
+        b.sql("DROP INDEX IF EXISTS timeline_u, timeline_v")
+        b.sql(f"CREATE INDEX timeline_u ON timeline USING {using} (u)")
+        b.sql(f"CREATE INDEX timeline_v ON timeline USING {using} (v)")
+        b.sql("ANALYZE timeline")
+        for q in queries.values():
+            plan = "\n".join(r[0] for r in b.sql("EXPLAIN " + q).fetchall())
+            assert "timeline_" in plan, plan
+        runs = {k: (lambda q=q: b.timed(q) * 1e3) for k, q in queries.items()}
+        for q in queries.values():  # warm the cache
+            b.sql(q)
+        b.interleave(
+            Result(f"one hour of 30 days ({counts['ulid']:,} of {n:,} rows) via {kind}", "ms",
+                   key=f"range-{kind.lower()}"),
+            runs,
+            repeats=b.sizes.repeats * 4,
+        )
+        if kind == "BRIN":
+            sizes = Result(f"BRIN size over {n:,} time-ordered rows", "kB", key="brin-size")
+            for k, c in (("ulid", "u"), ("uuid", "v")):
+                sizes.add(k, b.sql(f"SELECT pg_relation_size('timeline_{c}')").fetchone()[0] / 1024)
+            b.add(sizes)
+
+
+def growth(b: Bench) -> None:
+    """Index size and insert throughput as a table grows from 0 to N, for
+    time-ordered ulid, random uuid v4, time-ordered uuid v7 (core's and
+    pg_uuidv7's) and a bigint identity. The sizes and rates after each
+    batch go to b.series["growth"], for the plot."""
+    n, steps = b.sizes.n, b.sizes.growth_steps
+    batch = n // steps
+    v7 = "uuid v7 (uuidv7)" if V7_CORE not in b.unavailable else "uuid v7 (a SQL function: this server has no uuidv7)"
+    candidates = {"ulid (gen_monotonic_ulid)": "ulid DEFAULT gen_monotonic_ulid()",
+                  "uuid v4 (gen_random_uuid)": "uuid DEFAULT gen_random_uuid()",
+                  v7: "uuid DEFAULT uuidv7()",
+                  "uuid v7 (pg_uuidv7)": "uuid DEFAULT uuid_generate_v7()",
+                  "bigint identity": "bigint GENERATED ALWAYS AS IDENTITY"}
+    missing = {}
+    if V7_EXT in b.unavailable:
+        missing["uuid v7 (pg_uuidv7)"] = b.unavailable[V7_EXT]
+    variants = {k: v for k, v in candidates.items() if k not in missing}
+    rows = []
+    for i, column in enumerate(variants.values()):
+        b.sql(f"DROP TABLE IF EXISTS grow_{i}")
+        b.sql(f"CREATE TABLE grow_{i} (id {column} PRIMARY KEY, n int)")
+    for step in range(1, steps + 1):
+        row = [step * batch]
+        for i in range(len(variants)):
+            seconds = b.timed(f"INSERT INTO grow_{i} (n) SELECT g FROM generate_series(1, {batch}) g")
+            size = b.sql(f"SELECT pg_relation_size('grow_{i}_pkey')").fetchone()[0]
+            row += [batch / seconds, size / 2**20]
+        rows.append(row)
+    final = Result(f"primary key size after {n:,} inserts of DEFAULT ids", "MB", baseline="bigint identity",
+                   key="pk-size", missing=missing)
+    table = Result(f"table size after {n:,} inserts of DEFAULT ids", "MB", baseline="bigint identity",
+                   key="table-size", missing=missing)
+    for i, name in enumerate(variants):
+        final.add(name, rows[-1][2 + 2 * i])
+        table.add(name, b.sql(f"SELECT pg_relation_size('grow_{i}')").fetchone()[0] / 2**20)
+    b.add(final, table)
+    if "uuid v7 (pg_uuidv7)" in variants:
+        b.add(Result(f"primary key size after {n:,} inserts, against pg_uuidv7", "MB",
+                     baseline="uuid v7 (pg_uuidv7)", values=final.values, key="pk-size-v7"))
+    # each row: rows in the table, then per variant rows/s of the last batch and primary key MB
+    b.series["growth"] = {"n": n, "variants": list(variants), "rows": rows}
+
+
+# The cases, in the order they run. The name is how progress and the run's
+# durations (latest.json) call the step.
+CASES: list[tuple[str, Callable[[Bench], None]]] = [
+    ("generation", generation),
+    ("insert_default", insert_default),
+    ("client_sweep", client_sweep),
+    ("sort_and_index", sort_and_index),
+    ("text_and_binary_io", text_and_binary_io),
+    ("point_lookups", point_lookups),
+    ("time_range", time_range),
+    ("growth", growth),
+]

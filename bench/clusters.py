@@ -1,0 +1,148 @@
+"""The servers the benchmarks run on, and what is installed into them.
+
+Here: the build of ulid installed into a PostgreSQL (scripts/install),
+pg_uuidv7 beside it (bench/pg_uuidv7, which records where each copy came
+from), the clusters tuned for benchmarking (SETTINGS: the benchmark cluster
+preloads ulid, a second one is identical but does not, and a case may start
+more), the guard that stops a run when ulid is reinstalled under it, and the
+description of the machine and build that goes into the results.
+
+Not here: the cases (cases.py), timing (measure.py), reporting (report.py),
+the command line (run.py).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from harness.pgcluster import Cluster  # noqa: E402
+
+# Settings of the benchmark cluster. fsync stays on; commits are
+# asynchronous so that pgbench measures the server, not this machine's disk.
+SETTINGS = {
+    "shared_preload_libraries": "ulid",
+    "shared_buffers": "2GB",
+    "work_mem": "512MB",
+    "maintenance_work_mem": "1GB",
+    "max_wal_size": "16GB",
+    "checkpoint_timeout": "1h",
+    "synchronous_commit": "off",
+    "max_parallel_workers_per_gather": "0",
+    "max_parallel_maintenance_workers": "0",
+    "jit": "off",
+    "autovacuum": "off",
+}
+# The second cluster: gen_monotonic_ulid() keeps its state per session when
+# ulid is not preloaded, and only a server started without it shows that.
+SESSION_SETTINGS = {**SETTINGS, "shared_preload_libraries": ""}
+
+# Port slots (see harness.pgcluster.cluster_port) of the benchmark clusters,
+# and the first of those a case's other clusters take.
+SLOT, SESSION_SLOT, OTHER_SLOTS = 5, 9, 10
+
+# How often one version's run is started again when ulid is reinstalled under it.
+ATTEMPTS = 4
+
+PG_UUIDV7_CACHE = Path(os.environ.get("ULID_PG_UUIDV7_CACHE", ROOT / "target" / "pg_uuidv7"))
+
+
+def install_ulid(version: int, release: bool) -> str:
+    """Builds ulid and installs it into PostgreSQL `version`; returns how
+    the results name the build."""
+    mode = ["--release"] if release else []
+    subprocess.run([str(ROOT / "scripts" / "install"), str(version), *mode], check=True)
+    return f"{'release' if release else 'debug'} build"
+
+
+def install_pg_uuidv7(version: int) -> None:
+    """Skips what is already installed; a version it cannot serve is recorded as such."""
+    subprocess.run([str(ROOT / "bench" / "pg_uuidv7"), str(version)], check=True)
+
+
+def pg_uuidv7_origin(build: str) -> str:
+    """What bench/pg_uuidv7 recorded: where this server's copy came from, or why there is none."""
+    status = PG_UUIDV7_CACHE / f"status-{build}"
+    return status.read_text().strip() if status.exists() else "origin not recorded"
+
+
+class LibraryReplaced(RuntimeError):
+    """The installed ulid library changed under a running benchmark."""
+
+
+class LibraryGuard:
+    """Others may reinstall ulid on this machine while a run goes on: then
+    new backends load another build, and a library overwritten in place
+    crashes the running ones. Either way the numbers would not be this
+    build's, so the run checks the library after every step and stops."""
+
+    def __init__(self, version: int):
+        pkglibdir = subprocess.check_output([Cluster.pg_config(version), "--pkglibdir"], text=True).strip()
+        self.library = Path(pkglibdir) / "ulid.so"
+        self.installed = self.fingerprint()
+
+    def fingerprint(self) -> tuple[int, int, int]:
+        st = self.library.stat()
+        return st.st_ino, st.st_size, st.st_mtime_ns
+
+    def check(self, step: str, error: Exception | None = None) -> None:
+        if self.fingerprint() != self.installed:
+            raise LibraryReplaced(f"{self.library} was replaced by another install during {step}") from error
+
+
+@contextmanager
+def benchmark_clusters(version: int):
+    """Starts the benchmark cluster and the one without ulid preloaded;
+    yields them with a function that starts further clusters of this
+    version (name, settings) for the cases that need one. Stops them all."""
+    cluster = Cluster(version, "bench", slot=SLOT, settings=SETTINGS)
+    session_cluster = Cluster(version, "bench-session", slot=SESSION_SLOT, settings=SESSION_SETTINGS)
+    others: list[Cluster] = []
+
+    def start_other(name: str, settings: dict[str, str]) -> Cluster:
+        other = Cluster(version, f"bench-{name}", slot=OTHER_SLOTS + len(others), settings=settings)
+        others.append(other)
+        return other.start()
+
+    try:
+        cluster.start()
+        session_cluster.start()
+        yield cluster, session_cluster, start_other
+    finally:
+        for c in [*reversed(others), session_cluster, cluster]:
+            c.stop()
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
+
+
+def source_commit() -> str | None:
+    """The commit the build was made from, marked when the checkout had changes."""
+    try:
+        commit = subprocess.check_output(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"],
+                                         text=True, stderr=subprocess.DEVNULL).strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--", "src", "crates",
+                                "sql", "Cargo.toml", "Cargo.lock", "ulid.control"],
+                               stderr=subprocess.DEVNULL).returncode != 0
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + (" with local changes" if dirty else "")
+
+
+def today() -> str:
+    return datetime.date.today().isoformat()

@@ -1,0 +1,166 @@
+"""How a benchmark case measures, and what it records.
+
+Here: `Sizes` (how many rows, calls and rounds; full and quick), `Result`
+(one case's numbers, exactly as bench/results/latest.json stores them) and
+`Bench`, the handle every case gets: connections to the clusters of one
+PostgreSQL version, the wall-clock time of a statement, interleaved rounds,
+pgbench, and what the run found missing on that server.
+
+Not here: what is measured (cases.py), how the clusters are built, tuned
+and started (clusters.py), how numbers are shown (report.py).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the reports read Results without a database driver
+    import psycopg
+
+
+@dataclass
+class Sizes:
+    n: int  # rows for sort, index, COPY cases
+    gen: int  # calls per generation measurement
+    insert: int  # rows per single-statement INSERT
+    growth_steps: int
+    pgbench_seconds: int
+    repeats: int
+    clients: tuple[int, ...]  # client counts of the INSERT sweep
+    sweep_seconds: int  # pgbench time per point of the sweep
+    sweep_repeats: int
+
+
+FULL = Sizes(n=2_000_000, gen=2_000_000, insert=1_000_000, growth_steps=20, pgbench_seconds=5, repeats=5,
+             clients=(1, 2, 4, 8, 16, 32), sweep_seconds=2, sweep_repeats=5)
+QUICK = Sizes(n=20_000, gen=20_000, insert=10_000, growth_steps=4, pgbench_seconds=1, repeats=1,
+              clients=(1, 2, 32), sweep_seconds=1, sweep_repeats=1)
+
+
+@dataclass
+class Result:
+    """One case on one server: every measurement of every variant.
+
+    The fields are the JSON schema of a case in latest.json; report.py
+    reads them back with Result(**record)."""
+
+    case: str
+    unit: str  # what the numbers mean, e.g. "ns/call", "ms", "tps", "MB"
+    values: dict[str, list[float]] = field(default_factory=dict)
+    baseline: str = "uuid"
+    note: str = ""
+    key: str = ""  # a short, stable name the reports find the case by
+    missing: dict[str, str] = field(default_factory=dict)  # variant -> why this server has no numbers
+
+    def add(self, variant: str, value: float) -> None:
+        self.values.setdefault(variant, []).append(value)
+
+    def median(self, variant: str) -> float:
+        return statistics.median(self.values[variant])
+
+    def ratio(self, variant: str, baseline: str | None = None) -> float:
+        return self.median(variant) / self.median(baseline or self.baseline)
+
+    def runs(self) -> int:
+        """How many measurements each variant's median is taken from."""
+        return min((len(v) for v in self.values.values()), default=0)
+
+
+class Bench:
+    """What a case works with, on one PostgreSQL version.
+
+    `conn` is a connection to the benchmark cluster (ulid preloaded),
+    `session_conn` one to a cluster identical but for the preloading. A
+    case adds its `Result`s to `results` (or, for the INSERT client sweep,
+    to `sweep`), the data behind its plots to `series`, and the variants
+    this server cannot run to `unavailable`, with the reason.
+    """
+
+    def __init__(self, cluster, session_cluster, sizes: Sizes,
+                 start_cluster: Callable[[str, dict[str, str]], object] | None = None, dbname: str = "bench"):
+        self.cluster = cluster
+        self.session_cluster = session_cluster
+        self.version = cluster.version
+        self.sizes = sizes
+        self.dbname = dbname
+        self.results: list[Result] = []
+        self.sweep: dict[int, Result] = {}
+        self.series: dict[str, dict] = {}
+        self.unavailable: dict[str, str] = {}
+        self.pg_uuidv7: str | None = None  # "pg_uuidv7 VERSION: where it came from", when installed
+        self.done: set[str] = set()  # shared preparations already made (see cases.prepared)
+        self._start_cluster = start_cluster
+        cluster.create_database(dbname)
+        self.conn = cluster.connect(dbname)
+        session_cluster.create_database(dbname)
+        self.session_conn = session_cluster.connect(dbname)
+
+    def other_cluster(self, name: str, settings: dict[str, str]):
+        """Starts one more cluster of this version with settings of its own
+        (another extension preloaded, say); the run stops it at the end."""
+        if self._start_cluster is None:
+            raise RuntimeError("this run cannot start other clusters")
+        return self._start_cluster(name, settings)
+
+    def sql(self, query: str, params=()):
+        return self.conn.execute(query, params)
+
+    def timed(self, query: str, params=(), conn: psycopg.Connection | None = None) -> float:
+        """Wall time of one statement, in seconds."""
+        conn = conn or self.conn
+        start = time.perf_counter()
+        conn.execute(query, params)
+        return time.perf_counter() - start
+
+    def split(self, names: list[str]) -> tuple[list[str], dict[str, str]]:
+        """The variants this server has, and why the others are missing."""
+        present = [n for n in names if n not in self.unavailable]
+        return present, {n: self.unavailable[n] for n in names if n in self.unavailable}
+
+    def add(self, *results: Result) -> None:
+        self.results.extend(results)
+
+    def interleave(self, result: Result, runs: dict[str, Callable[[], float]], repeats: int | None = None,
+                   warmup: bool = False) -> Result:
+        """Runs each variant once per round, rounds repeated, so drift hits all alike.
+        A warm-up round, not counted, first fills caches and wakes the CPU."""
+        if warmup:
+            for run in runs.values():
+                run()
+        for _ in range(repeats or self.sizes.repeats):
+            for variant, run in runs.items():
+                result.add(variant, run())
+        if warmup:
+            result.note = "; ".join(filter(None, [result.note, "after a warm-up round that is not counted"]))
+        self.results.append(result)
+        return result
+
+    def pgbench(self, script: str, clients: int, seconds: int, prepared: bool = False, cluster=None) -> float:
+        """Transactions per second of a pgbench script against the bench database."""
+        cluster = cluster or self.cluster
+        with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+            f.write(script)
+        os.chmod(f.name, 0o644)
+        # at most a thread per core: more threads only take CPU from the server
+        threads = min(clients, os.cpu_count() or 1)
+        args = ["-n", "-c", str(clients), "-j", str(threads), "-T", str(seconds), "-f", f.name]
+        if prepared:
+            args += ["-M", "prepared"]
+        try:
+            out = cluster.run("pgbench", *args, self.dbname).stdout
+        finally:
+            os.unlink(f.name)
+        for line in out.splitlines():
+            if line.startswith("tps = "):
+                return float(line.split()[2])
+        raise RuntimeError(f"no tps in pgbench output:\n{out}")
+
+    def close(self) -> None:
+        self.conn.close()
+        self.session_conn.close()

@@ -1,0 +1,584 @@
+"""How benchmark results are shown. Everything here reads results; nothing measures.
+
+Here: bench/results/latest.md (every case of every version: medians, ratios,
+the run's machine and settings), docs/performance.md (the user's page:
+ratio tables with a column per PostgreSQL version in the results, the
+pgbench client tables, sizes, plots, instruction counts, how to reproduce),
+the gnuplot plots with their .dat files, and reading the instruction counts
+that bench/callgrind writes (callgrind-pgVERSION.json).
+
+Every figure either page shows is computed here from the results files; no
+number is written into the text by hand. Which comparisons the page shows
+is RATIOS: to show a new case's ratio, add an entry there.
+
+Not here: the cases (cases.py), the clusters (clusters.py), timing
+(measure.py), the command line (run.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from measure import Result
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+PAGE = ROOT / "docs" / "performance.md"
+
+
+# ---- reading the results ----------------------------------------------------
+
+def load(out: Path) -> dict:
+    return json.loads((out / "latest.json").read_text())
+
+
+def runs_of(data: dict) -> list[dict]:
+    """The runs of each PostgreSQL version, in version order."""
+    return sorted(data["versions"], key=lambda run: run["version"])
+
+
+def results_of(run: dict) -> list[Result]:
+    return [Result(**r) for r in run["results"]]
+
+
+def sweep_of(run: dict) -> dict[int, Result]:
+    return {int(c): Result(**r) for c, r in sorted(run.get("sweep", {}).items(), key=lambda kv: int(kv[0]))}
+
+
+def by_key(run: dict) -> dict[str, Result]:
+    found = {r.key: r for r in results_of(run)}
+    found.update({r.key or f"sweep-{c}": r for c, r in sweep_of(run).items()})
+    return found
+
+
+def load_counts(out: Path) -> list[dict]:
+    """What bench/callgrind recorded in OUT, one record per PostgreSQL build, in version order."""
+    counts = [json.loads(p.read_text()) for p in out.glob("callgrind-pg*.json")]
+    return sorted(counts, key=lambda c: (int(str(c["version"]).split("-")[0]), str(c["version"])))
+
+
+# ---- numbers as text --------------------------------------------------------
+
+def fmt(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def settings_text(settings: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in settings.items())
+
+
+def session_difference(run: dict) -> str | None:
+    """How the second cluster's settings differ from the benchmark cluster's."""
+    main, session = run.get("settings"), run.get("session_settings")
+    if main is None or session is None:
+        return None
+    return ", ".join(f"{k}='{v}'" if v == "" else f"{k}={v}" for k, v in session.items() if main.get(k) != v)
+
+
+def build_text(run: dict) -> str:
+    """Which build of ulid was measured, and from which commit when known."""
+    if not run.get("build"):
+        return ""
+    return run["build"] + (f" of commit {run['commit']}" if run.get("commit") else "")
+
+
+def usual_runs(results: list[Result]) -> int:
+    """The number of runs most cases take their medians from."""
+    counts = Counter(r.runs() for r in results)
+    return counts.most_common(1)[0][0] if counts else 1
+
+
+def runs_text(n: int) -> str:
+    return "measured once" if n == 1 else f"{n} runs"
+
+
+# ---- bench/results/latest.md ------------------------------------------------
+
+def render_latest(data: dict) -> str:
+    """bench/results/latest.md: every case of every version."""
+    return (
+        "# ulid benchmarks\n\n"
+        "Produced by `bench/run`: ulid against a bigint identity, uuid v4 and uuid v7 (core's uuidv7() and "
+        "pg_uuidv7's uuid_generate_v7()) on the same machine in the same run, each case repeated with the "
+        "variants interleaved. Only the ratios are meant to be compared; absolute "
+        f"times drift on this shared machine. Whole run: {data['minutes']:.1f} min.\n\n"
+        + "\n".join(render_version(run) for run in runs_of(data))
+    )
+
+
+def version_header(run: dict, results: list[Result]) -> str:
+    quick = " (quick mode: sizes too small to mean anything)" if run.get("quick") else ""
+    lines = [f"## PostgreSQL {run['server_version']}{quick}", ""]
+    facts = [x for x in (run.get("date"), run.get("machine")) if x]
+    if facts:
+        lines.append(", ".join(facts) + ".  ")
+    method = [f"Medians of {plural(usual_runs(results), 'interleaved run')}"
+              + (" where the notes below say no other" if any(r.runs() != usual_runs(results) for r in results)
+                 else "")
+              + (f" (client sweep: {plural(run['sweep_repeats'], 'round')} of {run['sweep_seconds']} s per point)"
+                 if run.get("sweep") else "")]
+    if run.get("build"):
+        method.append(build_text(run))
+    method.append(run.get("pg_uuidv7") or "pg_uuidv7 not available")
+    if run.get("settings"):
+        method.append(f"cluster settings: {settings_text(run['settings'])}")
+    difference = session_difference(run)
+    if difference:
+        method.append(f"\"not preloaded\" runs on a second cluster with the same settings and {difference}")
+    lines.append("; ".join(method) + ".  ")
+    took = f"This version's run took {run['minutes']:.1f} min"
+    if "client_sweep" in run.get("durations", {}):
+        took += f" (client sweep {run['durations']['client_sweep'] / 60:.1f} min)"
+    lines.append(took + ".")
+    if run.get("attempt", 1) > 1:
+        lines[-1] += (f"  \nThis is attempt {run['attempt']}: the earlier ones stopped because ulid was "
+                      "reinstalled by something else on this machine while they ran.")
+    return "\n".join(lines)
+
+
+def render_version(run: dict) -> str:
+    results = results_of(run)
+    usual = usual_runs(results)
+    lines = [version_header(run, results), "", "| case | variant | median | ratio |", "| --- | --- | ---: | ---: |"]
+    for r in results:
+        for variant in r.values:
+            lines.append(f"| {r.case} | {variant} | {fmt(r.median(variant))} {r.unit} | {r.ratio(variant):.2f} |")
+        for variant, why in r.missing.items():
+            lines.append(f"| {r.case} | {variant} | not available: {why} | – |")
+    notes, seen = [], []
+    for r in results:
+        # a case that shows another's measurements against another baseline needs no note of its own
+        shared = r.values in seen and not r.note
+        seen.append(r.values)
+        parts = ([runs_text(r.runs())] if r.runs() != usual and not shared else []) + ([r.note] if r.note else [])
+        if parts:
+            notes.append(f"- {r.case}: {'; '.join(parts)}")
+    if notes:
+        lines += ["", *notes]
+    baselines = list(dict.fromkeys(r.baseline for r in results))
+    lines += [
+        "",
+        "Ratios divide each median by the median of its case's baseline variant (here: "
+        + ", ".join(baselines) + "), whose own ratio is one. "
+        "For times and sizes lower is better; for tps higher is better.",
+    ]
+    return "\n".join(lines) + "\n" + render_sweep(run)
+
+
+def render_sweep(run: dict) -> str:
+    sweep = sweep_of(run)
+    if not sweep:
+        return ""
+    tag = f"pg{run['version']}"
+    counts = list(sweep)
+    first = sweep[counts[0]]
+    variants = list(first.values)
+    ref = 2 if 2 in sweep else counts[0]
+    lines = [
+        "",
+        "### INSERT throughput by number of clients",
+        "",
+        f"{first.case.split(',')[0]}: tps, median of each point, and in brackets the ratio to {first.baseline} "
+        f"at the same client count. The last column is the tps at {counts[-1]} clients over the tps at "
+        f"{ref} clients. Plot: [clients-{tag}.png](clients-{tag}.png).",
+        "",
+        "| variant | " + " | ".join(plural(c, "client") for c in counts) + " | scaling |",
+        "| --- | " + " | ".join("---:" for _ in counts) + " | ---: |",
+    ]
+    for v in variants:
+        cells = [f"{fmt(sweep[c].median(v))} ({sweep[c].ratio(v):.2f})" for c in counts]
+        scaling = sweep[counts[-1]].median(v) / sweep[ref].median(v)
+        lines.append(f"| {v} | " + " | ".join(cells) + f" | {scaling:.2f} |")
+    for v, why in first.missing.items():
+        lines.append(f"| {v} | not available: {why} | " + " | ".join("–" for _ in counts[1:]) + " | – |")
+    return "\n".join(lines) + "\n"
+
+
+# ---- plots ------------------------------------------------------------------
+
+def write_plots(run: dict, out: Path) -> None:
+    """The .dat files and gnuplot plots of one version's run, in OUT."""
+    tag = f"pg{run['version']}"
+    sweep = sweep_of(run)
+    if sweep:
+        counts = list(sweep)
+        first = sweep[counts[0]]
+        names = list(first.values)
+        data = out / f"clients-{tag}.dat"
+        data.write_text("# clients " + " ".join(f'"{v}"' for v in names) + " (median tps)\n"
+                        + "".join(f"{c} " + " ".join(f"{sweep[c].median(v):.1f}" for v in names) + "\n"
+                                  for c in counts))
+        plot_clients(data, names, out / f"clients-{tag}.png", run["version"], run["sweep_seconds"],
+                     run["sweep_repeats"])
+    growth = run.get("series", {}).get("growth")
+    if growth:
+        data = out / f"growth-{tag}.dat"
+        data.write_text("# rows " + " ".join(f'"{v}" rows/s, MB' for v in growth["variants"]) + "\n"
+                        + "\n".join(" ".join(f"{x:.3f}" for x in r) for r in growth["rows"]) + "\n")
+        plot_growth(data, growth["variants"], out / f"growth-{tag}.png", run["version"], growth["n"])
+
+
+def plot_growth(data: Path, names: list[str], png: Path, version: int, n: int) -> None:
+    cols = []
+    for i, name in enumerate(names):
+        cols.append((name, 2 + 2 * i, 3 + 2 * i))
+    # distinct dash types: two time-ordered ids can draw the very same line
+    size_plots = ", ".join(f"'{data}' using ($1/1e6):{s} with linespoints dashtype {i + 1} lw 2 title '{name}'"
+                           for i, (name, _, s) in enumerate(cols))
+    rate_plots = ", ".join(f"'{data}' using ($1/1e6):($" + str(r) + f"/1e3) with linespoints dashtype {i + 1} "
+                           f"lw 2 title '{name}'" for i, (name, r, _) in enumerate(cols))
+    script = f"""
+set terminal pngcairo size 1100,560 font 'sans,10' noenhanced
+set output '{png}'
+set multiplot layout 1,2 title 'Primary key on a growing table: {n:,} rows inserted in batches, PostgreSQL {version}'
+set key outside below maxrows 3
+set grid
+set xlabel 'rows in the table (millions)'
+set ylabel 'primary key size (MB)'
+plot {size_plots}
+set ylabel 'insert throughput (thousand rows/s)'
+set yrange [0:*]
+plot {rate_plots}
+unset multiplot
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def plot_clients(data: Path, names: list[str], png: Path, version: int, seconds: int, repeats: int) -> None:
+    lines = ", ".join(f"'{data}' using 1:($" + str(2 + i) + f"/1e3) with linespoints dashtype {i + 1} "
+                      f"pointtype {i + 1} lw 2 title '{name}'" for i, name in enumerate(names))
+    script = f"""
+set terminal pngcairo size 900,640 font 'sans,10' noenhanced
+set output '{png}'
+set title "pgbench: INSERT of one row with a DEFAULT id, PostgreSQL {version}\\nmedian of {repeats} runs of {seconds} s per point"
+set key outside below maxrows 4
+set grid
+set logscale x 2
+set xlabel 'clients'
+set ylabel 'transactions per second (thousands)'
+set yrange [0:*]
+plot {lines}
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+# ---- docs/performance.md ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Ratio:
+    """One row of a ratio table on the page: `variant` of the case `key`
+    against `baseline` (the case's own baseline when None)."""
+
+    key: str
+    variant: str
+    baseline: str | None = None
+
+
+# The comparisons the page shows, by section: (title, what the section
+# compares, rows). The row's case, variants and every figure come from the
+# results; a case missing on a version shows n/a there.
+RATIOS: list[tuple[str, str, list[Ratio]]] = [
+    ("Generating one value",
+     "The cost of one call in `SELECT count(f()) FROM generate_series(...)`, against the uuid generators and "
+     "against `clock_timestamp()`, the cheapest volatile call there is (the executor's own cost per row).",
+     [Ratio("gen", "gen_ulid()"),
+      Ratio("gen", "gen_ulid()", "uuidv7()"),
+      Ratio("gen", "gen_ulid()", "uuid_generate_v7() (pg_uuidv7)"),
+      Ratio("gen", "gen_monotonic_ulid() (preloaded)"),
+      Ratio("gen", "gen_monotonic_ulid() (preloaded)", "uuid_generate_v7() (pg_uuidv7)"),
+      Ratio("gen-floor", "gen_ulid()"),
+      Ratio("gen-floor", "gen_monotonic_ulid() (preloaded)"),
+      Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)")]),
+    ("Inserting rows",
+     "One `INSERT ... SELECT` into a table whose primary key has a DEFAULT id; time, lower is better.",
+     [Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)"),
+      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid gen_random_uuid()"),
+      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid uuidv7()"),
+      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid uuid_generate_v7() (pg_uuidv7)"),
+      Ratio("insert", "ulid gen_ulid()", "uuid gen_random_uuid()")]),
+    ("Sorting, indexing, text and binary input and output",
+     "The same random 128-bit values stored as `ulid` and as `uuid`; time, lower is better.",
+     [Ratio("sort", "ulid"),
+      Ratio("index", "ulid"),
+      Ratio("text-out", "ulid"),
+      Ratio("copy-text-out", "ulid"),
+      Ratio("text-in", "ulid"),
+      Ratio("bin-out", "ulid"),
+      Ratio("bin-in", "ulid")]),
+    ("Lookups and time ranges",
+     "Point lookups are transactions per second (higher is better); range queries are time (lower is better), "
+     "over time-ordered values stored as `ulid` and as `uuid`.",
+     [Ratio("lookup", "ulid"),
+      Ratio("lookup", "ulid", "uuid"),
+      Ratio("range-btree", "ulid"),
+      Ratio("range-brin", "ulid")]),
+    ("Index and table sizes",
+     "Sizes in bytes on disk, lower is better; the sizes themselves are in the next section.",
+     [Ratio("btree-size", "ulid"),
+      Ratio("brin-size", "ulid"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v4 (gen_random_uuid)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (uuidv7)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (a SQL function: this server has no uuidv7)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (pg_uuidv7)"),
+      Ratio("table-size", "ulid (gen_monotonic_ulid)")]),
+]
+# Cases whose medians the page shows as they are (sizes do not drift).
+ABSOLUTE = ["btree-size", "brin-size", "pk-size", "table-size"]
+
+
+def table(header: list[str], rows: list[list[str]], right_from: int) -> list[str]:
+    return ["| " + " | ".join(header) + " |",
+            "| " + " | ".join("---:" if i >= right_from else "---" for i in range(len(header))) + " |",
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def case_title(found: dict[int, dict[str, Result]], key: str) -> str:
+    """A case's title as the results give it, noting versions whose run titled it otherwise."""
+    titles = {v: found[v][key].case for v in found if key in found[v]}
+    if not titles:
+        return key
+    first = next(iter(titles.values()))
+    others = [f"PostgreSQL {v}: {t}" for v, t in titles.items() if t != first]
+    return first + (f" ({'; '.join(others)})" if others else "")
+
+
+def ratio_cell(found: dict[str, Result], ratio: Ratio) -> str:
+    r = found.get(ratio.key)
+    baseline = ratio.baseline or (r.baseline if r else None)
+    if r is None or ratio.variant not in r.values or baseline not in r.values:
+        return "n/a"
+    return f"{r.ratio(ratio.variant, baseline):.2f}"
+
+
+def link(target: Path, page: Path) -> str:
+    return os.path.relpath(target, page.parent)
+
+
+def shown_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = None) -> str:
+    """docs/performance.md, from OUT/latest.json and what bench/callgrind recorded in OUT."""
+    runs = runs_of(data)
+    versions = [run["version"] for run in runs]
+    found = {run["version"]: by_key(run) for run in runs}
+    results_dir = link(out, page)
+    pg = [f"PostgreSQL {v}" for v in versions]
+    lines = [
+        "# Performance",
+        "",
+        f"<!-- Generated by bench/report.py from {shown_path(out / 'latest.json')}: `bench/run --report` writes "
+        "it again. Change the code or the results, not this page. -->",
+        "",
+        "How `ulid` compares with the ids PostgreSQL users pick instead: a `bigint` identity column, `uuid` "
+        "from `gen_random_uuid()` (version 4), core's `uuidv7()` where the server has it, and "
+        "`uuid_generate_v7()` from the pg_uuidv7 extension. Every figure on this page comes from the "
+        f"results in [`{shown_path(out)}/`]({results_dir}/), which `bench/run` and `bench/callgrind` write; "
+        f"[`latest.md`]({results_dir}/latest.md) lists every case with its medians in absolute units.",
+        "",
+        "## How the figures were made",
+        "",
+        "- Each PostgreSQL version runs every case on private clusters of its own, on one machine. Within a "
+        "case the variants run in rounds, one after another (A, B, C, A, B, C, ...), so that whatever the "
+        "machine does meanwhile hits all of them alike; a figure is the median of a variant's rounds "
+        "(how many rounds each case had is in `latest.md`).",
+        "- A ratio divides one variant's median by another's, both measured in the same run on the same "
+        "server. For times and sizes, below one means `ulid` needs less; for transactions per second, above "
+        "one means it does more. Compare ratios, not absolute times: those drift from run to run on a "
+        "shared machine, and differ from one machine to the next.",
+        "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\": "
+        "values ordered across the whole server, under a lock in shared memory) and on a second cluster, "
+        "identical but for that setting (\"not preloaded\": ordered within each session).",
+        "- n/a: the variant does not exist on that version, or was not installed there (see below).",
+        "",
+        "### The runs behind the figures",
+        "",
+    ]
+    rows = [
+        ["server"] + [run["server_version"] for run in runs],
+        ["date"] + [run.get("date", "not recorded") for run in runs],
+        ["machine"] + [run.get("machine", "not recorded") for run in runs],
+        ["ulid build"] + [build_text(run) or "not recorded" for run in runs],
+        ["pg_uuidv7"] + [run.get("pg_uuidv7") or "not available" for run in runs],
+        ["medians of"] + [f"{plural(usual_runs(results_of(run)), 'round')} for most cases" for run in runs],
+        ["run time"] + [f"{run['minutes']:.1f} min" for run in runs],
+    ]
+    if any(run.get("quick") for run in runs):
+        rows.append(["sizes"] + ["quick mode: too small to mean anything" if run.get("quick") else "full"
+                                 for run in runs])
+    lines += table([""] + pg, rows, right_from=len(pg) + 1)
+    settings = {settings_text(run["settings"]) for run in runs if run.get("settings")}
+    lines.append("")
+    if len(settings) == 1:
+        lines.append(f"Settings of the benchmark clusters: `{settings.pop()}`"
+                     + (f"; the second cluster differs in `{session_difference(runs[0])}`."
+                        if session_difference(runs[0]) else "."))
+    else:
+        for run in runs:
+            lines.append(f"- Settings on PostgreSQL {run['version']}: "
+                         + (f"`{settings_text(run['settings'])}`" if run.get("settings") else "not recorded"))
+    missing = [(run["version"], why) for run in runs
+               for why in dict.fromkeys([*run.get("unavailable", {}).values(),
+                                         *(w for r in results_of(run) for w in r.missing.values())])]
+    if missing:
+        lines += ["", "Not available:", ""] + [f"- PostgreSQL {v}: {why}" for v, why in missing]
+
+    lines += ["", "## Ratios", ""]
+    for title, about, ratios in RATIOS:
+        lines += [f"### {title}", "", about, ""]
+        rows, last = [], None
+        for ratio in ratios:
+            baseline = ratio.baseline or next((found[v][ratio.key].baseline for v in versions
+                                               if ratio.key in found[v]), "?")
+            rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline]
+                        + [ratio_cell(found[v], ratio) for v in versions])
+            last = ratio.key
+        lines += table(["case", "variant", "against"] + pg, rows, right_from=3)
+        lines.append("")
+
+    lines += ["## Sizes as measured", "",
+              "Sizes do not drift from run to run as times do, so here they are as they were measured.", ""]
+    rows = []
+    for key in ABSOLUTE:
+        variants = list(dict.fromkeys(n for v in versions if key in found[v] for n in found[v][key].values))
+        for i, name in enumerate(variants):
+            cells = []
+            for v in versions:
+                r = found[v].get(key)
+                cells.append(f"{fmt(r.median(name))} {r.unit}" if r and name in r.values else "n/a")
+            rows.append([case_title(found, key) if i == 0 else "", name] + cells)
+    lines += table(["case", "variant"] + pg, rows, right_from=2)
+    lines.append("")
+
+    lines += ["## INSERT throughput by number of clients", ""]
+    for run in runs:
+        sweep = sweep_of(run)
+        if not sweep:
+            continue
+        counts_ = list(sweep)
+        first = sweep[counts_[0]]
+        lines += [
+            f"### PostgreSQL {run['version']}",
+            "",
+            f"pgbench, one INSERT of a row with a DEFAULT id per transaction, on PostgreSQL "
+            f"{run['server_version']}: thousands of transactions per second, each the median of "
+            f"{plural(run['sweep_repeats'], 'run')} of {run['sweep_seconds']} s. Higher is better. The last "
+            f"column is the lowest and the highest ratio to {first.baseline} over these client counts.",
+            "",
+        ]
+        rows = []
+        for name in first.values:
+            ratios = [sweep[c].ratio(name) for c in counts_]
+            rows.append([name] + [f"{sweep[c].median(name) / 1e3:.1f}" for c in counts_]
+                        + ["baseline" if name == first.baseline else f"{min(ratios):.2f} to {max(ratios):.2f}"])
+        for name in first.missing:
+            rows.append([name] + ["n/a" for _ in counts_] + ["n/a"])
+        lines += table(["id"] + [plural(c, "client") for c in counts_] + [f"against {first.baseline}"], rows,
+                       right_from=1)
+        png = out / f"clients-pg{run['version']}.png"
+        if png.exists():
+            lines += ["", f"![INSERT throughput by number of clients, PostgreSQL {run['version']}]"
+                          f"({link(png, page)})"]
+        lines.append("")
+
+    growth = [run for run in runs if (out / f"growth-pg{run['version']}.png").exists()]
+    if growth:
+        lines += ["## Primary key as the table grows", "",
+                  "Rows with a DEFAULT id inserted into an empty table in batches: after each batch, the size "
+                  "of the primary key (left) and the insert rate of the batch (right). The final sizes are "
+                  "in the tables above.", ""]
+        for run in growth:
+            png = out / f"growth-pg{run['version']}.png"
+            lines += [f"![Primary key size and insert rate as a table grows, PostgreSQL {run['version']}]"
+                      f"({link(png, page)})", ""]
+
+    lines += render_counts(counts or [])
+    lines += [
+        "## Reproduce",
+        "",
+        "As root, in a checkout (`scripts/setup` has installed the servers; `bench/run` builds and installs a "
+        "release build of `ulid` first):",
+        "",
+        "```sh",
+        "bench/run                # every version, into bench/results/ and this page",
+        "bench/run --pg 18        # one version",
+        "bench/run --quick        # tiny sizes: checks that the runner works, writes to a temporary directory",
+        "bench/run --report       # this page and bench/results/latest.md again, from latest.json",
+        "bench/callgrind 18       # instructions per call on 18, into bench/results/callgrind-pg18.json",
+        "```",
+        "",
+        f"The run behind this page took {data['minutes']:.0f} minutes in all.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_counts(counts: list[dict]) -> list[str]:
+    """The instruction counts section, from bench/callgrind's records."""
+    lines = ["## Instructions per call", ""]
+    if not counts:
+        return lines + ["The results hold no instruction counts yet: `bench/callgrind VERSION` counts them, "
+                        "on the build installed into that version.", ""]
+    builds = [str(c["version"]) for c in counts]
+    floor = {str(c["version"]): next((r["instructions"] for r in c["rows"] if r["expr"] == "clock_timestamp()"),
+                                     None) for c in counts}
+    lines += [
+        "`bench/callgrind` counts the instructions the executor runs for one row of "
+        "`SELECT count(f()) FROM generate_series(...)` under valgrind: unlike times, counts repeat exactly "
+        "on a busy machine. In brackets, the ratio to `clock_timestamp()` on the same server. "
+        "The kernel's side of reading the clock is not counted.",
+        "",
+    ]
+    labels = list(dict.fromkeys(r["label"] for c in counts for r in c["rows"]))
+    rows = []
+    for label in labels:
+        cells = []
+        for c in counts:
+            row = next((r for r in c["rows"] if r["label"] == label), None)
+            f = floor[str(c["version"])]
+            cells.append("n/a" if row is None else f"{row['instructions']:,}"
+                         + (f" ({row['instructions'] / f:.2f})" if f else ""))
+        rows.append([label] + cells)
+    lines += table(["per call"] + [f"PostgreSQL {b}" for b in builds], rows, right_from=1)
+    lines.append("")
+    for c in counts:
+        lines.append(f"- PostgreSQL {c['version']} ({c.get('server_version', 'version not recorded')}): "
+                     f"counted on {c.get('date', 'a date not recorded')} over {c['calls']:,} and "
+                     f"{2 * c['calls']:,} calls{', ' + c['build'] if c.get('build') else ''}.")
+        for preloaded in (True, False):
+            step = {r.get("step") or "random": r["instructions"] for r in c["rows"]
+                    if r["expr"] == "gen_monotonic_ulid()" and r.get("preloaded") == preloaded}
+            if "random" in step and "one" in step:
+                more = 100 * (step["random"] / step["one"] - 1)
+                lines.append(f"  `gen_monotonic_ulid()` {'preloaded' if preloaded else 'not preloaded'}: a random "
+                             f"step costs {abs(more):.1f} % {'more' if more >= 0 else 'fewer'} instructions per "
+                             "call than a step of one.")
+    return lines + [""]
+
+
+# ---- writing both -----------------------------------------------------------
+
+def write(out: Path, page: Path) -> list[Path]:
+    """Writes OUT/latest.md and the page from OUT/latest.json and OUT's instruction counts."""
+    data = load(out)
+    (out / "latest.md").write_text(render_latest(data))
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(render_page(data, out, page, load_counts(out)))
+    return [out / "latest.md", page]
