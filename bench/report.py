@@ -567,7 +567,7 @@ def render_counts(counts: list[dict]) -> list[str]:
                     if r["expr"] == "gen_monotonic_ulid()" and r.get("preloaded") == preloaded}
             if "random" in step and "one" in step:
                 more = 100 * (step["random"] / step["one"] - 1)
-                lines.append(f"  `gen_monotonic_ulid()` {'preloaded' if preloaded else 'not preloaded'}: a random "
+                lines.append(f"  - `gen_monotonic_ulid()` {'preloaded' if preloaded else 'not preloaded'}: a random "
                              f"step costs {abs(more):.1f} % {'more' if more >= 0 else 'fewer'} instructions per "
                              "call than a step of one.")
     return lines + [""]
