@@ -11,7 +11,7 @@ import time
 import psycopg
 import pytest
 
-import soak
+from harness import soak
 from harness.pgcluster import Cluster
 
 FAILING = [

@@ -3,7 +3,7 @@ for a while, with the library preloaded and not; then every index is
 checked. Expected: no failed transaction, no unique violation, every
 inserted row present, amcheck clean.
 
-    python tests/server/soak.py [--seconds N] [--clients N] [--pg VERSION...]
+    python tests/harness/soak.py [--seconds N] [--clients N] [--pg VERSION...]
 
 The test suite runs a short version (tests/server/test_hostile.py); the full
 figures in the project notes come from longer runs of this script.
