@@ -16,8 +16,7 @@ use std::path::{Path, PathBuf};
 fn render(path: &Path, indent: &str, depth: usize, out: &mut String) {
     assert!(depth < 8, "{}: includes nested too deep", path.display());
     println!("cargo:rerun-if-changed={}", path.display());
-    let text = fs::read_to_string(path)
-        .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let text = fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
     for line in text.lines() {
         let trimmed = line.trim_start();
         let include = trimmed
@@ -42,7 +41,10 @@ fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let (templates, rendered) = (root.join("sql/updates"), root.join("sql"));
     println!("cargo:rerun-if-changed={}", templates.display());
-    println!("cargo:rerun-if-changed={}", root.join("sql/shared").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("sql/shared").display()
+    );
 
     let mut names = Vec::new();
     for entry in fs::read_dir(&templates).expect("sql/updates") {
@@ -54,7 +56,8 @@ fn main() {
         let mut out = String::new();
         render(&path, "", 0, &mut out);
         assert!(
-            !out.lines().any(|line| line.trim_start().starts_with("\\ir")),
+            !out.lines()
+                .any(|line| line.trim_start().starts_with("\\ir")),
             "{name}: a line starting with \\ir that is not `\\ir FILE`"
         );
         let target = rendered.join(&name);
