@@ -1,8 +1,9 @@
 """Fixtures for the tests that drive real PostgreSQL servers.
 
 Every test here runs against a private cluster started by `scripts/cluster`
-for the build given with `--pg` (13, 15, 16, 17, 18, 18-assert or 19), with the extension already
-installed into that PostgreSQL by `scripts/test`. Clients are real ones:
+for the build given with `--pg` (a `build` line of inputs.manifest: 15,
+18-assert...), with the extension already installed into that PostgreSQL
+by `scripts/test`. Clients are real ones:
 psycopg for SQL, and the server's own psql, pg_regress, pg_dump and pgbench.
 
 The tests live in one folder per kind (pg_regress, server, operations,
@@ -26,12 +27,13 @@ import uuid
 
 import pytest
 
-from harness.pgcluster import Cluster, major_version
+from harness.pgcluster import BUILDS, Cluster, major_version
 from harness.upgrading import InstalledRelease
 
 
 def pytest_addoption(parser):
-    parser.addoption("--pg", default="15", help="PostgreSQL build to test against (15, 18-assert...)")
+    parser.addoption("--pg", default="15", choices=list(BUILDS),
+                     help="PostgreSQL build to test against (a build line of inputs.manifest)")
 
 
 def pytest_configure(config):

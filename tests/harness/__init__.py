@@ -1,3 +1,4 @@
-"""What the tests share: private clusters (`pgcluster`), installed releases
-and catalog comparisons for the upgrade tests (`upgrading`), and the runner
-of the Go and node client suites (`clientrun`)."""
+"""What the tests share: the PostgreSQL builds of inputs.manifest
+(`builds`), private clusters (`pgcluster`), installed releases and catalog
+comparisons for the upgrade tests (`upgrading`), the runner of the Go and
+node client suites (`clientrun`), and the soak load (`soak`)."""

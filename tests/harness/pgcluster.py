@@ -4,7 +4,8 @@ A thin layer over `scripts/cluster`, which does the work: one data
 directory, port and socket per cluster, the server run as `postgres` when
 we are root. Ports are those of `cluster_port` in scripts/lib.sh.
 
-A build is named as the `build` lines of inputs.manifest name it (`BUILDS`):
+A build is named as the `build` lines of inputs.manifest name it
+(`harness.builds`):
 a major version ("15") or a second build of one ("18-assert").
 `Cluster.version` is the major version as an int, for comparisons;
 `Cluster.build` is the name.
@@ -14,10 +15,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+
+from harness.builds import BUILDS, Build, build_of, major_version  # noqa: F401 (the harness's names)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
@@ -25,47 +27,6 @@ SCRIPTS = ROOT / "scripts"
 _PORT_BASE = os.environ.get("ULID_PORT_BASE")
 CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT")
                     or "/tmp/ulid-clusters" + (f"-{_PORT_BASE}" if _PORT_BASE else ""))
-
-
-@dataclass(frozen=True)
-class Build:
-    """A PostgreSQL build, as a `build` line of inputs.manifest declares it."""
-
-    name: str  # "15", "18-assert"
-    major: int
-    version: str  # what the server reports: "15.20", "19rc1"
-    origin: str  # debian, wheel, source, source+assert, debian-binary
-    port: int  # its clusters listen on ULID_PORT_BASE + port + slot
-
-    @property
-    def assertions(self) -> bool:
-        return self.origin.endswith("+assert")
-
-
-def _read_builds() -> dict[str, Build]:
-    builds = {}
-    for line in (ROOT / "inputs.manifest").read_text().splitlines():
-        fields = line.split()
-        if fields[:1] == ["build"]:
-            _, name, major, version, origin, port = fields
-            builds[name] = Build(name, int(major), version, origin, int(port))
-    return builds
-
-
-# Every build the tests can run on, in the manifest's order.
-BUILDS = _read_builds()
-
-
-def build_of(build: int | str) -> Build:
-    try:
-        return BUILDS[str(build)]
-    except KeyError:
-        raise ValueError(f"PostgreSQL {build} is not a build inputs.manifest declares ({', '.join(BUILDS)})") from None
-
-
-def major_version(build: int | str) -> int:
-    """18 for "18" and for "18-assert"."""
-    return build_of(build).major
 
 
 def cluster_port(build: int | str, slot: int) -> int:

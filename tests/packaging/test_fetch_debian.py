@@ -220,7 +220,8 @@ def test_a_package_the_manifest_does_not_pin_is_an_error(tmp_path, archive):
 def test_the_repository_manifest_is_well_formed():
     """Every line of inputs.manifest is of a known kind with its fields, and
     every lock file it names exists."""
-    fields = {"debian-source": 8, "debian-binary": 8, "debian-system": 8, "debian": 3, "wheel": 7, "pypi": 5, "crate": 4, "lock": 2}
+    fields = {"build": 6, "debian-source": 8, "debian-binary": 8, "debian-system": 8, "debian": 3, "wheel": 7,
+              "pypi": 5, "crate": 4, "lock": 2}
     seen = set()
     for line in (ROOT / "inputs.manifest").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
@@ -239,7 +240,34 @@ def test_the_repository_manifest_is_well_formed():
             if len(value) == 64 and all(c in "0123456789abcdef" for c in value):
                 break
         else:
-            assert kind in ("debian", "lock"), f"no sha256: {line}"
+            assert kind in ("build", "debian", "lock"), f"no sha256: {line}"
+
+
+def test_every_build_comes_from_a_pinned_input():
+    """Each `build` line names an origin whose input the manifest pins: the
+    wheel of that build, the source tarball or Debian packages of its major
+    version; ports do not overlap."""
+    lines = [line.split() for line in (ROOT / "inputs.manifest").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    pins = {(fields[0], fields[3] if fields[0].startswith("debian-") else fields[1]) for fields in lines}
+    builds = [fields[1:] for fields in lines if fields[0] == "build"]
+    assert builds, "no build lines"
+    ports = []
+    for name, major, version, origin, port in builds:
+        assert name == major or name.startswith(major + "-"), name
+        assert version.startswith(major), (name, version)
+        needed = {
+            "debian": ("debian", f"postgresql-{major}"),
+            "wheel": ("wheel", name),
+            "source": ("debian-source", f"postgresql-{major}"),
+            "source+assert": ("debian-source", f"postgresql-{major}"),
+            "debian-binary": ("debian-binary", f"postgresql-{major}"),
+        }[origin]
+        assert needed in pins, f"build {name}: inputs.manifest pins no {needed[0]} {needed[1]}"
+        ports.append(int(port))
+    # each build's slots (0 to 49) are its own
+    ports.sort()
+    assert all(b - a >= 50 for a, b in zip(ports, ports[1:])), ports
 
 
 def test_nothing_builds_citus_or_reads_a_vendor_directory():

@@ -1,0 +1,110 @@
+"""The PostgreSQL builds, as the `build` lines of inputs.manifest declare
+them: the one list of builds that scripts/lib.sh, the tests and the docs'
+table of supported versions all read.
+
+    python3 tests/harness/builds.py --write docs/versions.md
+
+rewrites that page's table from the manifest (a test checks it is current).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = ROOT / "inputs.manifest"
+# The generated table stands between these lines of a page.
+TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (tests/harness/builds.py) -->"
+TABLE_END = "<!-- /builds -->"
+
+
+@dataclass(frozen=True)
+class Build:
+    """A PostgreSQL build, as a `build` line of inputs.manifest declares it."""
+
+    name: str  # "15", "18-assert"
+    major: int
+    version: str  # what the server reports: "15.20", "19rc1"
+    origin: str  # debian, wheel, source, source+assert, debian-binary
+    port: int  # its clusters listen on ULID_PORT_BASE + port + slot
+
+    @property
+    def assertions(self) -> bool:
+        return self.origin.endswith("+assert")
+
+
+def _manifest_lines() -> list[list[str]]:
+    return [line.split() for line in MANIFEST.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def _read_builds() -> dict[str, Build]:
+    builds = {}
+    for fields in _manifest_lines():
+        if fields[0] == "build":
+            _, name, major, version, origin, port = fields
+            builds[name] = Build(name, int(major), version, origin, int(port))
+    return builds
+
+
+# Every build the tests can run on, in the manifest's order.
+BUILDS = _read_builds()
+
+
+def build_of(build: int | str) -> Build:
+    try:
+        return BUILDS[str(build)]
+    except KeyError:
+        raise ValueError(f"PostgreSQL {build} is not a build inputs.manifest declares ({', '.join(BUILDS)})") from None
+
+
+def major_version(build: int | str) -> int:
+    """18 for "18" and for "18-assert"."""
+    return build_of(build).major
+
+
+def origin_text(build: Build) -> str:
+    """Where a build comes from, in words, from the manifest line it names."""
+    lines = _manifest_lines()
+    package = f"postgresql-{build.major}"
+
+    def pinned(kind: str) -> list[str]:
+        key = 3 if kind.startswith("debian-") else 1
+        wanted = build.name if kind == "wheel" else package
+        return next(fields for fields in lines if fields[0] == kind and fields[key] == wanted)
+
+    if build.origin == "debian":
+        return f"Debian 12's packages (`{package}`)"
+    if build.origin == "wheel":
+        _, _, project, version, *_ = pinned("wheel")
+        return f"the PyPI wheel `{project}` {version}, a relocatable build with headers"
+    if build.origin.startswith("source"):
+        _, _, suite, _, version, *_ = pinned("debian-source")
+        text = f"built from Debian's source archive (`{suite}`, {package} {version})"
+        return text + (" with `--enable-cassert --enable-debug`" if build.assertions else "")
+    if build.origin == "debian-binary":
+        _, _, suite, _, version, *_ = pinned("debian-binary")
+        return (f"Debian {suite}'s binary packages (`{package}` {version}), unpacked with the "
+                "libraries of sid they need")
+    raise ValueError(f"build {build.name}: unknown origin {build.origin}")
+
+
+def markdown_table() -> str:
+    rows = ["| build | PostgreSQL | where it comes from |", "| --- | --- | --- |"]
+    rows += [f"| {b.name} | {b.version} | {origin_text(b)} |" for b in BUILDS.values()]
+    return "\n".join([TABLE_START, *rows, TABLE_END])
+
+
+def with_table(page: str) -> str:
+    """The page with its generated table replaced by the current one."""
+    start, end = page.index(TABLE_START), page.index(TABLE_END) + len(TABLE_END)
+    return page[:start] + markdown_table() + page[end:]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--write"] or len(sys.argv) != 3:
+        sys.exit("usage: tests/harness/builds.py --write PAGE")
+    page = Path(sys.argv[2])
+    page.write_text(with_table(page.read_text()))
