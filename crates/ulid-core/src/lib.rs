@@ -7,12 +7,14 @@
 //! - `generator`: the specification's monotonic state machine (random or +1
 //!   steps within a millisecond) and the per-process CSPRNG;
 //! - `time`: PostgreSQL `timestamptz` microseconds to and from the Unix
-//!   milliseconds a ULID holds.
+//!   milliseconds a ULID holds;
+//! - `cipher`: AES on a ULID's 16 bytes, for public ids.
 //!
 //! The extension crate (the repository's root) is the SQL layer on top:
 //! it reads the clock, finds the generator's state, and turns the errors
 //! defined here into PostgreSQL errors.
 
+pub mod cipher;
 pub mod codec;
 pub mod generator;
 pub mod time;

@@ -1,0 +1,179 @@
+//! Keyed, reversible masking of a ULID: AES on its 16 bytes, one block, no
+//! mode and no padding. A ULID is exactly one AES block, so the result is
+//! again 16 bytes (a valid ULID, whose "timestamp" means nothing), the
+//! mapping is a permutation (no two ids share a public id), and without the
+//! key the public ids are indistinguishable from random values.
+//!
+//! The cipher is RustCrypto's `aes`, which uses the processor's AES
+//! instructions where it has them and a constant-time software
+//! implementation elsewhere; nothing here is cipher code. The key is
+//! expanded once, in `Cipher::new`; the SQL layer keeps a `Cipher` per call
+//! site and asks `has_key` whether the next call's key is the same.
+
+use aes::cipher::{Array, BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
+use aes::{Aes128, Aes192, Aes256};
+use zeroize::Zeroize;
+
+use crate::codec::BYTES;
+
+/// The key lengths AES takes, in bytes: AES-128, AES-192 and AES-256.
+pub const KEY_LENGTHS: [usize; 3] = [16, 24, 32];
+const MAX_KEY: usize = 32;
+
+/// A key of a length AES does not take (the length it had).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyLengthError(pub usize);
+
+enum Aes {
+    Aes128(Aes128),
+    Aes192(Aes192),
+    Aes256(Aes256),
+}
+
+/// An expanded AES key, and the key it was expanded from.
+pub struct Cipher {
+    key: [u8; MAX_KEY],
+    key_len: usize,
+    aes: Aes,
+}
+
+impl Cipher {
+    /// Expands `key`: 16, 24 or 32 bytes.
+    pub fn new(key: &[u8]) -> Result<Self, KeyLengthError> {
+        let invalid = KeyLengthError(key.len());
+        let aes = match key.len() {
+            16 => Aes::Aes128(Aes128::new_from_slice(key).map_err(|_| invalid)?),
+            24 => Aes::Aes192(Aes192::new_from_slice(key).map_err(|_| invalid)?),
+            32 => Aes::Aes256(Aes256::new_from_slice(key).map_err(|_| invalid)?),
+            _ => return Err(invalid),
+        };
+        let mut stored = [0; MAX_KEY];
+        stored[..key.len()].copy_from_slice(key);
+        Ok(Cipher {
+            key: stored,
+            key_len: key.len(),
+            aes,
+        })
+    }
+
+    /// Whether this cipher was made from exactly `key`.
+    #[inline]
+    pub fn has_key(&self, key: &[u8]) -> bool {
+        self.key[..self.key_len] == *key
+    }
+
+    /// The AES encryption of `value`.
+    #[inline]
+    pub fn encrypt(&self, value: &[u8; BYTES]) -> [u8; BYTES] {
+        let mut block = Array::from(*value);
+        match &self.aes {
+            Aes::Aes128(aes) => aes.encrypt_block(&mut block),
+            Aes::Aes192(aes) => aes.encrypt_block(&mut block),
+            Aes::Aes256(aes) => aes.encrypt_block(&mut block),
+        }
+        block.into()
+    }
+
+    /// The AES decryption of `value`: `decrypt(encrypt(x)) == x`.
+    #[inline]
+    pub fn decrypt(&self, value: &[u8; BYTES]) -> [u8; BYTES] {
+        let mut block = Array::from(*value);
+        match &self.aes {
+            Aes::Aes128(aes) => aes.decrypt_block(&mut block),
+            Aes::Aes192(aes) => aes.decrypt_block(&mut block),
+            Aes::Aes256(aes) => aes.decrypt_block(&mut block),
+        }
+        block.into()
+    }
+}
+
+impl Drop for Cipher {
+    /// The key does not outlive the cipher: its bytes are cleared here, and
+    /// the `aes` types clear their expanded keys themselves (its `zeroize`
+    /// feature).
+    fn drop(&mut self) {
+        self.key.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hex<const N: usize>(text: &str) -> [u8; N] {
+        let mut out = [0; N];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap();
+        }
+        out
+    }
+
+    /// FIPS-197, appendix C: the example vectors of AES-128, -192 and -256,
+    /// one plaintext block under the keys 00 01 02 ... of each length.
+    #[test]
+    fn fips_197_example_vectors() {
+        let plain: [u8; 16] = hex("00112233445566778899aabbccddeeff");
+        let key: Vec<u8> = (0..32).collect();
+        for (len, expected) in [
+            (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+            (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+            (32, "8ea2b7ca516745bfeafc49904b496089"),
+        ] {
+            let cipher = Cipher::new(&key[..len]).unwrap();
+            assert_eq!(
+                cipher.encrypt(&plain),
+                hex::<16>(expected),
+                "AES-{}",
+                len * 8
+            );
+            assert_eq!(cipher.decrypt(&hex(expected)), plain, "AES-{}", len * 8);
+        }
+    }
+
+    #[test]
+    fn other_key_lengths_are_refused() {
+        for len in [0, 1, 15, 17, 23, 25, 31, 33, 64] {
+            assert_eq!(Cipher::new(&vec![7; len]).err(), Some(KeyLengthError(len)));
+        }
+    }
+
+    #[test]
+    fn a_cipher_knows_its_key() {
+        let cipher = Cipher::new(&[1; 24]).unwrap();
+        assert!(cipher.has_key(&[1; 24]));
+        assert!(!cipher.has_key(&[1; 16]));
+        assert!(!cipher.has_key(&[1; 32]));
+        let mut other = [1; 24];
+        other[23] = 2;
+        assert!(!cipher.has_key(&other));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        #[test]
+        fn decrypt_undoes_encrypt(
+            value in any::<[u8; 16]>(),
+            key in prop::collection::vec(any::<u8>(), 32),
+            len in prop::sample::select(KEY_LENGTHS.to_vec()),
+        ) {
+            let cipher = Cipher::new(&key[..len]).unwrap();
+            let masked = cipher.encrypt(&value);
+            prop_assert_eq!(cipher.decrypt(&masked), value);
+            prop_assert_eq!(cipher.encrypt(&cipher.decrypt(&value)), value);
+        }
+
+        /// A permutation: two ids never share a public id.
+        #[test]
+        fn distinct_ids_have_distinct_public_ids(
+            a in any::<[u8; 16]>(),
+            b in any::<[u8; 16]>(),
+            key in any::<[u8; 16]>(),
+        ) {
+            prop_assume!(a != b);
+            let cipher = Cipher::new(&key).unwrap();
+            prop_assert_ne!(cipher.encrypt(&a), cipher.encrypt(&b));
+        }
+    }
+}
