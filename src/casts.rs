@@ -15,9 +15,9 @@
 //! - `bytea <-> ulid` are explicit; they carry the specification's 16 bytes.
 //! - `text <-> ulid` are PostgreSQL's automatic I/O conversions.
 
-use crate::fmgr::{arg, arg_ulid, pg_function, return_ulid};
+use crate::fmgr::{arg, arg_bytes, arg_ulid, pg_function, return_ulid};
 use pgrx::pg_sys::panic::ErrorReport;
-use pgrx::pg_sys::{self, Datum};
+use pgrx::pg_sys::Datum;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use ulid_core::codec::{self, BYTES};
@@ -89,18 +89,14 @@ pg_function! {
 
     /// `bytea::ulid`: exactly 16 bytes in the specification's order.
     fn ulid_from_bytea(fcinfo) -> Datum {
-        unsafe {
-            let raw = arg(fcinfo, 0).cast_mut_ptr::<pg_sys::varlena>();
-            let value = pg_sys::pg_detoast_datum_packed(raw);
-            let len = pgrx::varsize_any_exhdr(value);
-            if len != BYTES {
-                ereport!(
-                    ERROR,
-                    PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
-                    format!("invalid binary ulid: expected {BYTES} bytes, received {len}")
-                );
-            }
-            return_ulid(&*pgrx::vardata_any(value).cast::<[u8; BYTES]>())
-        }
+        let bytes = unsafe { arg_bytes(fcinfo, 0) };
+        let Ok(value) = <&[u8; BYTES]>::try_from(bytes) else {
+            ereport!(
+                ERROR,
+                PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+                format!("invalid binary ulid: expected {BYTES} bytes, received {}", bytes.len())
+            );
+        };
+        unsafe { return_ulid(value) }
     }
 }

@@ -89,6 +89,18 @@ pub unsafe fn arg_ulid<'a>(fcinfo: FunctionCallInfo, n: usize) -> &'a [u8; BYTES
     unsafe { &*arg(fcinfo, n).cast_mut_ptr::<[u8; BYTES]>() }
 }
 
+/// Argument `n`, a `bytea` (or any varlena), as its bytes, detoasted.
+#[inline]
+pub unsafe fn arg_bytes<'a>(fcinfo: FunctionCallInfo, n: usize) -> &'a [u8] {
+    unsafe {
+        let value = pg_sys::pg_detoast_datum_packed(arg(fcinfo, n).cast_mut_ptr());
+        core::slice::from_raw_parts(
+            pgrx::vardata_any(value).cast(),
+            pgrx::varsize_any_exhdr(value),
+        )
+    }
+}
+
 /// Memory from the current memory context, as C's `palloc`.
 ///
 /// Declared here without pgrx's per-call `sigsetjmp` wrapper: `palloc` only

@@ -8,12 +8,15 @@
 //! - `operators`: operators, btree/hash/BRIN operator classes, `min`/`max`;
 //! - `casts`: conversions to and from uuid, timestamptz and bytea;
 //! - `generators`: the generators, their settings and their per-session or
-//!   shared state.
+//!   shared state;
+//! - `public_ids`: `ulid_encrypt` and `ulid_decrypt`, with a key cache per
+//!   call site.
 
 mod casts;
 mod fmgr;
 mod generators;
 mod operators;
+mod public_ids;
 mod type_io;
 
 pgrx::pg_module_magic!(name, version);

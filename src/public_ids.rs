@@ -1,0 +1,192 @@
+//! Public ids: `ulid_encrypt(id, key)` and `ulid_decrypt(id, key)`, AES of
+//! the 16 bytes under a secret key (`ulid_core::cipher`), so that an id can
+//! leave the database without saying when it was made.
+//!
+//! Expanding an AES key costs more than encrypting a block, and a query
+//! passes the same key on every row: each call site (`FmgrInfo`) keeps the
+//! last key it was given, expanded, in its `fn_extra`, and expands again
+//! only when the key changes. The cached key lives in the call site's
+//! memory context and is cleared when that context goes away.
+
+use crate::fmgr::{arg_bytes, arg_ulid, pg_function, return_ulid};
+use core::ffi::c_void;
+use core::mem::{align_of, size_of};
+use core::ptr;
+use pgrx::pg_sys::panic::ErrorReport;
+use pgrx::pg_sys::{self, Datum, FunctionCallInfo};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+use ulid_core::cipher::{Cipher, KeyLengthError};
+use ulid_core::codec::BYTES;
+
+// The SQL is a file of its own: the update to 0.3.0 creates the same
+// functions (sql/updates/ulid--0.2.0--0.3.0.sql).
+extension_sql_file!(
+    "../sql/shared/public_ids.sql",
+    name = "ulid_public_ids",
+    requires = ["ulid_generators"],
+);
+
+/// What a call site keeps in `fn_extra`: the last key it was given,
+/// expanded, in memory of the call site's context.
+#[repr(C)]
+struct KeyCache {
+    /// Clears the key when the context is reset or deleted.
+    callback: pg_sys::MemoryContextCallback,
+    /// Room for one `Cipher`, aligned for it; holds one when `filled`.
+    cipher: *mut Cipher,
+    filled: bool,
+}
+
+/// The cipher for `key`, from the call site's cache, or expanded now (and
+/// cached) when the call site saw another key last or none yet.
+unsafe fn cipher_for<'a>(
+    fcinfo: FunctionCallInfo,
+    key: &[u8],
+    function: &'static str,
+) -> &'a Cipher {
+    unsafe {
+        let flinfo = (*fcinfo).flinfo;
+        let mut cache = (*flinfo).fn_extra.cast::<KeyCache>();
+        if !cache.is_null() && (*cache).filled && (*(*cache).cipher).has_key(key) {
+            return &*(*cache).cipher;
+        }
+        let cipher = new_cipher(key, function);
+        if cache.is_null() {
+            let context = (*flinfo).fn_mcxt;
+            // palloc aligns to 8 bytes; the expanded key may want 16
+            let room =
+                pg_sys::MemoryContextAlloc(context, size_of::<Cipher>() + align_of::<Cipher>());
+            let aligned = room
+                .cast::<u8>()
+                .add(room.cast::<u8>().align_offset(align_of::<Cipher>()));
+            cache = pg_sys::MemoryContextAlloc(context, size_of::<KeyCache>()).cast();
+            cache.write(KeyCache {
+                callback: pg_sys::MemoryContextCallback {
+                    func: Some(forget_key),
+                    arg: cache.cast(),
+                    next: ptr::null_mut(),
+                },
+                cipher: aligned.cast(),
+                filled: false,
+            });
+            pg_sys::MemoryContextRegisterResetCallback(context, &raw mut (*cache).callback);
+            (*flinfo).fn_extra = cache.cast();
+        }
+        forget_key(cache.cast());
+        (*cache).cipher.write(cipher);
+        (*cache).filled = true;
+        &*(*cache).cipher
+    }
+}
+
+/// Drops the cached cipher, which clears the key.
+#[pg_guard]
+unsafe extern "C-unwind" fn forget_key(arg: *mut c_void) {
+    unsafe {
+        let cache = arg.cast::<KeyCache>();
+        if (*cache).filled {
+            (*cache).filled = false;
+            ptr::drop_in_place((*cache).cipher);
+        }
+    }
+}
+
+/// The key expanded, or SQLSTATE 22023 for a key AES does not take.
+fn new_cipher(key: &[u8], function: &'static str) -> Cipher {
+    match Cipher::new(key) {
+        Ok(cipher) => cipher,
+        Err(KeyLengthError(len)) => report_key_length(len, function),
+    }
+}
+
+/// Raises SQLSTATE 22023 for a key AES does not take.
+fn report_key_length(len: usize, function: &'static str) -> ! {
+    let unit = if len == 1 { "byte" } else { "bytes" };
+    ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+        format!("invalid key length for ulid_encrypt and ulid_decrypt: {len} {unit}"),
+        function,
+    )
+    .set_detail("The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.")
+    .report(PgLogLevel::ERROR);
+    unreachable!("ERROR does not return")
+}
+
+/// Applies the call's cipher to its ulid argument.
+#[inline]
+unsafe fn apply(
+    fcinfo: FunctionCallInfo,
+    op: fn(&Cipher, &[u8; BYTES]) -> [u8; BYTES],
+    function: &'static str,
+) -> Datum {
+    unsafe {
+        let (value, key) = (arg_ulid(fcinfo, 0), arg_bytes(fcinfo, 1));
+        let out = if (*fcinfo).flinfo.is_null() {
+            // called directly, with no call site to cache in
+            op(&new_cipher(key, function), value)
+        } else {
+            op(cipher_for(fcinfo, key, function), value)
+        };
+        return_ulid(&out)
+    }
+}
+
+pg_function! {
+    /// `ulid_encrypt(id, key)`
+    fn ulid_encrypt(fcinfo) -> Datum {
+        unsafe { apply(fcinfo, Cipher::encrypt, "ulid_encrypt") }
+    }
+
+    /// `ulid_decrypt(id, key)`
+    fn ulid_decrypt(fcinfo) -> Datum {
+        unsafe { apply(fcinfo, Cipher::decrypt, "ulid_decrypt") }
+    }
+}
+
+#[cfg(any(test, feature = "pg_test"))]
+#[pgrx::pg_schema]
+mod tests {
+    use pgrx::prelude::*;
+    use pgrx::PgSqlErrorCode;
+
+    /// One call site, many rows, keys changing between rows: every row gets
+    /// its own key's answer, whatever the cache held before.
+    #[pg_test]
+    fn a_call_site_follows_its_key_from_row_to_row() {
+        let sql = "SELECT count(*) FILTER (WHERE ulid_decrypt(ulid_encrypt(id, k), k) = id
+                                             AND ulid_encrypt(id, k) <> ulid_encrypt(id, k2))
+                   FROM (SELECT gen_ulid() AS id,
+                                decode(repeat(to_hex(i % 3 + 16), n), 'hex') AS k,
+                                decode(repeat(to_hex(i % 5 + 16), n), 'hex') AS k2,
+                                n
+                         FROM generate_series(1, 300) i,
+                              LATERAL (SELECT (ARRAY[16, 24, 32])[i % 3 + 1] AS n) lens
+                         WHERE i % 3 <> i % 5) rows";
+        let rows = Spi::get_one::<i64>(sql).unwrap().unwrap();
+        let all = Spi::get_one::<i64>(
+            "SELECT count(*) FROM generate_series(1, 300) i WHERE i % 3 <> i % 5",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(rows, all);
+    }
+
+    #[pg_test]
+    fn a_bad_key_after_a_good_one_is_an_error_and_the_next_good_one_works() {
+        let error = crate::fmgr::tests::error_of(
+            "SELECT ulid_encrypt(gen_ulid(), k)
+             FROM unnest(ARRAY['\\x00112233445566778899aabbccddeeff'::bytea, '\\x00'::bytea]) k",
+        );
+        assert_eq!(
+            error.map(|(code, _)| code),
+            Some(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE)
+        );
+        let same = Spi::get_one::<bool>(
+            "SELECT ulid_decrypt(ulid_encrypt(id, k), k) = id
+             FROM (SELECT gen_ulid() id, '\\x00112233445566778899aabbccddeeff'::bytea k) x",
+        )
+        .unwrap();
+        assert_eq!(same, Some(true));
+    }
+}
