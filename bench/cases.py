@@ -410,6 +410,71 @@ def growth(b: Bench) -> None:
     b.series["growth"] = {"n": n, "variants": list(variants), "rows": rows}
 
 
+# An AES-256 key for the public-id cases, written into their SQL as a
+# constant (the call site then expands it once, as it would read it once
+# from a table through a SECURITY DEFINER function).
+PUBLIC_ID_KEY = "'\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea"
+PGCRYPTO = "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"
+
+
+def public_ids(b: Bench) -> None:
+    """ulid_encrypt() and ulid_decrypt() per call, against gen_ulid() and
+    against pgcrypto's AES of the same 16 bytes, over the ids of one table
+    (so that no call is folded into a constant); and a point lookup by
+    public id, `WHERE id = ulid_decrypt($1, key)`, against one by id."""
+    prepared(b, "same", make_same_bytes)
+    n = b.sizes.n
+    funcs = {
+        "count(u) (the scan alone)": "u",
+        "gen_ulid()": "gen_ulid()",
+        "ulid_encrypt(u, key)": f"ulid_encrypt(u, {PUBLIC_ID_KEY})",
+        "ulid_decrypt(u, key)": f"ulid_decrypt(u, {PUBLIC_ID_KEY})",
+        PGCRYPTO: f"encrypt(u::bytea, {PUBLIC_ID_KEY}, 'aes-ecb/pad:none')",
+    }
+    missing = {}
+    if b.cluster.has_extension("pgcrypto"):
+        b.sql("CREATE EXTENSION IF NOT EXISTS pgcrypto")
+    else:
+        missing[PGCRYPTO] = f"this build of PostgreSQL {b.version} has no pgcrypto"
+    b.interleave(
+        Result("public ids: one call per row of a table (SELECT count(f(u)) FROM same)", "ns/call",
+               baseline="gen_ulid()", key="public-ids", missing=missing,
+               note=f"{n:,} rows per measurement; an AES-256 key, the same on every row"),
+        {name: (lambda f=f: b.timed(f"SELECT count({f}) FROM same") * 1e9 / n)
+         for name, f in funcs.items() if name not in missing},
+        repeats=3 * b.sizes.repeats,
+        warmup=True,
+    )
+
+    # point lookups: the public ids are md5(k) read as a ulid; the table
+    # holds the ids behind them, and the same md5 is computed either way
+    b.sql("DROP TABLE IF EXISTS by_public_id")
+    b.sql(f"""CREATE TABLE by_public_id AS
+              SELECT k, md5(k::text)::uuid::ulid AS plain,
+                     ulid_decrypt(md5(k::text)::uuid::ulid, {PUBLIC_ID_KEY}) AS id
+              FROM generate_series(1, {n}) k""")
+    b.sql("CREATE UNIQUE INDEX by_public_id_plain ON by_public_id (plain)")
+    b.sql("CREATE UNIQUE INDEX by_public_id_id ON by_public_id (id)")
+    b.sql("VACUUM ANALYZE by_public_id")
+    plan = " / ".join(row[0].strip() for row in b.sql(
+        "EXPLAIN (COSTS OFF) SELECT k FROM by_public_id "
+        f"WHERE id = ulid_decrypt(md5('7')::uuid::ulid, {PUBLIC_ID_KEY})"))
+    scripts = {
+        "WHERE id = $1":
+            f"\\set k random(1, {n})\nSELECT k FROM by_public_id WHERE plain = md5(:k::text)::uuid::ulid;\n",
+        "WHERE id = ulid_decrypt($1, key)":
+            f"\\set k random(1, {n})\n"
+            f"SELECT k FROM by_public_id WHERE id = ulid_decrypt(md5(:k::text)::uuid::ulid, {PUBLIC_ID_KEY});\n",
+    }
+    b.interleave(
+        Result(f"point lookups by public id, pgbench -M prepared, 2 clients, {n:,} rows", "tps",
+               baseline="WHERE id = $1", key="public-id-lookup",
+               note=f"{b.sizes.pgbench_seconds} s per run; the plan: {plan}"),
+        {name: (lambda s=s: b.pgbench(s, 2, b.sizes.pgbench_seconds, prepared=True)) for name, s in scripts.items()},
+        repeats=max(1, b.sizes.repeats - 2),
+    )
+
+
 # The cases, in the order they run. The name is how progress and the run's
 # durations (latest.json) call the step.
 CASES: list[tuple[str, Callable[[Bench], None]]] = [
@@ -419,6 +484,7 @@ CASES: list[tuple[str, Callable[[Bench], None]]] = [
     ("sort_and_index", sort_and_index),
     ("text_and_binary_io", text_and_binary_io),
     ("point_lookups", point_lookups),
+    ("public_ids", public_ids),
     ("time_range", time_range),
     ("growth", growth),
 ]

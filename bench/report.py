@@ -325,6 +325,14 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("lookup", "ulid", "uuid"),
       Ratio("range-btree", "ulid"),
       Ratio("range-brin", "ulid")]),
+    ("Public ids",
+     "`ulid_encrypt()` and `ulid_decrypt()` per call (time, lower is better), against `gen_ulid()` and against "
+     "pgcrypto's AES of the same bytes; a point lookup by public id against one by id (transactions per second, "
+     "higher is better).",
+     [Ratio("public-ids", "ulid_encrypt(u, key)"),
+      Ratio("public-ids", "ulid_decrypt(u, key)"),
+      Ratio("public-ids", "ulid_encrypt(u, key)", "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"),
+      Ratio("public-id-lookup", "WHERE id = ulid_decrypt($1, key)")]),
     ("Index and table sizes",
      "Sizes in bytes on disk, lower is better; the sizes themselves are in the next section.",
      [Ratio("btree-size", "ulid"),
