@@ -140,17 +140,21 @@ CREATE AGGREGATE @extschema@.max(@extschema@.ulid) (
 // scripts add the same objects to a database that lacks them
 // (sql/shared/version_dependent.sql).
 #[cfg(not(feature = "pg13"))]
-extension_sql_file!(
-    "../sql/shared/brin_minmax_multi_ops.sql",
-    name = "ulid_brin_minmax_multi_ops",
-    requires = ["ulid_ops"],
-);
-#[cfg(not(feature = "pg13"))]
-extension_sql_file!(
-    "../sql/shared/brin_bloom_ops.sql",
-    name = "ulid_brin_bloom_ops",
-    requires = ["ulid_brin_minmax_multi_ops"],
-);
+mod brin_multi_and_bloom {
+    use pgrx::prelude::*;
+
+    extension_sql_file!(
+        "../sql/shared/brin_minmax_multi_ops.sql",
+        name = "ulid_brin_minmax_multi_ops",
+        requires = ["ulid_ops"],
+    );
+    extension_sql_file!(
+        "../sql/shared/brin_bloom_ops.sql",
+        name = "ulid_brin_bloom_ops",
+        requires = ["ulid_brin_minmax_multi_ops"],
+    );
+}
+
 #[cfg(not(any(
     feature = "pg13",
     feature = "pg14",
@@ -158,23 +162,20 @@ extension_sql_file!(
     feature = "pg16",
     feature = "pg17"
 )))]
-extension_sql_file!(
-    "../sql/shared/skipsupport_function.sql",
-    name = "ulid_skipsupport_function",
-    requires = ["ulid_ops"],
-);
-#[cfg(not(any(
-    feature = "pg13",
-    feature = "pg14",
-    feature = "pg15",
-    feature = "pg16",
-    feature = "pg17"
-)))]
-extension_sql_file!(
-    "../sql/shared/skipsupport_in_btree_family.sql",
-    name = "ulid_skipsupport_in_btree_family",
-    requires = ["ulid_skipsupport_function"],
-);
+mod skip_support {
+    use pgrx::prelude::*;
+
+    extension_sql_file!(
+        "../sql/shared/skipsupport_function.sql",
+        name = "ulid_skipsupport_function",
+        requires = ["ulid_ops"],
+    );
+    extension_sql_file!(
+        "../sql/shared/skipsupport_in_btree_family.sql",
+        name = "ulid_skipsupport_in_btree_family",
+        requires = ["ulid_skipsupport_function"],
+    );
+}
 
 core_function! {
     ulid_eq => uuid_eq,

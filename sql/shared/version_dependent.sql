@@ -11,20 +11,19 @@ DECLARE
         SELECT f.oid FROM pg_catalog.pg_opfamily f JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) f.opfmethod
         WHERE a.amname OPERATOR(pg_catalog.=) 'btree' AND f.opfname OPERATOR(pg_catalog.=) 'ulid_ops'
           AND f.opfnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace);
+    -- the BRIN operator classes of ulid the database has
+    brin_classes pg_catalog.name[] := ARRAY(
+        SELECT c.opcname FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.opcmethod
+        WHERE a.amname OPERATOR(pg_catalog.=) 'brin'
+          AND c.opcnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace);
 BEGIN
     -- BRIN minmax-multi and bloom: PostgreSQL 14 and later.
-    IF server OPERATOR(pg_catalog.>=) 140000 AND NOT EXISTS (
-        SELECT FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.opcmethod
-        WHERE a.amname OPERATOR(pg_catalog.=) 'brin' AND c.opcname OPERATOR(pg_catalog.=) 'ulid_minmax_multi_ops'
-          AND c.opcnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace)
-    THEN
+    IF server OPERATOR(pg_catalog.>=) 140000
+       AND NOT 'ulid_minmax_multi_ops'::pg_catalog.name OPERATOR(pg_catalog.=) ANY (brin_classes) THEN
         \ir brin_minmax_multi_ops.sql
     END IF;
-    IF server OPERATOR(pg_catalog.>=) 140000 AND NOT EXISTS (
-        SELECT FROM pg_catalog.pg_opclass c JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.opcmethod
-        WHERE a.amname OPERATOR(pg_catalog.=) 'brin' AND c.opcname OPERATOR(pg_catalog.=) 'ulid_bloom_ops'
-          AND c.opcnamespace OPERATOR(pg_catalog.=) '@extschema@'::pg_catalog.regnamespace)
-    THEN
+    IF server OPERATOR(pg_catalog.>=) 140000
+       AND NOT 'ulid_bloom_ops'::pg_catalog.name OPERATOR(pg_catalog.=) ANY (brin_classes) THEN
         \ir brin_bloom_ops.sql
     END IF;
 
