@@ -57,6 +57,12 @@ class Cluster:
         self.pkglibdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
 
     @staticmethod
+    def bindir_of(build: int | str) -> Path:
+        """Where a build keeps its programs (psql, pg_dump...)."""
+        config = Cluster.pg_config(build)
+        return Path(subprocess.check_output([config, "--bindir"], text=True).strip())
+
+    @staticmethod
     def pg_config(build: int | str) -> str:
         out = subprocess.check_output(
             ["bash", "-c", f'source "{SCRIPTS}/lib.sh"; pg_config_for {build}'], text=True

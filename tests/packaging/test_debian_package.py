@@ -20,125 +20,27 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import re
 import shutil
-import subprocess
-import tomllib
-from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from harness.pgcluster import ROOT, cluster_port
+from harness.debian import DEB_VERSION, VERSION, System, build_deb, run
+from harness.pgcluster import cluster_port
 
 # Debian's own PostgreSQL: 15 on this system, 19 in the sid system
 # scripts/debian-system makes
 pytestmark = pytest.mark.builds("15", "19")
 
-VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
-# scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
-DEB_VERSION = VERSION.replace("-", "~") + "-1"
 # the cluster pg_createcluster makes for the test
 CLUSTER = "ulid-deb-test"
 
 
-def run(*args, **kw) -> subprocess.CompletedProcess:
-    """Runs a command; on failure the assertion shows its output."""
-    p = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kw)
-    assert p.returncode == 0, f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}"
-    return p
-
-
-class System:
-    """A Debian system with Debian's postgresql-MAJOR installed with apt:
-    where the package is installed, its commands, and its files as seen
-    from here."""
-
-    # wait for dpkg's lock rather than fail when something else is using apt
-    APT = ["apt-get", "-o", "DPkg::Lock::Timeout=300"]
-
-    def __init__(self, major: str, root: Path, command: list[str]):
-        self.major = major
-        self.root = root
-        self.command = command
-        self.package = f"postgresql-{major}-ulid"
-        self.libdir = Path(f"/usr/lib/postgresql/{major}/lib")
-        self.extdir = Path(f"/usr/share/postgresql/{major}/extension")
-        self.docdir = Path("/usr/share/doc") / self.package
-
-    def __call__(self, *args, check: bool = True) -> subprocess.CompletedProcess:
-        """Runs a command in the system, as root."""
-        argv = [*self.command, *map(str, args)]
-        p = subprocess.run(argv, capture_output=True, text=True,
-                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-        if check:
-            assert p.returncode == 0, f"{' '.join(argv)} failed:\n{p.stdout}\n{p.stderr}"
-        return p
-
-    def here(self, path: str | Path) -> Path:
-        """A path of the system, as this process sees it."""
-        return self.root / Path(path).relative_to("/")
-
-    def expected_files(self) -> list[str]:
-        """What the package must hold: the library, the control file, the
-        install script of this version, every upgrade script in sql/ (which
-        cargo-pgrx installs beside it) and the two Debian documents."""
-        upgrades = [self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")]
-        return sorted(str(p) for p in [
-            self.libdir / "ulid.so", self.extdir / "ulid.control", self.extdir / f"ulid--{VERSION}.sql",
-            *upgrades, self.docdir / "copyright", self.docdir / "changelog.Debian.gz",
-        ])
-
-    def present(self, files: list[str]) -> list[str]:
-        return [f for f in files if self.here(f).exists()]
-
-    def dpkg_status(self) -> str:
-        """The Status line of `dpkg -s`, or "not-installed" when dpkg knows
-        nothing of the package."""
-        p = self("dpkg", "-s", self.package, check=False)
-        if p.returncode != 0:
-            assert "not installed" in p.stderr, p.stderr
-            return "not-installed"
-        return re.search(r"^Status: (.*)$", p.stdout, re.M).group(1)
-
-    def purge(self) -> None:
-        if self.dpkg_status() != "not-installed":
-            self("dpkg", "--purge", self.package)
-
-    def drop_cluster(self) -> None:
-        if self("pg_lsclusters", "-h", self.major, CLUSTER, check=False).stdout.strip():
-            self("pg_dropcluster", "--stop", self.major, CLUSTER)
-
-    @contextmanager
-    def cluster(self, port: int):
-        """A cluster made with pg_createcluster, started; yields a function
-        that connects to a database of it over its Unix socket. Local
-        connections are trusted: peer authentication would map our uid to
-        the system's user names."""
-        self.drop_cluster()
-        self("pg_createcluster", self.major, CLUSTER, "--port", port, "--start",
-             "--", "--auth-local=trust", "--auth-host=scram-sha-256")
-        try:
-            def connect(dbname: str = "postgres") -> psycopg.Connection:
-                return psycopg.connect(host=str(self.here("/run/postgresql")), port=port,
-                                       user="postgres", dbname=dbname, autocommit=True)
-            yield connect
-        finally:
-            self.drop_cluster()
-
-
 @pytest.fixture(scope="module")
 def system(pg_build) -> System:
-    if pg_build == "15":
-        return System("15", Path("/"), [])
-    assert pg_build == "19", pg_build
-    debian_system = ROOT / "scripts" / "debian-system"
-    root = Path(run(debian_system, "root").stdout.strip())
-    assert (root / "usr/lib/postgresql/19/bin/postgres").is_file(), \
-        f"no postgresql-19 in the sid system {root}: scripts/setup makes it"
-    return System("19", root, [str(debian_system), "run"])
+    return System.of(pg_build)
 
 
 def sha256(path: Path) -> str:
@@ -147,14 +49,7 @@ def sha256(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def deb(pg_build, system) -> Path:
-    """The package, freshly built by scripts/package in the profile
-    test_package.py builds its tarball in."""
-    arch = run("dpkg", "--print-architecture").stdout.strip()
-    path = ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
-    path.unlink(missing_ok=True)
-    run(ROOT / "scripts" / "package", "--debug", pg_build)
-    assert path.is_file()
-    return path
+    return build_deb(pg_build, system)
 
 
 def test_deb_metadata_and_contents(deb, system, tmp_path):
@@ -204,6 +99,7 @@ def test_deb_metadata_and_contents(deb, system, tmp_path):
     assert changelog.decode().startswith(f"{system.package} ({DEB_VERSION}) ")
     copyright = (tree / system.docdir.relative_to("/") / "copyright").read_text()
     assert "License: Expat" in copyright and "Permission is hereby granted" in copyright
+    assert "\nCopyright: 2026 the ulid for PostgreSQL contributors\n" in copyright
 
 
 @pytest.fixture
@@ -215,7 +111,7 @@ def without_installed_ulid(deb, system, tmp_path):
     written in place); in the sid system, which has no other ulid, removes
     what an interrupted run may have left."""
     if system.major == "19":
-        system.drop_cluster()
+        system.drop_cluster(CLUSTER)
         system.purge()
     originals = [system.libdir / "ulid.so", system.extdir / "ulid.control", *system.extdir.glob("ulid--*.sql")]
     originals = [system.here(p) for p in originals if system.here(p).exists()]
@@ -234,7 +130,7 @@ def without_installed_ulid(deb, system, tmp_path):
         yield
     finally:
         # a test that failed half way may have left the package installed
-        system.drop_cluster()
+        system.drop_cluster(CLUSTER)
         system.purge()
         for saved, p in moved:
             shutil.move(saved, p)
@@ -246,25 +142,16 @@ def test_deb_installs_with_apt_and_removes_cleanly(deb, system, without_installe
     files = system.expected_files()
     assert system.present(files) == []
 
-    # apt installs a file given by its path: in the sid system, the path
-    # is inside it
-    if system.major == "15":
-        inside = deb
-    else:
-        inside = Path("/tmp") / deb.name
-        shutil.copy(deb, system.here(inside))
-    try:
-        system(*System.APT, "install", "-y", "--no-install-recommends", inside)
-    finally:
-        if inside != deb:
-            system.here(inside).unlink()
+    system.install_deb(deb)
     assert system.dpkg_status() == "install ok installed"
     assert system("dpkg-query", "-W", "-f=${Version}", system.package).stdout == DEB_VERSION
     listed = set(system("dpkg", "-L", system.package).stdout.splitlines())
     assert set(files) <= listed
     assert all(system.here(f).is_file() for f in files)
 
-    with system.cluster(cluster_port(pg_build, 12)) as connect:
+    server = system.create_cluster(CLUSTER, cluster_port(pg_build, 12))
+    connect = server.connect
+    try:
         with connect() as conn:
             conn.execute("CREATE DATABASE from_deb")
             assert conn.execute("SHOW server_version_num").fetchone()[0].startswith(system.major)
@@ -310,6 +197,8 @@ def test_deb_installs_with_apt_and_removes_cleanly(deb, system, without_installe
         with connect("after_remove") as conn:
             with pytest.raises(psycopg.errors.FeatureNotSupported, match='extension "ulid" is not available'):
                 conn.execute("CREATE EXTENSION ulid")
+    finally:
+        server.drop()
 
     status = system.dpkg_status()
     assert status in ("not-installed", "deinstall ok config-files"), status

@@ -23,7 +23,9 @@ def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_pat
     upgrades = [f"extension/{p.name}" for p in (ROOT / "sql").glob("ulid--*--*.sql")]
     assert len(upgrades) >= 3
     assert names == sorted([f"extension/ulid--{version}.sql", *upgrades, "extension/ulid.control",
-                            "install.sh", "lib/ulid.so"])
+                            "install.sh", "lib/ulid.so", "LICENSE"])
+    top = next(tmp_path.glob("ulid-*"))
+    assert (top / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
 
     config = Cluster.pg_config(pg_build)
     libdir, extdir = install_dirs(pg_build)

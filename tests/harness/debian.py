@@ -1,0 +1,180 @@
+"""Debian's own PostgreSQL, as its users have it: Debian 12's postgresql-15
+on this system, and in the Debian sid system scripts/debian-system makes,
+experimental's postgresql-19 and sid's postgresql-18 with TimescaleDB and
+pg_partman. `System` runs commands in one of them, installs and removes
+ulid's Debian package there with apt, and makes clusters the Debian way
+(pg_createcluster); `DebianCluster` is such a cluster with the interface of
+`harness.pgcluster.Cluster` that the tests use (connect, env, bindir,
+create_database).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import psycopg
+
+from harness.pgcluster import ROOT, Cluster
+
+VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
+# scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
+DEB_VERSION = VERSION.replace("-", "~") + "-1"
+DEBIAN_SYSTEM = ROOT / "scripts" / "debian-system"
+
+
+def run(*args, **kw) -> subprocess.CompletedProcess:
+    """Runs a command; on failure the assertion shows its output."""
+    p = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kw)
+    assert p.returncode == 0, f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}"
+    return p
+
+
+class System:
+    """A Debian system with Debian's postgresql-MAJOR installed with apt:
+    where the package is installed, its commands, and its files as seen
+    from here."""
+
+    # wait for dpkg's lock rather than fail when something else is using apt
+    APT = ["apt-get", "-o", "DPkg::Lock::Timeout=300"]
+
+    def __init__(self, major: str, root: Path, command: list[str]):
+        self.major = major
+        self.root = root
+        self.command = command
+        self.package = f"postgresql-{major}-ulid"
+        self.libdir = Path(f"/usr/lib/postgresql/{major}/lib")
+        self.extdir = Path(f"/usr/share/postgresql/{major}/extension")
+        self.docdir = Path("/usr/share/doc") / self.package
+
+    @classmethod
+    def of(cls, major: str) -> "System":
+        """Debian 12 itself for 15; the sid system for the others."""
+        if major == "15":
+            return cls("15", Path("/"), [])
+        root = Path(run(DEBIAN_SYSTEM, "root").stdout.strip())
+        assert (root / f"usr/lib/postgresql/{major}/bin/postgres").is_file(), \
+            f"no postgresql-{major} in the sid system {root}: scripts/setup makes it"
+        return cls(major, root, [str(DEBIAN_SYSTEM), "run"])
+
+    def __call__(self, *args, check: bool = True) -> subprocess.CompletedProcess:
+        """Runs a command in the system, as root."""
+        argv = [*self.command, *map(str, args)]
+        p = subprocess.run(argv, capture_output=True, text=True,
+                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        if check:
+            assert p.returncode == 0, f"{' '.join(argv)} failed:\n{p.stdout}\n{p.stderr}"
+        return p
+
+    def here(self, path: str | Path) -> Path:
+        """A path of the system, as this process sees it."""
+        return self.root / Path(path).relative_to("/")
+
+    def expected_files(self) -> list[str]:
+        """What the package must hold: the library, the control file, the
+        install script of this version, every upgrade script in sql/ (which
+        cargo-pgrx installs beside it) and the two Debian documents."""
+        upgrades = [self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")]
+        return sorted(str(p) for p in [
+            self.libdir / "ulid.so", self.extdir / "ulid.control", self.extdir / f"ulid--{VERSION}.sql",
+            *upgrades, self.docdir / "copyright", self.docdir / "changelog.Debian.gz",
+        ])
+
+    def present(self, files: list[str]) -> list[str]:
+        return [f for f in files if self.here(f).exists()]
+
+    def dpkg_status(self) -> str:
+        """The Status line of `dpkg -s`, or "not-installed" when dpkg knows
+        nothing of the package."""
+        p = self("dpkg", "-s", self.package, check=False)
+        if p.returncode != 0:
+            assert "not installed" in p.stderr, p.stderr
+            return "not-installed"
+        return re.search(r"^Status: (.*)$", p.stdout, re.M).group(1)
+
+    def purge(self) -> None:
+        if self.dpkg_status() != "not-installed":
+            self("dpkg", "--purge", self.package)
+
+    def install_deb(self, deb: Path) -> None:
+        """Installs the package with apt; in the sid system apt is given a
+        path inside it."""
+        inside = deb if self.root == Path("/") else Path("/tmp") / deb.name
+        if inside != deb:
+            shutil.copy(deb, self.here(inside))
+        try:
+            self(*System.APT, "install", "-y", "--no-install-recommends", inside)
+        finally:
+            if inside != deb:
+                self.here(inside).unlink()
+
+    def drop_cluster(self, name: str) -> None:
+        if self("pg_lsclusters", "-h", self.major, name, check=False).stdout.strip():
+            self("pg_dropcluster", "--stop", self.major, name)
+
+    def create_cluster(self, name: str, port: int, settings: dict[str, str] | None = None) -> "DebianCluster":
+        """A cluster made with pg_createcluster (anew: one left by an
+        interrupted run is dropped first), started, with `settings` in its
+        postgresql.conf (pg_createcluster quotes the values). Local
+        connections are trusted: peer authentication would map our uid to
+        the system's user names."""
+        self.drop_cluster(name)
+        options = [arg for key, value in (settings or {}).items() for arg in ("-o", f"{key}={value}")]
+        self("pg_createcluster", self.major, name, "--port", port, "--start", *options,
+             "--", "--auth-local=trust", "--auth-host=scram-sha-256")
+        return DebianCluster(self, name, port)
+
+
+def deb_path(system: System) -> Path:
+    arch = run("dpkg", "--print-architecture").stdout.strip()
+    return ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
+
+
+def build_deb(build: str, system: System, release: bool = False) -> Path:
+    """The package for BUILD, freshly built by scripts/package (debug, the
+    profile test_package.py builds its tarball in, unless `release`)."""
+    path = deb_path(system)
+    path.unlink(missing_ok=True)
+    run(ROOT / "scripts" / "package", *([] if release else ["--debug"]), build)
+    assert path.is_file()
+    return path
+
+
+class DebianCluster:
+    """A cluster of Debian's server in `system`, reached over its Unix
+    socket, with the part of `Cluster`'s interface the tests use."""
+
+    def __init__(self, system: System, name: str, port: int):
+        self.system = system
+        self.name = name
+        self.port = port
+        self.version = int(system.major)
+        self.socket_dir = system.here("/run/postgresql")
+        # a client of the same major version, from this system's builds
+        self.bindir = Cluster.bindir_of(system.major)
+
+    def drop(self) -> None:
+        self.system.drop_cluster(self.name)
+
+    def conninfo(self, dbname: str = "postgres") -> str:
+        return f"host={self.socket_dir} port={self.port} user=postgres dbname={dbname}"
+
+    def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw) -> psycopg.Connection:
+        return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "PGHOST": str(self.socket_dir), "PGPORT": str(self.port), "PGUSER": "postgres",
+                "PGDATABASE": "postgres"}
+
+    def create_database(self, name: str, extension: bool = True) -> str:
+        with self.connect() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        if extension:
+            with self.connect(name) as conn:
+                conn.execute("CREATE EXTENSION ulid")
+        return name
