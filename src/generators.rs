@@ -10,6 +10,8 @@
 //!   within the session. Either way it works: preloading only widens the
 //!   guarantee. Within a millisecond it steps by a random amount in
 //!   [1, 2^32] unless the setting `ulid.monotonic_step` says `one`.
+//! - `ulid.layout = uuidv7` makes every generator's values also valid
+//!   RFC 9562 UUIDv7s (version 7, variant `10`, 74 random bits).
 //!
 //! The state machine itself is `generator::Monotonic`; this module only
 //! reads the clock and the setting, finds the state and turns failures into
@@ -25,7 +27,9 @@ use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use pgrx::{PgSqlErrorCode, PostgresGucEnum};
 use ulid_core::codec::{self, BYTES, RANDOM_BYTES};
-use ulid_core::generator::{self, GenerateError, Monotonic, ProcessRng, RandomSource, Step};
+use ulid_core::generator::{
+    self, GenerateError, Layout, Monotonic, ProcessRng, RandomSource, Step,
+};
 use ulid_core::time::{unix_ms_from_timestamptz, OutOfRange};
 
 extension_sql!(
@@ -133,6 +137,29 @@ enum MonotonicStep {
 static MONOTONIC_STEP: GucSetting<MonotonicStep> =
     GucSetting::<MonotonicStep>::new(MonotonicStep::Random);
 
+/// The values of `ulid.layout`, in the order of their ordinals: `ulid` (0)
+/// is the default.
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+enum LayoutSetting {
+    #[name = c"ulid"]
+    Ulid,
+    #[name = c"uuidv7"]
+    UuidV7,
+}
+
+static LAYOUT: GucSetting<LayoutSetting> = GucSetting::<LayoutSetting>::new(LayoutSetting::Ulid);
+
+/// The layout `ulid.layout` asks for.
+#[inline]
+fn layout() -> Layout {
+    // as monotonic_step(): the variable PostgreSQL assigns, read directly
+    // SAFETY: a plain i32 that only this backend's GUC machinery writes.
+    match unsafe { *LAYOUT.as_ptr() } {
+        ordinal if ordinal == LayoutSetting::UuidV7 as i32 => Layout::UuidV7,
+        _ => Layout::Ulid,
+    }
+}
+
 /// The step `ulid.monotonic_step` asks for.
 #[inline]
 fn monotonic_step() -> Step {
@@ -161,6 +188,16 @@ fn define_settings() {
           ULID specification says; values of one millisecond are then dense and \
           each one names the next.",
         &MONOTONIC_STEP,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_enum_guc(
+        c"ulid.layout",
+        c"Which bits of the values gen_ulid() and gen_monotonic_ulid() make are random.",
+        c"ulid: the 80 bits after the timestamp, as the ULID specification says (the \
+          default). uuidv7: every value is also a valid RFC 9562 UUIDv7: version 7, \
+          variant 10, and 74 random bits.",
+        &LAYOUT,
         GucContext::Userset,
         GucFlags::default(),
     );
@@ -321,8 +358,9 @@ static SHARED_SEEN_MS: BackendLocal<u64> = BackendLocal::new(0);
 fn next_monotonic() -> Result<[u8; BYTES], GenerateError> {
     let now = now_ms()?;
     let step = monotonic_step();
+    let layout = layout();
     let Some(shared) = shared_state() else {
-        return unsafe { SESSION_STATE.get() }.next(now, &mut rng(), step);
+        return unsafe { SESSION_STATE.get() }.next(now, &mut rng(), step, layout);
     };
     // SAFETY: this backend's own, read and written only here.
     let seen = unsafe { SHARED_SEEN_MS.get() };
@@ -335,13 +373,14 @@ fn next_monotonic() -> Result<[u8; BYTES], GenerateError> {
     };
     let value = loop {
         // `None`: fresh bits are needed after all (the state is behind what
-        // this backend saw, which only tests arrange): draw them outside the
-        // lock and try again.
+        // this backend saw, which only tests arrange, or a UUIDv7 must
+        // follow a value of the other layout): draw them outside the lock
+        // and try again.
         let attempt = shared.with_lock(|state| {
-            if drawn.fresh.is_none() && state.needs_random(now) {
+            if drawn.fresh.is_none() && state.needs_random(now, layout) {
                 None
             } else {
-                Some(state.next(now, &mut drawn, step))
+                Some(state.next(now, &mut drawn, step, layout))
             }
         });
         match attempt {
@@ -377,7 +416,7 @@ pg_function! {
     /// `gen_ulid()`
     fn gen_ulid(fcinfo) -> Datum {
         let _ = fcinfo;
-        match now_ms().and_then(|now| generator::generate(now, &mut rng())) {
+        match now_ms().and_then(|now| generator::generate(now, &mut rng(), layout())) {
             Ok(value) => unsafe { return_ulid(&value) },
             Err(err) => report(err),
         }
@@ -390,7 +429,7 @@ pg_function! {
             Ok(ms) => ms,
             Err(OutOfRange) => report_timestamp_out_of_range(),
         };
-        match generator::generate(ms, &mut rng()) {
+        match generator::generate(ms, &mut rng(), layout()) {
             Ok(value) => unsafe { return_ulid(&value) },
             Err(err) => report(err),
         }
@@ -576,6 +615,41 @@ mod tests {
             last,
             "no wrap to zero"
         );
+    }
+
+    #[pg_test]
+    fn the_layout_setting_reads_back_and_refuses_other_values() {
+        assert_eq!(layout(), Layout::Ulid, "ulid by default");
+        assert_eq!(
+            Spi::get_one::<String>("SHOW ulid.layout").unwrap(),
+            Some("ulid".into())
+        );
+        Spi::run("SET LOCAL ulid.layout = uuidv7").unwrap();
+        assert_eq!(layout(), Layout::UuidV7);
+        let error = crate::fmgr::tests::error_of("SET LOCAL ulid.layout = uuidv4");
+        assert_eq!(
+            error.map(|(code, _)| code),
+            Some(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE)
+        );
+    }
+
+    /// In the shared state, a UUIDv7 after a value of the other layout whose
+    /// millisecond has no UUIDv7 above it: the next millisecond, fresh bits.
+    #[pg_test]
+    fn a_uuidv7_after_a_plain_value_in_shared_memory_goes_above_it() {
+        let mut plain = [0x55; RANDOM_BYTES];
+        plain[0] = 0x9C; // version nibble 9: above every UUIDv7 of its millisecond
+        let (start, _restore) = clock_behind_by(60_000, plain);
+        Spi::run("SET LOCAL ulid.layout = uuidv7").unwrap();
+        let value = generate_monotonic();
+        assert!(value > start);
+        assert!(generator::is_uuidv7(&value), "{value:02x?}");
+        assert_eq!(codec::timestamp_ms(&value), codec::timestamp_ms(&start) + 1);
+        // and a plain value after it, in that millisecond
+        Spi::run("SET LOCAL ulid.layout = ulid").unwrap();
+        let next = generate_monotonic();
+        assert!(next > value);
+        assert_eq!(codec::timestamp_ms(&next), codec::timestamp_ms(&value));
     }
 
     #[pg_test]
