@@ -217,6 +217,35 @@ def test_a_package_the_manifest_does_not_pin_is_an_error(tmp_path, archive):
     assert "inputs.manifest pins no other" in result.stderr
 
 
+def test_a_source_and_a_binary_package_of_one_name_are_named_with_their_kind(tmp_path, archive):
+    # postgresql-18 is both: the upstream tarball, and the server's .deb
+    deb = b"deb 1.0" * 50
+    archive.put("pkg_1.0.orig.tar.gz", Archive.tarball("1.0"))
+    archive.put("pkg_1.0-1_all.deb", deb)
+    pins = manifest(
+        tmp_path,
+        source_pin("1.0"),
+        f"debian-system debian sid pkg 1.0-1 {POOL}/pkg_1.0-1_all.deb {len(deb)} {sha(deb)}",
+    )
+    dl = str(tmp_path / "dl")
+
+    result = fetch(tmp_path, archive, pins, dl, "pkg")
+    assert result.returncode == 1
+    assert "pins pkg as debian-source and as debian-system: name one of debian-source:pkg, debian-system:pkg" \
+        in result.stderr
+    assert result.stdout == ""
+
+    result = fetch(tmp_path, archive, pins, dl, "debian-source:pkg", "debian-system:pkg")
+    assert result.returncode == 0, result.stderr
+    tarball, package = map(Path, result.stdout.split())
+    assert tarball.read_bytes() == Archive.tarball("1.0")
+    assert package.read_bytes() == deb
+    assert fetch(tmp_path, archive, pins, "--check", "debian-system:pkg").returncode == 0
+    result = fetch(tmp_path, archive, pins, "--check", "debian-binary:pkg")
+    assert result.returncode == 1
+    assert "inputs.manifest pins no debian-binary:pkg" in result.stderr
+
+
 def test_the_repository_manifest_is_well_formed():
     """Every line of inputs.manifest is of a known kind with its fields, and
     every lock file it names exists."""
@@ -229,9 +258,15 @@ def test_the_repository_manifest_is_well_formed():
         kind, *rest = line.split()
         assert kind in fields, line
         assert len(rest) + 1 == fields[kind], line
-        # scripts/fetch-debian knows the archive's files by package name alone
-        archive = kind in ("debian-source", "debian-binary", "debian-system")
-        key = ("archive", rest[2]) if archive else (kind, rest[0])
+        # scripts/fetch-debian knows a .deb by its package name alone, and an
+        # upstream tarball by its source package's, which may be a .deb's
+        # too (postgresql-18): callers then name the kind
+        if kind == "debian-source":
+            key = ("source", rest[2])
+        elif kind in ("debian-binary", "debian-system"):
+            key = ("deb", rest[2])
+        else:
+            key = (kind, rest[0])
         assert key not in seen, f"pinned twice: {line}"
         seen.add(key)
         if kind == "lock":
