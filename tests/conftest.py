@@ -27,7 +27,8 @@ import uuid
 
 import pytest
 
-from harness.pgcluster import BUILDS, Cluster, major_version
+from harness.debian import System, build_deb
+from harness.pgcluster import BUILDS, Cluster, cluster_port, major_version
 from harness.upgrading import InstalledRelease
 
 
@@ -92,6 +93,36 @@ def preloaded(pg_build):
                 settings={"shared_preload_libraries": "ulid", **FAST_COMMITS}).start()
     yield c
     c.stop()
+
+
+# Debian's TimescaleDB and pg_partman are built for its PostgreSQL 18: the
+# tests and pages that use them run in the 18 run, on sid's postgresql-18
+# in the sid system, with ulid's Debian package for 18 installed beside them
+TIMESERIES_BUILD = "18"
+TIMESERIES_CLUSTER = "ulid-timeseries"
+
+
+@pytest.fixture(scope="session")
+def timeseries(pg_build):
+    """A cluster of Debian sid's PostgreSQL 18 with TimescaleDB and
+    pg_partman installed with apt, and ulid's Debian package for 18
+    installed beside them with apt; timescaledb and ulid preloaded."""
+    if pg_build != TIMESERIES_BUILD:
+        pytest.skip(f"TimescaleDB and pg_partman come from Debian's packages for PostgreSQL "
+                    f"{TIMESERIES_BUILD}: they run in the {TIMESERIES_BUILD} run")
+    system = System.of(TIMESERIES_BUILD)
+    system.drop_cluster(TIMESERIES_CLUSTER)
+    system.purge()
+    system.install_deb(build_deb(TIMESERIES_BUILD, system))
+    server = system.create_cluster(
+        TIMESERIES_CLUSTER, cluster_port(TIMESERIES_BUILD, 13),
+        {"shared_preload_libraries": "timescaledb,ulid", "timescaledb.telemetry_level": "off",
+         **FAST_COMMITS})
+    try:
+        yield server
+    finally:
+        server.drop()
+        system.purge()
 
 
 @pytest.fixture(scope="module")
