@@ -18,6 +18,9 @@ block. The extension is created first unless the page runs
 - `<!-- not run: REASON -->` right before a block keeps it out (listed in the
   summary); `<!-- docs-test: requires PG >= 16 -->` right before a block, or
   elsewhere on a page for the whole page, skips it on older servers;
+  `<!-- docs-test: timeseries -->` runs the page on Debian's PostgreSQL 18
+  with TimescaleDB and pg_partman (the `timeseries` fixture; in the 18 run
+  only, skipped on the other builds);
   `<!-- docs-test: preloaded -->` runs the page on the cluster with ulid in
   shared_preload_libraries.
 - Blocks in other languages are not run here (the client tests run the files
@@ -84,6 +87,7 @@ class Page:
     lines: list[str]
     blocks: list[Block]
     preloaded: bool = False
+    server: str | None = None  # a fixture other than cluster and preloaded
     requires: list[tuple[str, int]] = field(default_factory=list)
 
     @property
@@ -158,6 +162,8 @@ def page_directive(page: Page, at: int, body: str) -> None:
         raise PageError(f"{where}: 'not run' must come right before a block")
     if body == "docs-test: preloaded":
         page.preloaded = True
+    elif body == "docs-test: timeseries":
+        page.server = "timeseries"
     else:
         page.requires.append(parse_requires(where, body))
 
@@ -390,7 +396,7 @@ def test_page(path: Path, request, pg_version, docs_record):
         return
     entry["blocks"], entry["statements"] = len(run), len(statements)
 
-    cluster = request.getfixturevalue("preloaded" if page.preloaded else "cluster")
+    cluster = request.getfixturevalue(page.server or ("preloaded" if page.preloaded else "cluster"))
     roles = sorted({m.group(1) for s in statements for m in [CREATES_ROLE.match(s.sql)] if m})
     creates = any(CREATES_EXTENSION.match(s.sql) for s in statements)
     reset(cluster, roles)
