@@ -19,6 +19,7 @@ Not here: building and starting the clusters (clusters.py), timing helpers
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from measure import Bench, Result
@@ -475,6 +476,101 @@ def public_ids(b: Bench) -> None:
     )
 
 
+# ---- TimescaleDB, on Debian's PostgreSQL 18 -----------------------------------
+
+TS_BASE = "bigint identity + timestamptz"
+TS_ULID = "ulid column (partition_func ulid_timestamp)"
+TS_UUID = "uuid column, ulid.layout = uuidv7"
+TS_TABLES = {
+    TS_BASE: ("ts_base", "id bigint GENERATED ALWAYS AS IDENTITY, ts timestamptz NOT NULL DEFAULT now(), v int, "
+                         "PRIMARY KEY (id, ts)", "by_range('ts', INTERVAL '1 day')"),
+    TS_ULID: ("ts_ulid", "id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), v int",
+              "by_range('id', INTERVAL '1 day', partition_func => 'ulid_timestamp')"),
+    TS_UUID: ("ts_uuid", "id uuid PRIMARY KEY DEFAULT gen_monotonic_ulid(), v int", "by_range('id', INTERVAL '1 day')"),
+}
+# the last day of 30, in each query shape: (variant, table, condition)
+TS_LAST_DAY = [
+    (f"{TS_BASE}: ts >= now() - 1 day", TS_BASE, "ts >= now() - interval '1 day'"),
+    (f"{TS_ULID}: ulid_timestamp(id) >= now() - 1 day", TS_ULID, "ulid_timestamp(id) >= now() - interval '1 day'"),
+    (f"{TS_ULID}: id >= (now() - 1 day)::ulid", TS_ULID, "id >= (now() - interval '1 day')::ulid"),
+    (f"{TS_UUID}: id >= (now() - 1 day)::ulid::uuid", TS_UUID, "id >= (now() - interval '1 day')::ulid::uuid"),
+]
+
+
+def timescaledb(b: Bench) -> None:
+    """Hypertables by day on Debian's PostgreSQL 18 with Debian's
+    TimescaleDB (scripts/debian-system), ulid's Debian package of this run's
+    build installed beside it: inserting with a DEFAULT id, against a bigint
+    identity with a timestamptz time column, and counting the last day of
+    30 with each query shape, with the chunks each reads."""
+    import clusters
+
+    if b.version != int(clusters.TIMESERIES_MAJOR):
+        why = f"Debian's TimescaleDB is for PostgreSQL {clusters.TIMESERIES_MAJOR}: measured in its run"
+        b.add(Result("TimescaleDB: INSERT with a DEFAULT id", "ms", baseline=TS_BASE, key="ts-insert",
+                     missing={name: why for name in TS_TABLES}),
+              Result("TimescaleDB: the last day of 30", "ms", baseline=TS_LAST_DAY[0][0], key="ts-last-day",
+                     missing={name: why for name, _, _ in TS_LAST_DAY}))
+        return
+    n, rows = b.sizes.insert, b.sizes.n
+    with clusters.timeseries_cluster(b.release) as server:
+        server.create_database(b.dbname)
+        with server.connect(b.dbname) as conn:
+            (timescaledb,) = conn.execute("SELECT default_version FROM pg_available_extensions "
+                                          "WHERE name = 'timescaledb'").fetchone()
+            conn.execute("CREATE EXTENSION timescaledb")
+            for table, columns, dimension in TS_TABLES.values():
+                conn.execute(f"CREATE TABLE {table} ({columns})")
+                conn.execute(f"SELECT create_hypertable('{table}', {dimension})")
+
+            def insert(name):
+                table = TS_TABLES[name][0]
+                conn.execute(f"TRUNCATE {table}")
+                conn.execute("CHECKPOINT")
+                conn.execute(f"SET ulid.layout = {'uuidv7' if name == TS_UUID else 'ulid'}")
+                return b.timed(f"INSERT INTO {table} (v) SELECT g FROM generate_series(1, {n}) g", conn=conn) * 1e3
+
+            b.interleave(
+                Result(f"TimescaleDB: INSERT {n:,} rows with a DEFAULT id into a daily hypertable", "ms",
+                       baseline=TS_BASE, key="ts-insert",
+                       note=f"TimescaleDB {timescaledb} on Debian's PostgreSQL 18; each round into an empty "
+                            "hypertable, after a CHECKPOINT"),
+                {name: (lambda name=name: insert(name)) for name in TS_TABLES},
+                repeats=b.sizes.repeats,
+            )
+
+            # 30 days up to now, the same instants in every table
+            for table, _, _ in TS_TABLES.values():
+                conn.execute(f"TRUNCATE {table}")
+            conn.execute(f"""CREATE TABLE instants AS
+                             SELECT now() - (g::float8 / {rows}) * interval '30 days' AS t
+                             FROM generate_series(1, {rows}) g""")
+            conn.execute("INSERT INTO ts_base (ts, v) SELECT t, 1 FROM instants")
+            conn.execute("INSERT INTO ts_ulid (id, v) SELECT gen_ulid(t), 1 FROM instants")
+            conn.execute("SET ulid.layout = uuidv7")
+            conn.execute("INSERT INTO ts_uuid (id, v) SELECT gen_ulid(t), 1 FROM instants")
+            conn.execute("VACUUM ANALYZE")
+            read = {}
+            for name, table_of, condition in TS_LAST_DAY:
+                table = TS_TABLES[table_of][0]
+                plan = "\n".join(r[0] for r in conn.execute(
+                    "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "
+                    f"SELECT count(*) FROM {table} WHERE {condition}"))
+                scanned = len(re.findall(r"Scan(?: using \S+)? on _hyper_\d+_\d+_chunk", plan))
+                (chunks,) = conn.execute(f"SELECT count(*) FROM show_chunks('{table}')").fetchone()
+                read[name] = f"{scanned} of {chunks} chunks"
+            b.interleave(
+                Result(f"TimescaleDB: count(*) of the last day of 30 ({rows:,} rows)", "ms",
+                       baseline=TS_LAST_DAY[0][0], key="ts-last-day",
+                       note="chunks read: " + "; ".join(f"{name}: {r}" for name, r in read.items())),
+                {name: (lambda t=TS_TABLES[table_of][0], c=condition:
+                        b.timed(f"SELECT count(*) FROM {t} WHERE {c}", conn=conn) * 1e3)
+                 for name, table_of, condition in TS_LAST_DAY},
+                repeats=2 * b.sizes.repeats,
+                warmup=True,
+            )
+
+
 # The cases, in the order they run. The name is how progress and the run's
 # durations (latest.json) call the step.
 CASES: list[tuple[str, Callable[[Bench], None]]] = [
@@ -485,6 +581,7 @@ CASES: list[tuple[str, Callable[[Bench], None]]] = [
     ("text_and_binary_io", text_and_binary_io),
     ("point_lookups", point_lookups),
     ("public_ids", public_ids),
+    ("timescaledb", timescaledb),
     ("time_range", time_range),
     ("growth", growth),
 ]

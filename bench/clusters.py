@@ -121,6 +121,35 @@ def benchmark_clusters(version: int):
             c.stop()
 
 
+# The Debian system's server for the TimescaleDB cases: Debian sid's
+# PostgreSQL 18 with Debian's TimescaleDB, and ulid's Debian package (of
+# the build this run measures) installed beside it with apt.
+TIMESERIES_MAJOR = "18"
+TIMESERIES_CLUSTER = "ulid-bench-timeseries"
+TIMESERIES_SLOT = 14
+
+
+@contextmanager
+def timeseries_cluster(release: bool):
+    """A cluster of Debian's PostgreSQL 18 in the sid system, with the
+    benchmark settings and timescaledb and ulid preloaded; made anew,
+    dropped afterwards, the package removed."""
+    from harness.debian import System, build_deb
+    from harness.pgcluster import cluster_port
+
+    system = System.of(TIMESERIES_MAJOR)
+    system.drop_cluster(TIMESERIES_CLUSTER)
+    system.purge()
+    system.install_deb(build_deb(TIMESERIES_MAJOR, system, release=release))
+    settings = {**SETTINGS, "shared_preload_libraries": "timescaledb,ulid", "timescaledb.telemetry_level": "off"}
+    server = system.create_cluster(TIMESERIES_CLUSTER, cluster_port(TIMESERIES_MAJOR, TIMESERIES_SLOT), settings)
+    try:
+        yield server
+    finally:
+        server.drop()
+        system.purge()
+
+
 def machine() -> str:
     cpu = "unknown CPU"
     for line in Path("/proc/cpuinfo").read_text().splitlines():

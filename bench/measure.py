@@ -95,6 +95,7 @@ class Bench:
         self.unavailable: dict[str, str] = {}
         self.pg_uuidv7: str | None = None  # "pg_uuidv7 VERSION: where it came from", when installed
         self.done: set[str] = set()  # shared preparations already made (see cases.prepared)
+        self.release = True  # whether a case that packages ulid builds it in release mode
         self._start_cluster = start_cluster
         cluster.create_database(dbname)
         self.conn = cluster.connect(dbname)

@@ -333,6 +333,15 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("public-ids", "ulid_decrypt(u, key)"),
       Ratio("public-ids", "ulid_encrypt(u, key)", "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"),
       Ratio("public-id-lookup", "WHERE id = ulid_decrypt($1, key)")]),
+    ("TimescaleDB",
+     "Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB: inserting with a DEFAULT id, and "
+     "counting the last day of 30 in each query shape (which chunks each reads is in bench/results/latest.md); "
+     "time, lower is better, against a bigint identity with a timestamptz time column.",
+     [Ratio("ts-insert", "ulid column (partition_func ulid_timestamp)"),
+      Ratio("ts-insert", "uuid column, ulid.layout = uuidv7"),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): ulid_timestamp(id) >= now() - 1 day"),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): id >= (now() - 1 day)::ulid"),
+      Ratio("ts-last-day", "uuid column, ulid.layout = uuidv7: id >= (now() - 1 day)::ulid::uuid")]),
     ("Index and table sizes",
      "Sizes in bytes on disk, lower is better; the sizes themselves are in the next section.",
      [Ratio("btree-size", "ulid"),

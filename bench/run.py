@@ -13,6 +13,7 @@ primary-key size and lookup cases), gen_random_uuid() (uuid v4), uuidv7()
 (core's, PostgreSQL 18 and later) and uuid_generate_v7() from pg_uuidv7.
 
     bench/run [--pg VERSION ...] [--quick] [--out DIR] [--no-build] [--page FILE]
+    bench/run --versions [--pg VERSION ...]   the versions such a run measures
     bench/run --report [--out DIR] [--page FILE]
 
 A run writes DIR/latest.json (every measurement), DIR/latest.md, the plots
@@ -40,7 +41,7 @@ from pathlib import Path
 
 import report
 
-DEFAULT_VERSIONS = [15, 18]
+DEFAULT_VERSIONS = [15, 18, 19]
 
 
 def run_version(version: int, quick: bool, build: bool, attempt: int = 1) -> dict:
@@ -59,6 +60,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1) -> dic
     with clusters.benchmark_clusters(version) as (cluster, session_cluster, start_other):
         guard.check("the start of the clusters")
         bench = Bench(cluster, session_cluster, sizes, start_cluster=start_other)
+        bench.release = not quick  # the build a case packages for another server
         try:
             (server_version,) = bench.sql("SHOW server_version").fetchone()
             cases.prepare(bench, clusters.pg_uuidv7_origin(cluster.build))
@@ -122,7 +124,13 @@ def main() -> int:
                              "else DIR/performance.md)")
     parser.add_argument("--report", action="store_true",
                         help="write latest.md and the page again from DIR/latest.json, without measuring")
+    parser.add_argument("--versions", action="store_true",
+                        help="print the versions a run with these arguments measures (bench/run sets them up)")
     args = parser.parse_args()
+
+    if args.versions:
+        print(" ".join(map(str, args.pg)))
+        return 0
 
     if args.report:
         if not (args.out / "latest.json").exists():
