@@ -331,6 +331,7 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "higher is better).",
      [Ratio("public-ids", "ulid_encrypt(u, key)"),
       Ratio("public-ids", "ulid_decrypt(u, key)"),
+      Ratio("public-ids", "ulid_encrypt(u, key), AES-128"),
       Ratio("public-ids", "ulid_encrypt(u, key)", "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"),
       Ratio("public-id-lookup", "WHERE id = ulid_decrypt($1, key)")]),
     ("TimescaleDB",

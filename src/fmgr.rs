@@ -90,10 +90,18 @@ pub unsafe fn arg_ulid<'a>(fcinfo: FunctionCallInfo, n: usize) -> &'a [u8; BYTES
 }
 
 /// Argument `n`, a `bytea` (or any varlena), as its bytes, detoasted.
+///
+/// A value stored inline, uncompressed (a short key, say, as a constant or
+/// from a table) is read where it is; only a compressed or out-of-line one
+/// goes through `pg_detoast_datum_packed`, whose pgrx wrapper sets up an
+/// error boundary on every call.
 #[inline]
 pub unsafe fn arg_bytes<'a>(fcinfo: FunctionCallInfo, n: usize) -> &'a [u8] {
     unsafe {
-        let value = pg_sys::pg_detoast_datum_packed(arg(fcinfo, n).cast_mut_ptr());
+        let mut value = arg(fcinfo, n).cast_mut_ptr::<pg_sys::varlena>();
+        if pgrx::varatt_is_1b_e(value) || pgrx::varatt_is_4b_c(value) {
+            value = pg_sys::pg_detoast_datum_packed(value);
+        }
         core::slice::from_raw_parts(
             pgrx::vardata_any(value).cast(),
             pgrx::varsize_any_exhdr(value),

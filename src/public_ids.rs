@@ -114,10 +114,10 @@ fn report_key_length(len: usize, function: &'static str) -> ! {
 }
 
 /// Applies the call's cipher to its ulid argument.
-#[inline]
+#[inline(always)]
 unsafe fn apply(
     fcinfo: FunctionCallInfo,
-    op: fn(&Cipher, &[u8; BYTES]) -> [u8; BYTES],
+    op: impl Fn(&Cipher, &[u8; BYTES]) -> [u8; BYTES],
     function: &'static str,
 ) -> Datum {
     unsafe {

@@ -170,11 +170,6 @@ class DebianCluster:
         return {**os.environ, "PGHOST": str(self.socket_dir), "PGPORT": str(self.port), "PGUSER": "postgres",
                 "PGDATABASE": "postgres"}
 
-    def create_database(self, name: str, extension: bool = True) -> str:
-        with self.connect() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
-        if extension:
-            with self.connect(name) as conn:
-                conn.execute("CREATE EXTENSION ulid")
-        return name
+    # what needs only connect(): the same as a private cluster's
+    create_database = Cluster.create_database
+    has_extension = Cluster.has_extension

@@ -42,6 +42,15 @@ def one(conn, sql: str, *params):
     return conn.execute(sql, params or None).fetchone()
 
 
+def first_chunk_check(conn, hypertable: str) -> str:
+    """The CHECK constraint of a hypertable's oldest chunk."""
+    return one(conn, """
+        SELECT pg_get_constraintdef(k.oid) FROM pg_constraint k
+        WHERE k.contype = 'c' AND k.conrelid = (SELECT format('%%I.%%I', chunk_schema, chunk_name)::regclass
+            FROM timescaledb_information.chunks WHERE hypertable_name = %s ORDER BY range_start LIMIT 1)""",
+               hypertable)[0]
+
+
 @pytest.fixture(scope="module")
 def tsdb(timeseries):
     name = timeseries.create_database("tsdb")
@@ -84,10 +93,7 @@ def test_a_ulid_column_is_chunked_by_the_day_of_its_timestamp(timeseries, tsdb, 
             WHERE NOT (ulid_timestamp(e.id) >= c.range_start AND ulid_timestamp(e.id) < c.range_end)""")
         assert misplaced == (0,)
         # a chunk's constraint is on ulid_timestamp(id)
-        (check,) = one(conn, """
-            SELECT pg_get_constraintdef(k.oid) FROM pg_constraint k
-            WHERE k.contype = 'c' AND k.conrelid = (SELECT format('%I.%I', chunk_schema, chunk_name)::regclass
-                FROM timescaledb_information.chunks WHERE hypertable_name = 'ev' ORDER BY range_start LIMIT 1)""")
+        check = first_chunk_check(conn, "ev")
         assert check.startswith("CHECK (((ulid_timestamp(id) >= '"), check
 
 
@@ -217,10 +223,7 @@ def test_a_uuid_hypertable_takes_ulids_only_in_the_uuidv7_layout(timeseries, tsd
 def test_a_uuid_hypertable_excludes_at_startup_for_ulid_bounds(timeseries, tsdb, uuidv7_column):
     with timeseries.connect(tsdb) as conn:
         (chunks,) = one(conn, "SELECT count(*) FROM show_chunks('ev7')")
-        (check,) = one(conn, """
-            SELECT pg_get_constraintdef(k.oid) FROM pg_constraint k
-            WHERE k.contype = 'c' AND k.conrelid = (SELECT format('%I.%I', chunk_schema, chunk_name)::regclass
-                FROM timescaledb_information.chunks WHERE hypertable_name = 'ev7' ORDER BY range_start LIMIT 1)""")
+        check = first_chunk_check(conn, "ev7")
         assert check.startswith("CHECK (((id >= '"), check
         last_day = "SELECT count(*) FROM ev7 WHERE id >= (now() - interval '1 day')::ulid::uuid"
         plan = plan_of(conn, last_day)
