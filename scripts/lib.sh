@@ -92,6 +92,20 @@ build_field() {
 }
 ULID_VERSIONS=${ULID_VERSIONS:-$(builds | xargs)}
 
+# For a script's command line: with -h or --help first, print the script's
+# opening comment and exit; otherwise stop, before anything is done, on an
+# argument that names no build.
+help_or_builds() {
+    case "${1:-}" in
+        -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    esac
+    local b
+    for b in "$@"; do
+        case "$b" in -*) die "unknown option $b (try $0 --help)" ;; esac
+        build_field "$b" major >/dev/null
+    done
+}
+
 log() { printf '\033[1;34m==>\033[0m %s %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
