@@ -164,7 +164,7 @@ def render_version(run: dict) -> str:
         shared = r.values in seen and not r.note
         seen.append(r.values)
         parts = ([runs_text(r.runs())] if r.runs() != usual and not shared else []) + ([r.note] if r.note else [])
-        if parts:
+        if parts and r.values:  # a case with nothing measured has its reasons in the table
             notes.append(f"- {r.case}: {'; '.join(parts)}")
     if notes:
         lines += ["", *notes]
