@@ -102,7 +102,8 @@ class LibraryGuard:
 def benchmark_clusters(version: int):
     """Starts the benchmark cluster and the one without ulid preloaded;
     yields them with a function that starts further clusters of this
-    version (name, settings) for the cases that need one. Stops them all."""
+    version (name, settings) for the cases that need one. Stops them all
+    and removes them: their tables take gigabytes, and a run loads its own."""
     cluster = Cluster(version, "bench", slot=SLOT, settings=SETTINGS)
     session_cluster = Cluster(version, "bench-session", slot=SESSION_SLOT, settings=SESSION_SETTINGS)
     others: list[Cluster] = []
@@ -119,6 +120,7 @@ def benchmark_clusters(version: int):
     finally:
         for c in [*reversed(others), session_cluster, cluster]:
             c.stop()
+            c.destroy()
 
 
 # The Debian system's server for the TimescaleDB cases: Debian sid's
