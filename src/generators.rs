@@ -21,7 +21,7 @@ use crate::casts::report_timestamp_out_of_range;
 use crate::fmgr::{arg, pg_function, return_ulid};
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, Ordering};
-use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::guc::{GucContext, GucEnum, GucFlags, GucRegistry, GucSetting};
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
@@ -149,12 +149,19 @@ enum LayoutSetting {
 
 static LAYOUT: GucSetting<LayoutSetting> = GucSetting::<LayoutSetting>::new(LayoutSetting::Ulid);
 
+/// The ordinal of an enum setting's value, read from the variable
+/// PostgreSQL assigns: `GucSetting::get` also checks the calling thread on
+/// every call, and this is the backend's own thread by construction.
+#[inline]
+fn ordinal_of<T: GucEnum>(setting: &GucSetting<T>) -> i32 {
+    // SAFETY: a plain i32 that only this backend's GUC machinery writes.
+    unsafe { *setting.as_ptr() }
+}
+
 /// The layout `ulid.layout` asks for.
 #[inline]
 fn layout() -> Layout {
-    // as monotonic_step(): the variable PostgreSQL assigns, read directly
-    // SAFETY: a plain i32 that only this backend's GUC machinery writes.
-    match unsafe { *LAYOUT.as_ptr() } {
+    match ordinal_of(&LAYOUT) {
         ordinal if ordinal == LayoutSetting::UuidV7 as i32 => Layout::UuidV7,
         _ => Layout::Ulid,
     }
@@ -163,19 +170,15 @@ fn layout() -> Layout {
 /// The step `ulid.monotonic_step` asks for.
 #[inline]
 fn monotonic_step() -> Step {
-    // Read the variable PostgreSQL assigns directly: `GucSetting::get`
-    // also checks the calling thread on every call, and this is the
-    // backend's own thread by construction.
-    // SAFETY: a plain i32 that only this backend's GUC machinery writes.
-    match unsafe { *MONOTONIC_STEP.as_ptr() } {
+    match ordinal_of(&MONOTONIC_STEP) {
         ordinal if ordinal == MonotonicStep::One as i32 => Step::One,
         _ => Step::Random,
     }
 }
 
-/// Declares `ulid.monotonic_step`. PGC_USERSET, so it can be set in
-/// postgresql.conf, per database or role (ALTER DATABASE/ROLE ... SET) and
-/// per session or transaction. A value set before the library was loaded
+/// Declares `ulid.monotonic_step` and `ulid.layout`. Both are PGC_USERSET,
+/// so they can be set in postgresql.conf, per database or role
+/// (ALTER DATABASE/ROLE ... SET) and per session or transaction. A value set before the library was loaded
 /// (say by ALTER DATABASE, in a session that has not called into ulid yet)
 /// is held by PostgreSQL as a placeholder and applied here, when the
 /// library loads, with the source and context it was set with.
