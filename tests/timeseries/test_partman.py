@@ -16,14 +16,11 @@ import re
 import psycopg
 import pytest
 
+from thirty_days import MINUTES, insert_30_days, one
+
 pytestmark = pytest.mark.builds("18")
 
-MINUTES = 30 * 24 * 60
 UTC = datetime.timezone.utc
-
-
-def one(conn, sql: str, *params):
-    return conn.execute(sql, params or None).fetchone()
 
 
 def partitions(conn, parent: str) -> dict[str, tuple[str, str]]:
@@ -64,8 +61,7 @@ def daily(timeseries, partmandb):
                 p_parent_table := 'public.ev', p_control := 'id', p_interval := '1 day', p_premake := 3,
                 p_start_partition := (date_trunc('day', now()) - interval '30 days')::text,
                 p_time_encoder := 'partman.uuid7_time_encoder', p_time_decoder := 'partman.uuid7_time_decoder')""")
-        conn.execute(f"INSERT INTO ev SELECT gen_ulid(now() - g * interval '1 minute'), g "
-                     f"FROM generate_series(0, {MINUTES - 1}) g")
+        insert_30_days(conn, "ev")
         conn.execute("ANALYZE ev")
     return "public.ev"
 

@@ -17,9 +17,10 @@ import re
 import psycopg
 import pytest
 
+from thirty_days import MINUTES, insert_30_days, one
+
 pytestmark = pytest.mark.builds("18")
 
-MINUTES = 30 * 24 * 60
 EXPLAIN = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) "
 
 
@@ -36,10 +37,6 @@ def chunks_read(plan: str) -> set[str]:
 def excluded_at_startup(plan: str) -> int:
     found = re.search(r"Chunks excluded during startup: (\d+)", plan)
     return int(found.group(1)) if found else 0
-
-
-def one(conn, sql: str, *params):
-    return conn.execute(sql, params or None).fetchone()
 
 
 def first_chunk_check(conn, hypertable: str) -> str:
@@ -66,8 +63,7 @@ def ulid_column(timeseries, tsdb):
         conn.execute("CREATE TABLE ev (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), v int)")
         conn.execute("SELECT create_hypertable('ev', by_range('id', INTERVAL '1 day', "
                      "partition_func => 'ulid_timestamp'))")
-        conn.execute(f"INSERT INTO ev SELECT gen_ulid(now() - g * interval '1 minute'), g "
-                     f"FROM generate_series(0, {MINUTES - 1}) g")
+        insert_30_days(conn, "ev")
         conn.execute("ANALYZE ev")
     return "ev"
 
@@ -169,8 +165,7 @@ def test_drop_chunks_keeps_the_last_week(timeseries, tsdb):
         conn.execute("CREATE TABLE kept (id ulid NOT NULL, v int)")
         conn.execute("SELECT create_hypertable('kept', by_range('id', INTERVAL '1 day', "
                      "partition_func => 'ulid_timestamp'))")
-        conn.execute(f"INSERT INTO kept SELECT gen_ulid(now() - g * interval '1 minute'), g "
-                     f"FROM generate_series(0, {MINUTES - 1}) g")
+        insert_30_days(conn, "kept")
         (before,) = one(conn, "SELECT count(*) FROM show_chunks('kept')")
         (cutoff,) = one(conn, "SELECT now() - interval '7 days'")
         # what must stay: every row of a day that ends after the cutoff
@@ -193,8 +188,7 @@ def uuidv7_column(timeseries, tsdb):
         conn.execute("CREATE TABLE ev7 (id uuid PRIMARY KEY DEFAULT gen_monotonic_ulid(), v int)")
         conn.execute("SELECT create_hypertable('ev7', by_range('id', INTERVAL '1 day'))")
         conn.execute("SET ulid.layout = uuidv7")
-        conn.execute(f"INSERT INTO ev7 SELECT gen_ulid(now() - g * interval '1 minute'), g "
-                     f"FROM generate_series(0, {MINUTES - 1}) g")
+        insert_30_days(conn, "ev7")
         conn.execute("ANALYZE ev7")
     return "ev7"
 

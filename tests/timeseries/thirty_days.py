@@ -1,0 +1,17 @@
+"""What the TimescaleDB and pg_partman tests share: a month of rows, one a
+minute, and a one-row query."""
+
+from __future__ import annotations
+
+MINUTES = 30 * 24 * 60
+
+
+def insert_30_days(conn, table: str) -> None:
+    """One row a minute for the last 30 days, each with an id of its time
+    (in the layout the session's ulid.layout says)."""
+    conn.execute(f"INSERT INTO {table} SELECT gen_ulid(now() - g * interval '1 minute'), g "
+                 f"FROM generate_series(0, {MINUTES - 1}) g")
+
+
+def one(conn, sql: str, *params):
+    return conn.execute(sql, params or None).fetchone()
