@@ -178,10 +178,11 @@ fn monotonic_step() -> Step {
 
 /// Declares `ulid.monotonic_step` and `ulid.layout`. Both are PGC_USERSET,
 /// so they can be set in postgresql.conf, per database or role
-/// (ALTER DATABASE/ROLE ... SET) and per session or transaction. A value set before the library was loaded
-/// (say by ALTER DATABASE, in a session that has not called into ulid yet)
-/// is held by PostgreSQL as a placeholder and applied here, when the
-/// library loads, with the source and context it was set with.
+/// (ALTER DATABASE/ROLE ... SET) and per session or transaction. A value
+/// set before the library was loaded (say by ALTER DATABASE, in a session
+/// that has not called into ulid yet) is held by PostgreSQL as a
+/// placeholder and applied here, when the library loads, with the source
+/// and context it was set with.
 fn define_settings() {
     GucRegistry::define_enum_guc(
         c"ulid.monotonic_step",
