@@ -119,12 +119,12 @@ pub fn generate(
     if now_ms > MAX_TIMESTAMP_MS {
         return Err(GenerateError::TimestampOutOfRange);
     }
-    let mut value = codec::from_parts(now_ms, &rng.random());
-    if layout == Layout::UuidV7 {
-        value[6] = 0x70 | (value[6] & 0x0F);
-        value[8] = 0x80 | (value[8] & 0x3F);
-    }
-    Ok(value)
+    let value = codec::from_parts(now_ms, &rng.random());
+    Ok(match layout {
+        Layout::Ulid => value,
+        // the same draw, with its 74 free bits where a UUIDv7 has them
+        Layout::UuidV7 => from_v7_counter(now_ms, v7_counter(&value)),
+    })
 }
 
 /// What `Monotonic::next` does for a clock reading: fresh random bits for
