@@ -176,13 +176,24 @@ fn monotonic_step() -> Step {
     }
 }
 
-/// Declares `ulid.monotonic_step` and `ulid.layout`. Both are PGC_USERSET,
-/// so they can be set in postgresql.conf, per database or role
-/// (ALTER DATABASE/ROLE ... SET) and per session or transaction. A value
-/// set before the library was loaded (say by ALTER DATABASE, in a session
-/// that has not called into ulid yet) is held by PostgreSQL as a
-/// placeholder and applied here, when the library loads, with the source
-/// and context it was set with.
+/// Declares `ulid.monotonic_step` and `ulid.layout`.
+///
+/// `ulid.monotonic_step` is PGC_SUSET: only a superuser (or a role granted
+/// SET on it, PostgreSQL 15 and later) sets it, in postgresql.conf, per
+/// database or role (ALTER DATABASE/ROLE ... SET) or in a session. On a
+/// preloaded server every role and database steps from the one shared
+/// value, so a role that could choose a step of one would get another
+/// session's last value plus one, and count other tenants' inserts by the
+/// gaps between its own.
+///
+/// `ulid.layout` is PGC_USERSET: it chooses which bits of a value are
+/// random and says nothing of another session's values.
+///
+/// A value set before the library was loaded (say by ALTER DATABASE, in a
+/// session that has not called into ulid yet) is held by PostgreSQL as a
+/// placeholder and applied here, when the library loads, with the source,
+/// context and role it was set with: one that an ordinary role set for
+/// `ulid.monotonic_step` is refused then with a WARNING.
 fn define_settings() {
     GucRegistry::define_enum_guc(
         c"ulid.monotonic_step",
@@ -192,7 +203,7 @@ fn define_settings() {
           ULID specification says; values of one millisecond are then dense and \
           each one names the next.",
         &MONOTONIC_STEP,
-        GucContext::Userset,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_enum_guc(

@@ -240,10 +240,12 @@ def test_random_steps_are_uniform_on_1_to_2_pow_32(mode, request):
 
 @pytest.mark.parametrize("mode", ["per-session", "preloaded"])
 def test_the_setting_restores_plus_one(mode, request):
-    """ulid.monotonic_step = one, set per database (the per-session server)
-    or per role (the preloaded one), reaches a new session before the
-    library is loaded in it, and gives the specification's +1 exactly; SET
-    in the session goes back to random steps."""
+    """ulid.monotonic_step = one, set by a superuser per database (the
+    per-session server) or per role (the preloaded one), reaches a new
+    session before the library is loaded in it, and gives the
+    specification's +1 exactly. The role cannot change it (a superuser
+    setting: tests/security/test_tenants.py); a superuser's SET in a
+    session goes back to random steps."""
     server = server_for(mode, request)
     db = server.create_database("plus_one_" + mode.replace("-", "_"))
     role = "ulid_plus_one"
@@ -260,6 +262,11 @@ def test_the_setting_restores_plus_one(mode, request):
             steps = same_millisecond_steps(conn, 20_000)
             assert set(steps) == {1}
             assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("one",)
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute("SET ulid.monotonic_step = random")
+        with server.connect(db) as conn:
+            if mode == "per-session":
+                assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("one",)
             conn.execute("SET ulid.monotonic_step = random")
             steps = same_millisecond_steps(conn, 20_000)
             assert 1 not in steps and max(steps) > 2**16

@@ -71,6 +71,16 @@ SELECT bool_and(random_step(id, prev) = 1) AS plus_one, count(*) > 1000 AS enoug
 FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM mono_one) s
 WHERE ulid_timestamp(id) = ulid_timestamp(prev);
 RESET ulid.monotonic_step;
+-- Only a superuser chooses the step (or a role granted SET on it): with
+-- ulid preloaded every role steps from one shared value, and a step of one
+-- would hand each caller the previous caller's value plus one.
+CREATE ROLE regress_ulid_tenant;
+SET ROLE regress_ulid_tenant;
+SET ulid.monotonic_step = one;
+SELECT set_config('ulid.monotonic_step', 'one', false);
+SHOW ulid.monotonic_step;
+RESET ROLE;
+DROP ROLE regress_ulid_tenant;
 -- across statements of the session too
 SELECT gen_monotonic_ulid() > (SELECT max(id) FROM mono) AS next_statement_is_greater;
 
