@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -54,6 +55,32 @@ def by_key(run: dict) -> dict[str, Result]:
     found = {r.key: r for r in results_of(run)}
     found.update({r.key or f"sweep-{c}": r for c, r in sweep_of(run).items()})
     return found
+
+
+# The results record why a variant is missing, or where pg_uuidv7 came from,
+# as the run saw it (what could be downloaded, which file of the manifest to
+# change): right for latest.md, which the people running the benchmarks
+# read. The user's page says what it means for the figures instead.
+READER_WORDS = [
+    (re.compile(r"^no pg_uuidv7 for PostgreSQL (\d+) \(.*\)$"),
+     r"pg_uuidv7 was not installed in this run"),
+    (re.compile(r"^this build of PostgreSQL (\d+) has no pgcrypto$"),
+     r"the build measured has no pgcrypto, so there is no comparison with pgcrypto's AES"),
+    (re.compile(r"^Debian's TimescaleDB is for PostgreSQL (\d+): measured in its run$"),
+     r"TimescaleDB was measured on PostgreSQL \1 only"),
+    (re.compile(r"^(pg_uuidv7 [^:]+): Debian's binary package (\S+) (\S+), unpacked\b.*$"),
+     r"\1, from Debian's package \2 \3"),
+    (re.compile(r"^(pg_uuidv7 [^:]+): built from Debian's source package (\S+?)(?:\.orig)?\.tar\.\w+$"),
+     r"\1, built from Debian's source package \2"),
+]
+
+
+def for_readers(text: str) -> str:
+    """A reason or an origin as the results record it, in the user's terms."""
+    for pattern, words in READER_WORDS:
+        if pattern.match(text):
+            return pattern.sub(words, text)
+    return text
 
 
 def load_counts(out: Path) -> list[dict]:
@@ -435,7 +462,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         ["date"] + [run.get("date", "not recorded") for run in runs],
         ["machine"] + [run.get("machine", "not recorded") for run in runs],
         ["ulid build"] + [build_text(run) or "not recorded" for run in runs],
-        ["pg_uuidv7"] + [run.get("pg_uuidv7") or "not available" for run in runs],
+        ["pg_uuidv7"] + [for_readers(run["pg_uuidv7"]) if run.get("pg_uuidv7") else "not installed"
+                         for run in runs],
         ["medians of"] + [f"{plural(usual_runs(results_of(run)), 'round')} for most cases" for run in runs],
         ["run time"] + [f"{run['minutes']:.1f} min" for run in runs],
     ]
@@ -457,7 +485,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
                for why in dict.fromkeys([*run.get("unavailable", {}).values(),
                                          *(w for r in results_of(run) for w in r.missing.values())])]
     if missing:
-        lines += ["", "Not available:", ""] + [f"- PostgreSQL {v}: {why}" for v, why in missing]
+        lines += ["", "Not available:", ""] + [f"- PostgreSQL {v}: {for_readers(why)}"
+                                               for v, why in dict.fromkeys(missing)]
 
     lines += ["", "## Ratios", ""]
     for title, about, ratios in RATIOS:
