@@ -5,8 +5,16 @@
 //! Expanding an AES key costs more than encrypting a block, and a query
 //! passes the same key on every row: each call site (`FmgrInfo`) keeps the
 //! last key it was given, expanded, in its `fn_extra`, and expands again
-//! only when the key changes. The cached key lives in the call site's
-//! memory context and is cleared when that context goes away.
+//! only when the key changes. The cached cipher lives in the call site's
+//! memory context, and a reset callback drops it, clearing its key and
+//! expanded key, when that context is reset or deleted.
+//!
+//! That clears the cache and nothing else. The cipher is built on this
+//! backend's stack and moved into the cache, and the stack keeps those bytes
+//! until they are overwritten; a key stored out of line or compressed is
+//! detoasted into memory that is freed with the query's, not cleared; and
+//! the key itself stays wherever the query took it from (a table's pages, a
+//! constant in a plan, a parameter).
 
 use crate::fmgr::{arg_bytes, arg_ulid, pg_function, return_ulid};
 use core::ffi::c_void;

@@ -57,9 +57,23 @@ impl Cipher {
     }
 
     /// Whether this cipher was made from exactly `key`.
+    ///
+    /// The bytes are compared in constant time: every byte is looked at,
+    /// whatever the first difference, so that the time a call takes does
+    /// not say how much of a key another call's key shares. Only the
+    /// length (16, 24 or 32, which the key's AES variant tells anyway)
+    /// decides early.
     #[inline]
     pub fn has_key(&self, key: &[u8]) -> bool {
-        self.key[..self.key_len] == *key
+        if key.len() != self.key_len {
+            return false;
+        }
+        let difference = self.key[..self.key_len]
+            .iter()
+            .zip(key)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        // keeps the optimiser from turning the fold back into an early exit
+        core::hint::black_box(difference) == 0
     }
 
     /// The AES encryption of `value`.
@@ -88,9 +102,13 @@ impl Cipher {
 }
 
 impl Drop for Cipher {
-    /// The key does not outlive the cipher: its bytes are cleared here, and
-    /// the `aes` types clear their expanded keys themselves (its `zeroize`
-    /// feature).
+    /// Clears this value's copy of the key; the `aes` types clear their
+    /// expanded keys themselves (its `zeroize` feature). That is all a drop
+    /// can clear. A `Cipher` is moved by copying its bytes (out of `new`,
+    /// into a cache), and the place it was moved from keeps them, key and
+    /// expanded key, until that memory is reused; the key's other copies
+    /// (the caller's argument, and wherever that came from) are the
+    /// caller's.
     fn drop(&mut self) {
         self.key.zeroize();
     }
@@ -135,6 +153,28 @@ mod tests {
     fn other_key_lengths_are_refused() {
         for len in [0, 1, 15, 17, 23, 25, 31, 33, 64] {
             assert_eq!(Cipher::new(&vec![7; len]).err(), Some(KeyLengthError(len)));
+        }
+    }
+
+    #[test]
+    fn a_key_differing_in_any_one_byte_is_another_key() {
+        for len in KEY_LENGTHS {
+            let key: Vec<u8> = (0..len as u8).collect();
+            let cipher = Cipher::new(&key).unwrap();
+            assert!(cipher.has_key(&key));
+            for at in 0..len {
+                for bit in 0..8 {
+                    let mut other = key.clone();
+                    other[at] ^= 1 << bit;
+                    assert!(
+                        !cipher.has_key(&other),
+                        "AES-{}: byte {at}, bit {bit}",
+                        len * 8
+                    );
+                }
+            }
+            assert!(!cipher.has_key(&key[..len - 1]));
+            assert!(!cipher.has_key(&[key.as_slice(), &[0]].concat()));
         }
     }
 
