@@ -22,7 +22,9 @@ block. The extension is created first unless the page runs
   with TimescaleDB and pg_partman (the `timeseries` fixture; in the 18 run
   only, skipped on the other builds);
   `<!-- docs-test: preloaded -->` runs the page on the cluster with ulid in
-  shared_preload_libraries.
+  shared_preload_libraries; `<!-- docs-test: stand-in pgx_ulid -->` runs it
+  in a database that has the stand-in extension of tests/harness/pgx_ulid/
+  (harness.standin), installed for that page only.
 - Blocks in other languages are not run here (the client tests run the files
   in examples/).
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import difflib
 import operator
+from contextlib import ExitStack
 import os
 import re
 import subprocess
@@ -43,6 +46,7 @@ from pathlib import Path
 import pytest
 
 from harness.pgcluster import ROOT
+from harness.standin import installed_standin
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DATABASE = "app"
@@ -51,6 +55,7 @@ ANY = "\u2026"  # …: any run of characters within the line
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)[^`]*$")
 COMMENT = re.compile(r"^\s*<!--\s*(?P<body>.*?)\s*-->\s*$")
+STANDIN = re.compile(r"^docs-test:\s*stand-in\s+(?P<name>\w+)$")
 REQUIRES = re.compile(r"^docs-test:\s*requires\s+PG\s*(?P<op>>=|>|<=|<|==)\s*(?P<version>\d+)$")
 CREATES_EXTENSION = re.compile(r"^\s*CREATE\s+EXTENSION\s+(IF\s+NOT\s+EXISTS\s+)?\"?ulid\"?(\s|;|$)", re.I)
 CREATES_ROLE = re.compile(r"^\s*CREATE\s+(?:ROLE|USER)\s+\"?(\w+)\"?", re.I)
@@ -88,6 +93,7 @@ class Page:
     blocks: list[Block]
     preloaded: bool = False
     server: str | None = None  # a fixture other than cluster and preloaded
+    standins: list[str] = field(default_factory=list)  # extensions of tests/harness/NAME/, created first
     requires: list[tuple[str, int]] = field(default_factory=list)
 
     @property
@@ -164,6 +170,8 @@ def page_directive(page: Page, at: int, body: str) -> None:
         page.preloaded = True
     elif body == "docs-test: timeseries":
         page.server = "timeseries"
+    elif STANDIN.match(body):
+        page.standins.append(STANDIN.match(body).group("name"))
     else:
         page.requires.append(parse_requires(where, body))
 
@@ -399,12 +407,18 @@ def test_page(path: Path, request, pg_version, docs_record):
     cluster = request.getfixturevalue(page.server or ("preloaded" if page.preloaded else "cluster"))
     roles = sorted({m.group(1) for s in statements for m in [CREATES_ROLE.match(s.sql)] if m})
     creates = any(CREATES_EXTENSION.match(s.sql) for s in statements)
-    reset(cluster, roles)
-    cluster.create_database(DATABASE, extension=not creates)
-    try:
-        outputs = run_psql(cluster, statements)
-    finally:
+    with ExitStack() as standins:
+        for name in page.standins:
+            standins.enter_context(installed_standin(cluster.build, name))
         reset(cluster, roles)
+        cluster.create_database(DATABASE, extension=not creates)
+        for name in page.standins:
+            with cluster.connect(DATABASE) as conn:
+                conn.execute(f'CREATE EXTENSION "{name}"')
+        try:
+            outputs = run_psql(cluster, statements)
+        finally:
+            reset(cluster, roles)
 
     failures: list[str] = []
     accepted: list[tuple[Block, Statement, list[str]]] = []
