@@ -54,15 +54,41 @@ ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULI
 export ULID_CLUSTER_ROOT
 # Where scripts/fetch-debian keeps what it downloaded from Debian's archive
 ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
-# PostgreSQL 19's packages from Debian experimental, and the libraries from
-# sid they need (inputs.manifest pins each): unpacked for the 19 build
-# (scripts/setup), and part of the sid system scripts/debian-system makes
-PG19_PACKAGES=(postgresql-19 postgresql-client-19 postgresql-server-dev-19 libpq5
-    libc6 libgcc-s1 libstdc++6 libicu78 libxml2-16 libldap2 liburing2 libssl3t64)
+# The C library and the other libraries of sid that Debian's PostgreSQL
+# packages built for sid need beyond Debian 12's (inputs.manifest pins each)
+SID_LIBRARIES=(libc6 libgcc-s1 libstdc++6 libicu78 libxml2-16 libldap2 liburing2 libssl3t64)
+# PostgreSQL 19's packages from Debian experimental, and those libraries:
+# unpacked for the 19 build (scripts/setup), and part of the sid system
+# scripts/debian-system makes
+PG19_PACKAGES=(postgresql-19 postgresql-client-19 postgresql-server-dev-19 libpq5 "${SID_LIBRARIES[@]}")
 # their manifest lines, the kind left off
 pg19_pins() {
     manifest debian-binary | awk -v list=" ${PG19_PACKAGES[*]} " 'index(list, " " $3 " ")'
 }
+# Unpacks Debian packages of a PostgreSQL built for sid (.deb files: the
+# server, its client, libpq5 and SID_LIBRARIES) into ROOT, never into the
+# system, and points every program of it (and the test drivers PGXS
+# carries, when the server-dev package is among them) at the C library and
+# the libraries unpacked beside it, so that it runs here on Debian 12:
+# `ROOT/usr/lib/postgresql/MAJOR/bin/postgres` then starts like any build.
+#   unpack_sid_postgres ROOT MAJOR DEB...
+unpack_sid_postgres() {
+    local root=$1 major=$2 file elf dirs=()
+    shift 2
+    as_root rm -rf "$root"
+    as_root mkdir -p "$root"
+    for file in "$@"; do as_root dpkg-deb -x "$file" "$root"; done
+    for file in bin lib/pgxs/src/test; do
+        [ -d "$root/usr/lib/postgresql/$major/$file" ] && dirs+=("$root/usr/lib/postgresql/$major/$file")
+    done
+    while read -r elf; do
+        file -b "$elf" | grep -q '^ELF.*executable' || continue
+        as_root patchelf --set-interpreter "$root/usr/lib64/ld-linux-x86-64.so.2" \
+            --force-rpath --set-rpath "$root/usr/lib/x86_64-linux-gnu" "$elf"
+    done < <(find "${dirs[@]}" -type f)
+    as_root chmod -R a+rX "$root"
+}
+
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 

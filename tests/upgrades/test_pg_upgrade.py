@@ -19,8 +19,8 @@ from harness.upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, cata
                        check_works, fill, snapshot)
 
 # The new server of each session that runs this file, and the older builds
-# upgraded to it. Debian's 15.20 cannot be upgraded to 18 at all (see
-# README.md, "Upgrading").
+# upgraded to it. Debian's 15.20 cannot be upgraded to 18 at all, Debian's
+# own 18 included (docs/upgrading.md; test_pg_upgrade_debian.py).
 UPGRADES = {"18": ["13", "16", "17"], "19": ["17", "18"]}
 pytestmark = pytest.mark.builds(*UPGRADES)
 
