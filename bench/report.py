@@ -369,7 +369,10 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("ts-insert", "uuid column, ulid.layout = uuidv7"),
       Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): ulid_timestamp(id) >= now() - 1 day"),
       Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): id >= (now() - 1 day)::ulid"),
-      Ratio("ts-last-day", "uuid column, ulid.layout = uuidv7: id >= (now() - 1 day)::ulid::uuid")]),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): both bounds"),
+      Ratio("ts-last-day", "uuid column, ulid.layout = uuidv7: id >= (now() - 1 day)::ulid::uuid"),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): id >= a constant::ulid",
+            "bigint identity + timestamptz: ts >= a constant")]),
     ("Index and table sizes",
      "Sizes in bytes on disk, lower is better; the sizes themselves are in the next section.",
      [Ratio("btree-size", "ulid"),
@@ -495,8 +498,11 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         for ratio in ratios:
             baseline = ratio.baseline or next((found[v][ratio.key].baseline for v in versions
                                                if ratio.key in found[v]), "?")
-            rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline]
-                        + [ratio_cell(found[v], ratio) for v in versions])
+            cells = [ratio_cell(found[v], ratio) for v in versions]
+            if all(cell == "n/a" for cell in cells) and not any(
+                    ratio.variant in found[v][ratio.key].missing for v in versions if ratio.key in found[v]):
+                continue  # a variant these results do not have yet (measured by a later run)
+            rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline] + cells)
             last = ratio.key
         lines += table(["case", "variant", "against"] + pg, rows, right_from=3)
         lines.append("")
