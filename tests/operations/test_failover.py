@@ -13,7 +13,12 @@ import datetime as dt
 import subprocess
 import time
 
+import pytest
+
 from harness.pgcluster import Cluster
+
+# nothing here depends on the version: the oldest and the newest
+pytestmark = pytest.mark.builds("13", "19")
 
 PRELOADED = {"shared_preload_libraries": "ulid", "synchronous_commit": "off"}
 

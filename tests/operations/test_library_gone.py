@@ -20,6 +20,10 @@ from psycopg import errors
 from harness.pgcluster import Cluster, install_dirs
 from harness.upgrading import InstalledRelease
 
+# the oldest, and either side of PostgreSQL 18, which names a library
+# without its $libdir/
+pytestmark = pytest.mark.builds("13", "17", "18", "19")
+
 
 def test_a_database_with_the_extension_fails_by_the_librarys_name(cluster, db, pg_build, pg_version, tmp_path):
     with cluster.connect(db) as conn:
