@@ -27,7 +27,7 @@ use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use ulid_core::codec::{self, BYTES, RANDOM_BYTES};
-use ulid_core::monotonic::{self, GenerateError, Monotonic, Step};
+use ulid_core::monotonic::{self, GenerateError, Layout, Monotonic, Step};
 use ulid_core::rng::{ProcessRng, ProcessRngHandle, RandomSource};
 use ulid_core::time::{unix_ms_from_timestamptz, OutOfRange};
 
@@ -131,10 +131,9 @@ static SHARED_SEEN_MS: BackendLocal<u64> = BackendLocal::new(0);
 
 /// The next monotonic value, from shared memory when preloaded.
 #[inline]
-fn next_monotonic() -> Result<[u8; BYTES], GenerateError> {
+fn next_monotonic(layout: Layout) -> Result<[u8; BYTES], GenerateError> {
     let now = now_ms()?;
     let step = monotonic_step();
-    let layout = layout();
     let Some(shared) = shared_state() else {
         return unsafe { SESSION_STATE.get() }.next(now, &mut rng(), step, layout);
     };
@@ -168,7 +167,7 @@ fn next_monotonic() -> Result<[u8; BYTES], GenerateError> {
     Ok(value)
 }
 
-fn report(err: GenerateError) -> ! {
+fn report(err: GenerateError, layout: Layout) -> ! {
     match err {
         GenerateError::TimestampOutOfRange => report_timestamp_out_of_range(),
         GenerateError::Exhausted => {
@@ -177,10 +176,7 @@ fn report(err: GenerateError) -> ! {
                 "gen_monotonic_ulid() has no value left in this millisecond",
                 "gen_monotonic_ulid",
             )
-            .set_detail(
-                "The 80-bit random part reached its largest value; \
-                 the generator fails rather than wrap around.",
-            )
+            .set_detail(err.detail(layout))
             .set_hint("Values are available again from the next millisecond.")
             .report(PgLogLevel::ERROR);
             unreachable!("ERROR does not return")
@@ -192,9 +188,10 @@ pg_function! {
     /// `gen_ulid()`
     fn gen_ulid(fcinfo) -> Datum {
         let _ = fcinfo;
-        match now_ms().and_then(|now| monotonic::generate(now, &mut rng(), layout())) {
+        let layout = layout();
+        match now_ms().and_then(|now| monotonic::generate(now, &mut rng(), layout)) {
             Ok(value) => unsafe { return_ulid(&value) },
-            Err(err) => report(err),
+            Err(err) => report(err, layout),
         }
     }
 
@@ -205,18 +202,20 @@ pg_function! {
             Ok(ms) => ms,
             Err(OutOfRange) => report_timestamp_out_of_range(),
         };
-        match monotonic::generate(ms, &mut rng(), layout()) {
+        let layout = layout();
+        match monotonic::generate(ms, &mut rng(), layout) {
             Ok(value) => unsafe { return_ulid(&value) },
-            Err(err) => report(err),
+            Err(err) => report(err, layout),
         }
     }
 
     /// `gen_monotonic_ulid()`
     fn gen_monotonic_ulid(fcinfo) -> Datum {
         let _ = fcinfo;
-        match next_monotonic() {
+        let layout = layout();
+        match next_monotonic(layout) {
             Ok(value) => unsafe { return_ulid(&value) },
-            Err(err) => report(err),
+            Err(err) => report(err, layout),
         }
     }
 }
@@ -226,7 +225,6 @@ pg_function! {
 mod tests {
     use super::*;
     use ulid_core::codec;
-    use ulid_core::monotonic::Layout;
 
     /// The test harness runs tests concurrently against one server, which
     /// shares the monotonic state: tests that read or move it take this
@@ -392,6 +390,34 @@ mod tests {
             last,
             "no wrap to zero"
         );
+    }
+
+    /// Under `ulid.layout = uuidv7` a millisecond runs out when the 74 free
+    /// bits of a UUIDv7 are all ones, and the DETAIL says so.
+    #[pg_test]
+    fn an_exhausted_uuidv7_millisecond_says_74_bits() {
+        let (last, _restore) = clock_behind_by(3_600_000, [0xFF; RANDOM_BYTES]);
+        // the greatest UUIDv7 of that millisecond
+        let mut full = last;
+        full[6] = 0x7F;
+        full[8] = 0xBF;
+        with_monotonic_state(|state| *state = Monotonic::new());
+        with_monotonic_state(|state| state.advance_past(full));
+        Spi::run("SET LOCAL ulid.layout = uuidv7").unwrap();
+        let detail = crate::fmgr::tests::error_detail_of("SELECT gen_monotonic_ulid()");
+        assert_eq!(
+            detail.as_deref(),
+            Some(
+                "The 74 random bits of the UUIDv7 layout reached their largest value; \
+                 the generator fails rather than wrap around."
+            )
+        );
+        Spi::run("SET LOCAL ulid.layout = ulid").unwrap();
+        with_monotonic_state(|state| state.advance_past(last));
+        let detail = crate::fmgr::tests::error_detail_of("SELECT gen_monotonic_ulid()");
+        assert!(detail
+            .unwrap()
+            .starts_with("The 80-bit random part reached"));
     }
 
     #[pg_test]

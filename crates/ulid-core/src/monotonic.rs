@@ -31,9 +31,28 @@ pub enum GenerateError {
     /// The millisecond is after 10889-08-02 05:31:50.655 UTC, the last one a
     /// ULID can hold.
     TimestampOutOfRange,
-    /// Within one millisecond the 80-bit random part reached all ones; the
-    /// specification says to fail rather than wrap.
+    /// Within one millisecond the random part (80 bits, or the 74 free bits
+    /// of a UUIDv7) reached all ones; the specification says to fail rather
+    /// than wrap.
     Exhausted,
+}
+
+impl GenerateError {
+    /// Why no value could be made, in one sentence: the DETAIL of the
+    /// generators' errors, and what the command-line tool says.
+    pub fn detail(&self, layout: Layout) -> &'static str {
+        match (self, layout) {
+            (GenerateError::TimestampOutOfRange, _) => crate::time::RANGE_DETAIL,
+            (GenerateError::Exhausted, Layout::Ulid) => {
+                "The 80-bit random part reached its largest value; \
+                 the generator fails rather than wrap around."
+            }
+            (GenerateError::Exhausted, Layout::UuidV7) => {
+                "The 74 random bits of the UUIDv7 layout reached their largest value; \
+                 the generator fails rather than wrap around."
+            }
+        }
+    }
 }
 
 /// How far a monotonic generator moves within one millisecond.
@@ -779,6 +798,24 @@ mod tests {
             assert_eq!(codec::timestamp_ms(&value), expected_ms, "{byte6:x}");
             assert_eq!(rng.calls, 1, "fresh bits");
         }
+    }
+
+    #[test]
+    fn the_exhausted_detail_counts_the_random_bits_of_the_layout() {
+        let err = GenerateError::Exhausted;
+        assert_eq!(
+            err.detail(Layout::Ulid),
+            "The 80-bit random part reached its largest value; \
+             the generator fails rather than wrap around."
+        );
+        assert_eq!(
+            err.detail(Layout::UuidV7),
+            "The 74 random bits of the UUIDv7 layout reached their largest value; \
+             the generator fails rather than wrap around."
+        );
+        assert!(GenerateError::TimestampOutOfRange
+            .detail(Layout::UuidV7)
+            .contains("10889-08-02 05:31:50.655 UTC"));
     }
 
     proptest::proptest! {
