@@ -800,6 +800,58 @@ mod tests {
         }
     }
 
+    /// After a value of the other layout whose version nibble is 7 (one in
+    /// 16), the UUIDv7s above it in its millisecond are the ones from the
+    /// 12 bits before its variant on (or one more, when its variant bits are
+    /// `11`): the next value takes those 12 bits and, for its 62 bits after
+    /// the variant, the step alone, with no fresh bits drawn.
+    #[test]
+    fn a_uuidv7_after_a_plain_value_of_version_7_continues_from_its_bits() {
+        let ms = 1_700_000_000_000;
+        for (variant, prefix) in [(0b11, 0xABD), (0b00, 0xABC), (0b01, 0xABC)] {
+            let mut last = codec::from_parts(ms, &[0x55; RANDOM_BYTES]);
+            last[6] = 0x7A;
+            last[7] = 0xBC;
+            last[8] = variant << 6 | (last[8] & 0x3F);
+            assert!(!is_uuidv7(&last));
+            let mut state = Monotonic::new();
+            state.advance_past(last);
+            assert!(!state.needs_random(ms, Layout::UuidV7), "{variant:b}");
+            let mut rng = scripted_steps(&[[0x11; RANDOM_BYTES]], &[12_345]);
+            let value = state
+                .next(ms, &mut rng, Step::Random, Layout::UuidV7)
+                .unwrap();
+            assert!(is_uuidv7(&value) && value > last, "{variant:b}");
+            assert_eq!(codec::timestamp_ms(&value), ms);
+            assert_eq!(v7_counter(&value) >> 62, prefix, "{variant:b}");
+            assert_eq!(v7_counter(&value) & ((1 << 62) - 1), 12_345);
+            assert_eq!(rng.calls, 0, "no fresh bits");
+            // by one: the first UUIDv7 above it
+            let mut state = Monotonic::new();
+            state.advance_past(last);
+            let value = state.next(ms, &mut rng, Step::One, Layout::UuidV7).unwrap();
+            assert_eq!(value, from_v7_counter(ms, prefix << 62));
+        }
+        // the 12 bits are zero and the variant below `10`: every UUIDv7 of
+        // the millisecond is above it, fresh bits as for a nibble below 7
+        let mut last = codec::from_parts(ms, &[0; RANDOM_BYTES]);
+        last[6] = 0x70;
+        let mut state = Monotonic::new();
+        state.advance_past(last);
+        assert!(state.needs_random(ms, Layout::UuidV7));
+        // a plain value that is laid out as a UUIDv7 by chance (one in 64)
+        // is stepped from like any UUIDv7
+        let plain_v7 = from_v7_counter(ms, 0x1234_5678_9ABC);
+        let mut state = Monotonic::new();
+        state.advance_past(plain_v7);
+        let mut rng = scripted_steps(&[[0x11; RANDOM_BYTES]], &[6]);
+        let value = state
+            .next(ms, &mut rng, Step::Random, Layout::UuidV7)
+            .unwrap();
+        assert_eq!(value, from_v7_counter(ms, 0x1234_5678_9ABC + 7));
+        assert_eq!(rng.calls, 0);
+    }
+
     #[test]
     fn the_exhausted_detail_counts_the_random_bits_of_the_layout() {
         let err = GenerateError::Exhausted;
