@@ -18,7 +18,10 @@ use ulid_core::monotonic::{self, Layout, Monotonic, Step};
 use ulid_core::rng::ProcessRng;
 
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
 }
 
 /// The buffer is emptied every 64 KiB, as the tool's output is.

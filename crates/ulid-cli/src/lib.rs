@@ -27,7 +27,7 @@ use output::{push_id, Output};
 use std::io::{self, BufReader, Write};
 use std::process::ExitCode;
 use ulid_core::codec;
-use ulid_core::monotonic::{Layout, Step};
+use ulid_core::monotonic::{GenerateError, Layout, Step};
 use ulid_core::rng::ProcessRng;
 
 /// Every id was valid and everything was written.
@@ -68,7 +68,7 @@ pub fn run(cli: Cli) -> u8 {
     };
     // what was made before a failure is still written
     let flushed = out.flush();
-    let status = match result.and_then(|status| flushed.map(|()| status).map_err(Failure::Io)) {
+    match result.and_then(|status| flushed.map(|()| status).map_err(Failure::Io)) {
         Ok(status) => status,
         // a reader that went away (`ulid new 1000000 | head -1`) is no error
         Err(Failure::Io(err)) if err.kind() == io::ErrorKind::BrokenPipe => OK,
@@ -80,8 +80,7 @@ pub fn run(cli: Cli) -> u8 {
             eprintln!("ulid: {message}");
             FAILED
         }
-    };
-    status
+    }
 }
 
 fn layout(arg: LayoutArg) -> Layout {
@@ -125,18 +124,17 @@ fn dispatch(command: Command, out: &mut Output<io::StdoutLock<'static>>) -> Resu
             match result {
                 Ok(()) => Ok(OK),
                 Err(new::NewError::Io(err)) => Err(Failure::Io(err)),
-                Err(new::NewError::Generate { err, made }) => Err(Failure::Message(format!(
-                    "{} after {made} ids: {}",
-                    match err {
-                        ulid_core::monotonic::GenerateError::Exhausted => {
-                            "no value left in this millisecond"
-                        }
-                        ulid_core::monotonic::GenerateError::TimestampOutOfRange => {
-                            "timestamp out of range for ulid"
-                        }
-                    },
-                    err.detail(options.layout)
-                ))),
+                Err(new::NewError::Generate { err, made }) => {
+                    let what = match err {
+                        GenerateError::Exhausted => "no value left in this millisecond",
+                        GenerateError::TimestampOutOfRange => "timestamp out of range for ulid",
+                    };
+                    let ids = if made == 1 { "id" } else { "ids" };
+                    Err(Failure::Message(format!(
+                        "{what} after {made} {ids}: {}",
+                        err.detail(options.layout)
+                    )))
+                }
             }
         }
         Command::Parse(args) => {

@@ -201,7 +201,7 @@ fn an_exhausted_millisecond_fails_after_the_values_left() {
         .assert()
         .code(2)
         .stderr(
-            "ulid: no value left in this millisecond after 1 ids: The 74 random bits of the \
+            "ulid: no value left in this millisecond after 1 id: The 74 random bits of the \
              UUIDv7 layout reached their largest value; the generator fails rather than wrap \
              around.\n",
         );
