@@ -166,7 +166,7 @@ ulid_decrypt(id, key) gives. The key is read from --key-file (the raw 16, 24 \
 or 32 bytes) or --key-hex; it is never printed.",
         after_help = "\
 Examples:
-  ulid decrypt 7E5KS3Q1XK0QB30ZBVRTXH2J0D --key-file key.bin"
+  ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin"
     )]
     Decrypt(CryptArgs),
 }

@@ -51,8 +51,11 @@ fn man_page(cmd: clap::Command, out: &mut impl Write) -> io::Result<()> {
         }
     }
     if let Some(examples) = cmd.get_after_help() {
+        // the section's title says what `--help`'s first line says
+        let examples = examples.to_string();
+        let examples = examples.strip_prefix("Examples:\n").unwrap_or(&examples);
         out.write_all(b".SH EXAMPLES\n")?;
-        preformatted(out, &examples.to_string())?;
+        preformatted(out, examples)?;
     }
     man.render_version_section(out)?;
     Ok(())
