@@ -79,18 +79,48 @@ pub fn for_each_id<R: Read, W: Write>(
         if reader.buffer().is_empty() {
             out.flush()?;
         }
+        // the whole lines in the buffer, read where they are
+        let buffered = reader.fill_buf()?;
+        if buffered.is_empty() {
+            return Ok(());
+        }
+        let mut used = 0;
+        while let Some(end) = buffered[used..].iter().position(|&c| c == b'\n') {
+            let whole = &buffered[used..used + end];
+            used += end + 1;
+            number += 1;
+            let truncated = whole.len() > MAX_LINE;
+            let text = if truncated {
+                &whole[..MAX_LINE]
+            } else {
+                trim(whole)
+            };
+            if text.is_empty() && !truncated {
+                continue;
+            }
+            each(
+                out,
+                Item {
+                    text,
+                    origin: Origin::Line(number),
+                    truncated,
+                },
+            )?;
+        }
+        if used > 0 {
+            reader.consume(used);
+            continue;
+        }
+        // a line that goes on past the buffer (or ends the input without a
+        // newline): copied, up to MAX_LINE bytes and the rest skipped
         line.clear();
-        let read = reader
+        reader
             .by_ref()
             .take(MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut line)?;
-        if read == 0 {
-            return Ok(());
-        }
         number += 1;
         let truncated = line.len() > MAX_LINE && line.last() != Some(&b'\n');
         if truncated {
-            // the rest of the line, without keeping it
             reader.skip_until(b'\n')?;
             line.truncate(MAX_LINE);
         }
@@ -143,6 +173,41 @@ mod tests {
                 ("last".into(), Origin::Line(5), false),
             ]
         );
+    }
+
+    /// Lines split across the reader's buffer, and longer than it, read
+    /// the same as lines within it.
+    #[test]
+    fn lines_across_the_buffer_read_alike() {
+        let mut input = Vec::new();
+        for n in 0..2000 {
+            input.extend_from_slice(format!(" id{n} \n").as_bytes());
+            if n % 300 == 0 {
+                input.extend_from_slice(&[b'7'; MAX_LINE + 5]);
+                input.push(b'\n');
+            }
+        }
+        input.extend_from_slice(b"last");
+        for capacity in [7, 64, 1000, 8192] {
+            let mut got = Vec::new();
+            for_each_id(
+                &[],
+                &mut BufReader::with_capacity(capacity, &input[..]),
+                &mut Output::new(io::sink()),
+                |_, item| {
+                    got.push((item.text.to_vec(), item.origin, item.truncated));
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(got.len(), 2000 + 7 + 1, "{capacity}");
+            assert_eq!(got.iter().filter(|g| g.2).count(), 7);
+            assert!(got.iter().filter(|g| g.2).all(|g| g.0.len() == MAX_LINE));
+            assert_eq!(got[0], (b"id0".to_vec(), Origin::Line(1), false));
+            assert_eq!(got[1].1, Origin::Line(2));
+            assert_eq!(got[2], (b"id1".to_vec(), Origin::Line(3), false));
+            assert_eq!(got.last().unwrap().0, b"last");
+        }
     }
 
     #[test]

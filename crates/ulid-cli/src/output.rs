@@ -9,45 +9,76 @@ use crate::cli::IdFormat;
 use std::io::{self, Write};
 use ulid_core::codec::{self, BYTES};
 
-const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+/// The two lower-case hexadecimal digits of every byte.
+static HEX_PAIRS: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut table = [[0; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = [DIGITS[byte >> 4], DIGITS[byte & 15]];
+        byte += 1;
+    }
+    table
+};
+
+/// The two decimal digits of every number below 100.
+static DECIMAL_PAIRS: [[u8; 2]; 100] = {
+    let mut table = [[0; 2]; 100];
+    let mut n = 0;
+    while n < 100 {
+        table[n] = [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+        n += 1;
+    }
+    table
+};
+
+/// Writes `bytes` as hexadecimal digits into `dst`, twice as long.
+#[inline]
+fn hex_into(dst: &mut [u8], bytes: &[u8]) {
+    for (pair, &byte) in dst.chunks_exact_mut(2).zip(bytes) {
+        pair.copy_from_slice(&HEX_PAIRS[usize::from(byte)]);
+    }
+}
+
+/// The bytes as lower-case hexadecimal digits, `N` being twice their number.
+#[inline]
+pub fn hex_text<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    debug_assert_eq!(2 * bytes.len(), N);
+    let mut out = [0; N];
+    hex_into(&mut out, bytes);
+    out
+}
+
+/// The UUID text, `8-4-4-4-12` lower-case hexadecimal digits, as
+/// PostgreSQL prints a `uuid`.
+#[inline]
+pub fn uuid_text(value: &[u8; BYTES]) -> [u8; 36] {
+    let mut out = [b'-'; 36];
+    hex_into(&mut out[0..8], &value[0..4]);
+    hex_into(&mut out[9..13], &value[4..6]);
+    hex_into(&mut out[14..18], &value[6..8]);
+    hex_into(&mut out[19..23], &value[8..10]);
+    hex_into(&mut out[24..36], &value[10..16]);
+    out
+}
+
+/// `\x` and 32 lower-case hexadecimal digits, as PostgreSQL prints a `bytea`.
+#[inline]
+pub fn bytea_text(value: &[u8; BYTES]) -> [u8; 34] {
+    let mut out = [0; 34];
+    out[0..2].copy_from_slice(b"\\x");
+    hex_into(&mut out[2..], value);
+    out
+}
 
 /// Appends `value` in `format`.
 #[inline]
 pub fn push_id(out: &mut Vec<u8>, value: &[u8; BYTES], format: IdFormat) {
     match format {
         IdFormat::Ulid => out.extend_from_slice(&codec::encode(value)),
-        IdFormat::Uuid => push_uuid(out, value),
-        IdFormat::Hex => {
-            out.extend_from_slice(b"\\x");
-            push_hex(out, value);
-        }
+        IdFormat::Uuid => out.extend_from_slice(&uuid_text(value)),
+        IdFormat::Hex => out.extend_from_slice(&bytea_text(value)),
     }
-}
-
-/// Appends the bytes as lower-case hexadecimal digits.
-#[inline]
-pub fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    for &byte in bytes {
-        out.extend_from_slice(&[
-            HEX_DIGITS[usize::from(byte >> 4)],
-            HEX_DIGITS[usize::from(byte & 15)],
-        ]);
-    }
-}
-
-/// Appends the UUID text, `8-4-4-4-12` lower-case hexadecimal digits, as
-/// PostgreSQL prints a `uuid`.
-#[inline]
-pub fn push_uuid(out: &mut Vec<u8>, value: &[u8; BYTES]) {
-    push_hex(out, &value[0..4]);
-    out.push(b'-');
-    push_hex(out, &value[4..6]);
-    out.push(b'-');
-    push_hex(out, &value[6..8]);
-    out.push(b'-');
-    push_hex(out, &value[8..10]);
-    out.push(b'-');
-    push_hex(out, &value[10..16]);
 }
 
 /// Appends a decimal number.
@@ -66,18 +97,6 @@ pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// Appends `n` with exactly `width` digits (it has no more).
-#[inline]
-fn push_padded(out: &mut Vec<u8>, n: u64, width: usize) {
-    let mut digits = [b'0'; 20];
-    let mut rest = n;
-    for slot in digits[20 - width..].iter_mut().rev() {
-        *slot = b'0' + (rest % 10) as u8;
-        rest /= 10;
-    }
-    out.extend_from_slice(&digits[20 - width..]);
-}
-
 /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard
 /// Hinnant's `civil_from_days`, for days on or after the epoch).
 #[inline]
@@ -94,28 +113,44 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (year, month, day)
 }
 
-/// Appends the Unix millisecond `ms` as RFC 3339 in UTC with milliseconds,
-/// `2025-01-01T12:00:00.000Z`. A ULID's times run to the year 10889, whose
-/// year has five digits (as PostgreSQL prints it too).
+/// The length of `time_text` for a millisecond: 24, or 25 from the year
+/// 10000 on.
+pub const TIME_LEN: usize = 25;
+
+/// The Unix millisecond `ms` as RFC 3339 in UTC with milliseconds,
+/// `2025-01-01T12:00:00.000Z`, and its length. A ULID's times run to the
+/// year 10889, whose year has five digits (as PostgreSQL prints it too).
 #[inline]
-pub fn push_time(out: &mut Vec<u8>, ms: u64) {
+pub fn time_text(ms: u64) -> ([u8; TIME_LEN], usize) {
     let secs = ms / 1000;
     let (year, month, day) = civil_from_days(secs / 86_400);
     let of_day = secs % 86_400;
-    push_padded(out, year, if year > 9999 { 5 } else { 4 });
-    out.push(b'-');
-    push_padded(out, month, 2);
-    out.push(b'-');
-    push_padded(out, day, 2);
-    out.push(b'T');
-    push_padded(out, of_day / 3600, 2);
-    out.push(b':');
-    push_padded(out, of_day / 60 % 60, 2);
-    out.push(b':');
-    push_padded(out, of_day % 60, 2);
-    out.push(b'.');
-    push_padded(out, ms % 1000, 3);
-    out.push(b'Z');
+    let mut out = *b"0000-00-00T00:00:00.000Z ";
+    let pair = |n: u64| DECIMAL_PAIRS[n as usize];
+    // a fifth digit of the year shifts the rest by one
+    let at = usize::from(year > 9999);
+    if at == 1 {
+        out.copy_within(4..24, 5);
+        out[0] = b'0' + (year / 10_000) as u8;
+    }
+    out[at..at + 2].copy_from_slice(&pair(year / 100 % 100));
+    out[at + 2..at + 4].copy_from_slice(&pair(year % 100));
+    out[at + 5..at + 7].copy_from_slice(&pair(month));
+    out[at + 8..at + 10].copy_from_slice(&pair(day));
+    out[at + 11..at + 13].copy_from_slice(&pair(of_day / 3600));
+    out[at + 14..at + 16].copy_from_slice(&pair(of_day / 60 % 60));
+    out[at + 17..at + 19].copy_from_slice(&pair(of_day % 60));
+    let millis = ms % 1000;
+    out[at + 20] = b'0' + (millis / 100) as u8;
+    out[at + 21..at + 23].copy_from_slice(&pair(millis % 100));
+    (out, 24 + at)
+}
+
+/// Appends the Unix millisecond `ms` as `time_text` writes it.
+#[inline]
+pub fn push_time(out: &mut Vec<u8>, ms: u64) {
+    let (text, len) = time_text(ms);
+    out.extend_from_slice(&text[..len]);
 }
 
 /// Standard output, buffered: a command appends to `buf` and calls

@@ -4,10 +4,10 @@
 
 use crate::cli::ParseFormat;
 use crate::input::{Item, MAX_LINE};
-use crate::output::{push_decimal, push_hex, push_time, push_uuid};
+use crate::output::{bytea_text, hex_text, push_decimal, time_text, uuid_text, TIME_LEN};
 use serde::Serialize;
 use std::io::{self, Write};
-use ulid_core::codec::{self, BYTES, RANDOM_BYTES};
+use ulid_core::codec::{self, BYTES, RANDOM_BYTES, TEXT_LEN};
 use ulid_core::monotonic::is_uuidv7;
 
 /// Reads one id, or says on `errors` why it is not one.
@@ -49,122 +49,105 @@ struct Record<'a> {
     uuidv7: bool,
 }
 
-/// The texts of one value, formatted once into a scratch buffer.
+/// The texts of one value, each in an array of its own size: no
+/// allocation, and every copy of a known length.
 struct Fields {
-    scratch: Vec<u8>,
-    /// end offsets of ulid, uuid, hex, time, random in `scratch`
-    ends: [usize; 5],
+    ulid: [u8; TEXT_LEN],
+    uuid: [u8; 36],
+    hex: [u8; 34],
+    time: ([u8; TIME_LEN], usize),
     unix_ms: u64,
+    random: [u8; 2 * RANDOM_BYTES],
     uuidv7: bool,
 }
 
 impl Fields {
-    fn new() -> Self {
+    #[inline]
+    fn of(value: &[u8; BYTES]) -> Self {
+        let unix_ms = codec::timestamp_ms(value);
         Fields {
-            scratch: Vec::with_capacity(160),
-            ends: [0; 5],
-            unix_ms: 0,
-            uuidv7: false,
+            ulid: codec::encode(value),
+            uuid: uuid_text(value),
+            hex: bytea_text(value),
+            time: time_text(unix_ms),
+            unix_ms,
+            random: hex_text(&value[BYTES - RANDOM_BYTES..]),
+            uuidv7: is_uuidv7(value),
         }
     }
 
     #[inline]
-    fn fill(&mut self, value: &[u8; BYTES]) {
-        let s = &mut self.scratch;
-        s.clear();
-        s.extend_from_slice(&codec::encode(value));
-        self.ends[0] = s.len();
-        push_uuid(s, value);
-        self.ends[1] = s.len();
-        s.extend_from_slice(b"\\x");
-        push_hex(s, value);
-        self.ends[2] = s.len();
-        self.unix_ms = codec::timestamp_ms(value);
-        push_time(s, self.unix_ms);
-        self.ends[3] = s.len();
-        push_hex(s, &value[BYTES - RANDOM_BYTES..]);
-        self.ends[4] = s.len();
-        self.uuidv7 = is_uuidv7(value);
+    fn time(&self) -> &[u8] {
+        &self.time.0[..self.time.1]
     }
+}
 
-    #[inline]
-    fn field(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.scratch[start..self.ends[i]]
-    }
-
-    #[inline]
-    fn str_field(&self, i: usize) -> &str {
-        // every field is ASCII, made above
-        std::str::from_utf8(self.field(i)).unwrap_or_default()
-    }
+/// Every field is ASCII, made above.
+fn ascii(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
 }
 
 /// Writes what ids hold, in one of `parse`'s formats.
 pub struct Printer {
     format: ParseFormat,
-    fields: Fields,
     printed: u64,
 }
 
 impl Printer {
     pub fn new(format: ParseFormat) -> Self {
-        Printer {
-            format,
-            fields: Fields::new(),
-            printed: 0,
-        }
+        Printer { format, printed: 0 }
     }
 
     /// Appends what `value` holds to `out`.
     #[inline]
     pub fn print(&mut self, out: &mut Vec<u8>, value: &[u8; BYTES]) {
-        self.fields.fill(value);
-        let f = &self.fields;
+        let f = Fields::of(value);
         let truth: &[u8] = if f.uuidv7 { b"true" } else { b"false" };
         match self.format {
             ParseFormat::Text => {
                 if self.printed > 0 {
                     out.push(b'\n');
                 }
-                for (label, i) in [
-                    (&b"ulid     "[..], 0),
-                    (b"uuid     ", 1),
-                    (b"hex      ", 2),
-                    (b"time     ", 3),
-                ] {
-                    out.extend_from_slice(label);
-                    out.extend_from_slice(f.field(i));
-                    out.push(b'\n');
-                }
-                out.extend_from_slice(b"unix_ms  ");
+                out.extend_from_slice(b"ulid     ");
+                out.extend_from_slice(&f.ulid);
+                out.extend_from_slice(b"\nuuid     ");
+                out.extend_from_slice(&f.uuid);
+                out.extend_from_slice(b"\nhex      ");
+                out.extend_from_slice(&f.hex);
+                out.extend_from_slice(b"\ntime     ");
+                out.extend_from_slice(f.time());
+                out.extend_from_slice(b"\nunix_ms  ");
                 push_decimal(out, f.unix_ms);
                 out.extend_from_slice(b"\nrandom   ");
-                out.extend_from_slice(f.field(4));
+                out.extend_from_slice(&f.random);
                 out.extend_from_slice(b"\nuuidv7   ");
                 out.extend_from_slice(truth);
                 out.push(b'\n');
             }
             ParseFormat::Tsv => {
-                for i in 0..4 {
-                    out.extend_from_slice(f.field(i));
-                    out.push(b'\t');
-                }
+                out.extend_from_slice(&f.ulid);
+                out.push(b'\t');
+                out.extend_from_slice(&f.uuid);
+                out.push(b'\t');
+                out.extend_from_slice(&f.hex);
+                out.push(b'\t');
+                out.extend_from_slice(f.time());
+                out.push(b'\t');
                 push_decimal(out, f.unix_ms);
                 out.push(b'\t');
-                out.extend_from_slice(f.field(4));
+                out.extend_from_slice(&f.random);
                 out.push(b'\t');
                 out.extend_from_slice(truth);
                 out.push(b'\n');
             }
             ParseFormat::Json => {
                 let record = Record {
-                    ulid: f.str_field(0),
-                    uuid: f.str_field(1),
-                    hex: f.str_field(2),
-                    time: f.str_field(3),
+                    ulid: ascii(&f.ulid),
+                    uuid: ascii(&f.uuid),
+                    hex: ascii(&f.hex),
+                    time: ascii(f.time()),
                     unix_ms: f.unix_ms,
-                    random: f.str_field(4),
+                    random: ascii(&f.random),
                     uuidv7: f.uuidv7,
                 };
                 // writing to a Vec cannot fail, nor can these fields
