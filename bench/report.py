@@ -5,7 +5,8 @@ the run's machine and settings), docs/performance.md (the user's page:
 ratio tables with a column per PostgreSQL version in the results, the
 pgbench client tables, sizes, plots, instruction counts, how to reproduce),
 the gnuplot plots with their .dat files, and reading the instruction counts
-that bench/callgrind writes (callgrind-pgVERSION.json).
+that bench/callgrind writes (callgrind-pgVERSION.json), and the section on the
+command-line tool from what bench/cli writes (cli.json, see cli_bench.py).
 
 Every figure either page shows is computed here from the results files; no
 number is written into the text by hand. Which comparisons the page shows
@@ -25,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import cli_bench
 from measure import Result
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -564,6 +566,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
                       f"({link(png, page)})", ""]
 
     lines += render_counts(counts or [])
+    lines += cli_bench.render(cli_bench.load(out))
     lines += [
         "## Reproduce",
         "",
@@ -576,6 +579,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "bench/run --quick        # tiny sizes: checks that the runner works, writes to a temporary directory",
         "bench/run --report       # this page and bench/results/latest.md again, from latest.json",
         "bench/callgrind 18       # instructions per call on 18, into bench/results/callgrind-pg18.json",
+        "bench/cli                # the command-line tool, into bench/results/cli.json",
         "```",
         "",
         f"The run behind this page took {data['minutes']:.0f} minutes in all.",

@@ -41,7 +41,11 @@ from pathlib import Path
 
 import report
 
-DEFAULT_VERSIONS = [15, 18, 19]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from harness.builds import BENCH_BUILDS  # noqa: E402
+
+# the `bench` line of inputs.manifest
+DEFAULT_VERSIONS = [int(build) for build in BENCH_BUILDS]
 
 
 def run_version(version: int, quick: bool, build: bool, attempt: int = 1) -> dict:

@@ -21,7 +21,9 @@ use pgrx::pg_sys::Datum;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use ulid_core::codec::{self, BYTES};
-use ulid_core::time::{timestamptz_from_unix_ms, unix_ms_from_timestamptz, OutOfRange};
+use ulid_core::time::{
+    timestamptz_from_unix_ms, unix_ms_from_timestamptz, OutOfRange, RANGE_DETAIL,
+};
 
 extension_sql!(
     r#"
@@ -63,10 +65,7 @@ pub fn report_timestamp_out_of_range() -> ! {
         "timestamp out of range for ulid",
         "ulid",
     )
-    .set_detail(
-        "A ULID holds times from 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC, \
-         to the millisecond; infinite timestamps have no ULID.",
-    )
+    .set_detail(RANGE_DETAIL)
     .report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
 }

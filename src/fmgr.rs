@@ -174,6 +174,17 @@ CREATE FUNCTION @extschema@.ulid_test_panic() RETURNS pg_catalog.void
     /// Runs `sql` in a subtransaction, as PL/pgSQL's EXCEPTION blocks do,
     /// and returns the SQLSTATE and message of the error it raised.
     pub(crate) fn error_of(sql: &str) -> Option<(PgSqlErrorCode, String)> {
+        error_report_of(sql).map(|(code, message, _)| (code, message))
+    }
+
+    /// The DETAIL of the error `sql` raises, if it raises one with a DETAIL.
+    pub(crate) fn error_detail_of(sql: &str) -> Option<String> {
+        error_report_of(sql).and_then(|(_, _, detail)| detail)
+    }
+
+    /// The SQLSTATE, message and DETAIL of the error `sql` raises, in a
+    /// subtransaction so that the test goes on.
+    fn error_report_of(sql: &str) -> Option<(PgSqlErrorCode, String, Option<String>)> {
         unsafe {
             let context = pg_sys::CurrentMemoryContext;
             let owner = pg_sys::CurrentResourceOwner;
@@ -194,7 +205,11 @@ CREATE FUNCTION @extschema@.ulid_test_panic() RETURNS pg_catalog.void
                     | CaughtError::ErrorReport(report)
                     | CaughtError::RustPanic {
                         ereport: report, ..
-                    } => Some((report.sql_error_code(), report.message().to_string())),
+                    } => Some((
+                        report.sql_error_code(),
+                        report.message().to_string(),
+                        report.detail().map(str::to_string),
+                    )),
                 }
             })
             .execute()

@@ -1,7 +1,7 @@
-//! The SQL generators and where their state lives.
+//! The SQL generators.
 //!
 //! - `gen_ulid()`: now, to the millisecond, plus 80 bits from this backend's
-//!   CSPRNG (`generator::ProcessRng`, which reseeds after a fork).
+//!   CSPRNG (`rng::ProcessRng`, which reseeds after a fork).
 //! - `gen_ulid(timestamptz)`: that millisecond plus random bits.
 //! - `gen_monotonic_ulid()`: the specification's monotonic generator. When
 //!   the library is in `shared_preload_libraries` its state is in shared
@@ -13,23 +13,22 @@
 //! - `ulid.layout = uuidv7` makes every generator's values also valid
 //!   RFC 9562 UUIDv7s (version 7, variant `10`, 74 random bits).
 //!
-//! The state machine itself is `generator::Monotonic`; this module only
-//! reads the clock and the setting, finds the state and turns failures into
-//! SQL errors.
+//! The state machine itself is ulid-core's `monotonic::Monotonic`, the
+//! settings are `settings.rs` and the shared state `shmem.rs`; this module
+//! reads the clock, draws the random bits (before taking the shared lock),
+//! finds the state and turns failures into SQL errors.
 
 use crate::casts::report_timestamp_out_of_range;
 use crate::fmgr::{arg, pg_function, return_ulid};
-use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, Ordering};
-use pgrx::guc::{GucContext, GucEnum, GucFlags, GucRegistry, GucSetting};
+use crate::settings::{layout, monotonic_step};
+use crate::shmem::{shared_state, BackendLocal};
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
-use pgrx::{PgSqlErrorCode, PostgresGucEnum};
+use pgrx::PgSqlErrorCode;
 use ulid_core::codec::{self, BYTES, RANDOM_BYTES};
-use ulid_core::generator::{
-    self, GenerateError, Layout, Monotonic, ProcessRng, RandomSource, Step,
-};
+use ulid_core::monotonic::{self, GenerateError, Layout, Monotonic, Step};
+use ulid_core::rng::{ProcessRng, ProcessRngHandle, RandomSource};
 use ulid_core::time::{unix_ms_from_timestamptz, OutOfRange};
 
 extension_sql!(
@@ -55,239 +54,8 @@ COMMENT ON FUNCTION @extschema@.gen_monotonic_ulid() IS
     requires = ["ulid_casts"],
 );
 
-/// State owned by one backend. PostgreSQL backends are single-threaded and
-/// nothing here is reentrant, so plain interior mutability is enough.
-struct BackendLocal<T>(UnsafeCell<T>);
-
-// SAFETY: only the backend's main thread ever touches these.
-unsafe impl<T> Sync for BackendLocal<T> {}
-
-impl<T> BackendLocal<T> {
-    const fn new(value: T) -> Self {
-        BackendLocal(UnsafeCell::new(value))
-    }
-
-    /// # Safety
-    /// Call from the backend's main thread, and do not hold two results at once.
-    #[allow(clippy::mut_from_ref)]
-    unsafe fn get(&self) -> &mut T {
-        unsafe { &mut *self.0.get() }
-    }
-}
-
 static RNG: BackendLocal<ProcessRng> = BackendLocal::new(ProcessRng::new());
 static SESSION_STATE: BackendLocal<Monotonic> = BackendLocal::new(Monotonic::new());
-/// Set in the postmaster when preloaded; inherited by every backend it forks.
-static SHARED_STATE: BackendLocal<*const SharedState> = BackendLocal::new(core::ptr::null());
-
-/// The server-wide monotonic state, in shared memory.
-#[repr(C)]
-struct SharedState {
-    locked: AtomicBool,
-    state: UnsafeCell<Monotonic>,
-}
-
-impl SharedState {
-    /// Runs `f` on the state under the lock. The critical section is a
-    /// comparison and a 16-byte copy: no allocation, no PostgreSQL call, no
-    /// interrupt check, nothing that can raise an ERROR.
-    #[inline]
-    fn with_lock<R>(&self, f: impl FnOnce(&mut Monotonic) -> R) -> R {
-        struct Unlock<'a>(&'a AtomicBool);
-        impl Drop for Unlock<'_> {
-            fn drop(&mut self) {
-                self.0.store(false, Ordering::Release);
-            }
-        }
-
-        let mut spins = 0u32;
-        while self
-            .locked
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            while self.locked.load(Ordering::Relaxed) {
-                spins += 1;
-                if spins < 200 {
-                    core::hint::spin_loop();
-                } else {
-                    // the holder may have been descheduled: give it the CPU
-                    std::thread::yield_now();
-                }
-            }
-        }
-        let _unlock = Unlock(&self.locked);
-        // SAFETY: the lock is held.
-        f(unsafe { &mut *self.state.get() })
-    }
-}
-
-const SHMEM_NAME: &core::ffi::CStr = c"ulid monotonic generator";
-
-/// The values of `ulid.monotonic_step`, in the order of their ordinals:
-/// `random` (0) is the default.
-#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
-enum MonotonicStep {
-    #[name = c"random"]
-    Random,
-    #[name = c"one"]
-    One,
-}
-
-static MONOTONIC_STEP: GucSetting<MonotonicStep> =
-    GucSetting::<MonotonicStep>::new(MonotonicStep::Random);
-
-/// The values of `ulid.layout`, in the order of their ordinals: `ulid` (0)
-/// is the default.
-#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
-enum LayoutSetting {
-    #[name = c"ulid"]
-    Ulid,
-    #[name = c"uuidv7"]
-    UuidV7,
-}
-
-static LAYOUT: GucSetting<LayoutSetting> = GucSetting::<LayoutSetting>::new(LayoutSetting::Ulid);
-
-/// The ordinal of an enum setting's value, read from the variable
-/// PostgreSQL assigns: `GucSetting::get` also checks the calling thread on
-/// every call, and this is the backend's own thread by construction.
-#[inline]
-fn ordinal_of<T: GucEnum>(setting: &GucSetting<T>) -> i32 {
-    // SAFETY: a plain i32 that only this backend's GUC machinery writes.
-    unsafe { *setting.as_ptr() }
-}
-
-/// The layout `ulid.layout` asks for.
-#[inline]
-fn layout() -> Layout {
-    match ordinal_of(&LAYOUT) {
-        ordinal if ordinal == LayoutSetting::UuidV7 as i32 => Layout::UuidV7,
-        _ => Layout::Ulid,
-    }
-}
-
-/// The step `ulid.monotonic_step` asks for.
-#[inline]
-fn monotonic_step() -> Step {
-    match ordinal_of(&MONOTONIC_STEP) {
-        ordinal if ordinal == MonotonicStep::One as i32 => Step::One,
-        _ => Step::Random,
-    }
-}
-
-/// Declares `ulid.monotonic_step` and `ulid.layout`.
-///
-/// `ulid.monotonic_step` is PGC_SUSET: only a superuser (or a role granted
-/// SET on it, PostgreSQL 15 and later) sets it, in postgresql.conf, per
-/// database or role (ALTER DATABASE/ROLE ... SET) or in a session. On a
-/// preloaded server every role and database steps from the one shared
-/// value, so a role that could choose a step of one would get another
-/// session's last value plus one, and count other tenants' inserts by the
-/// gaps between its own.
-///
-/// `ulid.layout` is PGC_USERSET: it chooses which bits of a value are
-/// random and says nothing of another session's values.
-///
-/// A value set before the library was loaded (say by ALTER DATABASE, in a
-/// session that has not called into ulid yet) is held by PostgreSQL as a
-/// placeholder and applied here, when the library loads, with the source,
-/// context and role it was set with: one that an ordinary role set for
-/// `ulid.monotonic_step` is refused then with a WARNING.
-fn define_settings() {
-    GucRegistry::define_enum_guc(
-        c"ulid.monotonic_step",
-        c"How far gen_monotonic_ulid() moves within one millisecond.",
-        c"random: a uniformly random amount between 1 and 2^32, so that a value \
-          does not reveal its neighbours (the default). one: plus one, as the \
-          ULID specification says; values of one millisecond are then dense and \
-          each one names the next.",
-        &MONOTONIC_STEP,
-        GucContext::Suset,
-        GucFlags::default(),
-    );
-    GucRegistry::define_enum_guc(
-        c"ulid.layout",
-        c"Which bits of the values gen_ulid() and gen_monotonic_ulid() make are random.",
-        c"ulid: the 80 bits after the timestamp, as the ULID specification says (the \
-          default). uuidv7: every value is also a valid RFC 9562 UUIDv7: version 7, \
-          variant 10, and 74 random bits.",
-        &LAYOUT,
-        GucContext::Userset,
-        GucFlags::default(),
-    );
-    // Any other ulid.* name is a typo: warn about it and refuse it from now on.
-    unsafe {
-        #[cfg(any(feature = "pg13", feature = "pg14"))]
-        pg_sys::EmitWarningsOnPlaceholders(c"ulid".as_ptr());
-        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-        pg_sys::MarkGUCPrefixReserved(c"ulid".as_ptr());
-    }
-}
-
-/// Called from `_PG_init`: declares the settings and, when the library is
-/// being preloaded, asks for a little shared memory and sets it up at server
-/// start.
-pub fn init() {
-    define_settings();
-    unsafe {
-        if !pg_sys::process_shared_preload_libraries_in_progress {
-            return;
-        }
-        #[cfg(any(feature = "pg13", feature = "pg14"))]
-        pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedState>());
-        #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-        {
-            PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
-            pg_sys::shmem_request_hook = Some(shmem_request);
-        }
-        PREV_SHMEM_STARTUP_HOOK = pg_sys::shmem_startup_hook;
-        pg_sys::shmem_startup_hook = Some(shmem_startup);
-    }
-}
-
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
-static mut PREV_SHMEM_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
-static mut PREV_SHMEM_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
-
-#[cfg(not(any(feature = "pg13", feature = "pg14")))]
-#[pg_guard]
-unsafe extern "C-unwind" fn shmem_request() {
-    unsafe {
-        if let Some(previous) = PREV_SHMEM_REQUEST_HOOK {
-            previous();
-        }
-        pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedState>());
-    }
-}
-
-#[pg_guard]
-unsafe extern "C-unwind" fn shmem_startup() {
-    unsafe {
-        if let Some(previous) = PREV_SHMEM_STARTUP_HOOK {
-            previous();
-        }
-        // AddinShmemInitLock, entry 21 of the main LWLock array in every
-        // supported version (lwlocklist.h)
-        let init_lock = &raw mut (*pg_sys::MainLWLockArray.add(21)).lock;
-        pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
-        let mut found = false;
-        let shared = pg_sys::ShmemInitStruct(
-            SHMEM_NAME.as_ptr(),
-            core::mem::size_of::<SharedState>(),
-            &mut found,
-        )
-        .cast::<SharedState>();
-        if !found {
-            shared.write(SharedState {
-                locked: AtomicBool::new(false),
-                state: UnsafeCell::new(Monotonic::new()),
-            });
-        }
-        *SHARED_STATE.get() = shared;
-        pg_sys::LWLockRelease(init_lock);
-    }
-}
 
 /// The wall clock in Unix milliseconds, as `clock_gettime(CLOCK_REALTIME)`
 /// reads it (through the vDSO: no system call).
@@ -308,7 +76,7 @@ fn now_ms() -> Result<u64, GenerateError> {
 
 /// This backend's random source, reseeded first if the process is new.
 #[inline]
-fn rng() -> generator::ProcessRngHandle<'static> {
+fn rng() -> ProcessRngHandle<'static> {
     unsafe { RNG.get().for_process(pg_sys::MyProcPid) }
 }
 
@@ -353,13 +121,6 @@ impl RandomSource for PreDrawn {
     }
 }
 
-/// The server-wide state, when the library was preloaded.
-#[inline]
-fn shared_state() -> Option<&'static SharedState> {
-    // SAFETY: set once at server start and never freed.
-    unsafe { SHARED_STATE.get().as_ref() }
-}
-
 /// The millisecond of the last value this backend took from the shared
 /// state. The shared state is at least there, so a call for a millisecond
 /// not after it steps within that millisecond and needs a 4-byte step, not
@@ -370,10 +131,9 @@ static SHARED_SEEN_MS: BackendLocal<u64> = BackendLocal::new(0);
 
 /// The next monotonic value, from shared memory when preloaded.
 #[inline]
-fn next_monotonic() -> Result<[u8; BYTES], GenerateError> {
+fn next_monotonic(layout: Layout) -> Result<[u8; BYTES], GenerateError> {
     let now = now_ms()?;
     let step = monotonic_step();
-    let layout = layout();
     let Some(shared) = shared_state() else {
         return unsafe { SESSION_STATE.get() }.next(now, &mut rng(), step, layout);
     };
@@ -407,7 +167,7 @@ fn next_monotonic() -> Result<[u8; BYTES], GenerateError> {
     Ok(value)
 }
 
-fn report(err: GenerateError) -> ! {
+fn report(err: GenerateError, layout: Layout) -> ! {
     match err {
         GenerateError::TimestampOutOfRange => report_timestamp_out_of_range(),
         GenerateError::Exhausted => {
@@ -416,10 +176,7 @@ fn report(err: GenerateError) -> ! {
                 "gen_monotonic_ulid() has no value left in this millisecond",
                 "gen_monotonic_ulid",
             )
-            .set_detail(
-                "The 80-bit random part reached its largest value; \
-                 the generator fails rather than wrap around.",
-            )
+            .set_detail(err.detail(layout))
             .set_hint("Values are available again from the next millisecond.")
             .report(PgLogLevel::ERROR);
             unreachable!("ERROR does not return")
@@ -431,9 +188,10 @@ pg_function! {
     /// `gen_ulid()`
     fn gen_ulid(fcinfo) -> Datum {
         let _ = fcinfo;
-        match now_ms().and_then(|now| generator::generate(now, &mut rng(), layout())) {
+        let layout = layout();
+        match now_ms().and_then(|now| monotonic::generate(now, &mut rng(), layout)) {
             Ok(value) => unsafe { return_ulid(&value) },
-            Err(err) => report(err),
+            Err(err) => report(err, layout),
         }
     }
 
@@ -444,18 +202,20 @@ pg_function! {
             Ok(ms) => ms,
             Err(OutOfRange) => report_timestamp_out_of_range(),
         };
-        match generator::generate(ms, &mut rng(), layout()) {
+        let layout = layout();
+        match monotonic::generate(ms, &mut rng(), layout) {
             Ok(value) => unsafe { return_ulid(&value) },
-            Err(err) => report(err),
+            Err(err) => report(err, layout),
         }
     }
 
     /// `gen_monotonic_ulid()`
     fn gen_monotonic_ulid(fcinfo) -> Datum {
         let _ = fcinfo;
-        match next_monotonic() {
+        let layout = layout();
+        match next_monotonic(layout) {
             Ok(value) => unsafe { return_ulid(&value) },
-            Err(err) => report(err),
+            Err(err) => report(err, layout),
         }
     }
 }
@@ -632,6 +392,34 @@ mod tests {
         );
     }
 
+    /// Under `ulid.layout = uuidv7` a millisecond runs out when the 74 free
+    /// bits of a UUIDv7 are all ones, and the DETAIL says so.
+    #[pg_test]
+    fn an_exhausted_uuidv7_millisecond_says_74_bits() {
+        let (last, _restore) = clock_behind_by(3_600_000, [0xFF; RANDOM_BYTES]);
+        // the greatest UUIDv7 of that millisecond
+        let mut full = last;
+        full[6] = 0x7F;
+        full[8] = 0xBF;
+        with_monotonic_state(|state| *state = Monotonic::new());
+        with_monotonic_state(|state| state.advance_past(full));
+        Spi::run("SET LOCAL ulid.layout = uuidv7").unwrap();
+        let detail = crate::fmgr::tests::error_detail_of("SELECT gen_monotonic_ulid()");
+        assert_eq!(
+            detail.as_deref(),
+            Some(
+                "The 74 random bits of the UUIDv7 layout reached their largest value; \
+                 the generator fails rather than wrap around."
+            )
+        );
+        Spi::run("SET LOCAL ulid.layout = ulid").unwrap();
+        with_monotonic_state(|state| state.advance_past(last));
+        let detail = crate::fmgr::tests::error_detail_of("SELECT gen_monotonic_ulid()");
+        assert!(detail
+            .unwrap()
+            .starts_with("The 80-bit random part reached"));
+    }
+
     #[pg_test]
     fn the_layout_setting_reads_back_and_refuses_other_values() {
         assert_eq!(layout(), Layout::Ulid, "ulid by default");
@@ -658,7 +446,7 @@ mod tests {
         Spi::run("SET LOCAL ulid.layout = uuidv7").unwrap();
         let value = generate_monotonic();
         assert!(value > start);
-        assert!(generator::is_uuidv7(&value), "{value:02x?}");
+        assert!(monotonic::is_uuidv7(&value), "{value:02x?}");
         assert_eq!(codec::timestamp_ms(&value), codec::timestamp_ms(&start) + 1);
         // and a plain value after it, in that millisecond
         Spi::run("SET LOCAL ulid.layout = ulid").unwrap();

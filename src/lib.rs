@@ -7,8 +7,11 @@
 //! - `type_io`: the `ulid` type and its text and binary I/O;
 //! - `operators`: operators, btree/hash/BRIN operator classes, `min`/`max`;
 //! - `casts`: conversions to and from uuid, timestamptz and bytea;
-//! - `generators`: the generators, their settings and their per-session or
-//!   shared state;
+//! - `generators`: `gen_ulid()` and `gen_monotonic_ulid()`;
+//! - `settings`: the generators' settings, `ulid.monotonic_step` and
+//!   `ulid.layout`;
+//! - `shmem`: where the generators' state lives, per backend or in shared
+//!   memory when preloaded;
 //! - `public_ids`: `ulid_encrypt` and `ulid_decrypt`, with a key cache per
 //!   call site.
 
@@ -17,6 +20,8 @@ mod fmgr;
 mod generators;
 mod operators;
 mod public_ids;
+mod settings;
+mod shmem;
 mod type_io;
 
 pgrx::pg_module_magic!(name, version);
@@ -25,7 +30,8 @@ pgrx::pg_module_magic!(name, version);
 /// `shared_preload_libraries`, otherwise on first use in a session.
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    generators::init();
+    settings::define();
+    shmem::init();
 }
 
 #[cfg(test)]

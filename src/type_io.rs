@@ -13,7 +13,7 @@ use pgrx::pg_sys::{self, Datum};
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use std::ffi::CStr;
-use ulid_core::codec::{self, DecodeError, BYTES, TEXT_LEN, UUID_TEXT_LEN};
+use ulid_core::codec::{self, DecodeError, BYTES, TEXT_LEN};
 
 extension_sql!(
     r#"
@@ -101,77 +101,18 @@ pub struct BadText {
 }
 
 impl BadText {
+    /// The message, DETAIL and HINT for `text`: the words are ulid-core's,
+    /// which the command-line tool prints too.
     pub fn new(text: &[u8], err: DecodeError) -> Self {
-        const FORMS: &str = "A ulid is written as 26 Crockford base32 characters, as \\x and 32 \
-                             hexadecimal digits, or as a UUID (8-4-4-4-12 hexadecimal digits).";
-        const UUID_FORM: &str = "The UUID form is 8-4-4-4-12 hexadecimal digits.";
-        let (detail, hint) = match err {
-            DecodeError::Length(found) => (
-                format!("Expected {TEXT_LEN} characters, found {found}."),
-                Some(FORMS),
-            ),
-            DecodeError::Character(pos) => (
-                format!("Invalid character {} at position {}.", show_character(&text[pos..]), pos + 1),
-                Some("A ULID uses Crockford's base32: the digits and the letters A to Z except I, L, O and U."),
-            ),
-            DecodeError::Overflow => (
-                format!(
-                    "The first character is {}, above \"7\": the value would not fit in 128 bits.",
-                    show_character(text)
-                ),
-                None,
-            ),
-            DecodeError::HexLength(found) => (
-                format!("Expected 32 hexadecimal digits after \"\\x\", found {found}."),
-                None,
-            ),
-            DecodeError::HexDigit(pos) => (
-                format!(
-                    "Invalid hexadecimal digit {} at position {}.",
-                    show_character(&text[pos..]),
-                    pos + 1
-                ),
-                None,
-            ),
-            DecodeError::Hyphen(pos) => (
-                format!("Unexpected hyphen at position {}.", pos + 1),
-                Some(UUID_FORM),
-            ),
-            DecodeError::MissingHyphen(pos) => (
-                format!(
-                    "Expected a hyphen at position {}, found {}.",
-                    pos + 1,
-                    show_character(&text[pos..])
-                ),
-                Some(UUID_FORM),
-            ),
-            DecodeError::UuidLength(found) => (
-                format!("Expected {UUID_TEXT_LEN} characters in the UUID form, found {found}."),
-                Some(UUID_FORM),
-            ),
-        };
         BadText {
             message: format!(
                 "invalid input syntax for type ulid: \"{}\"",
                 String::from_utf8_lossy(text)
             ),
-            detail,
-            hint,
+            detail: err.detail(text),
+            hint: err.hint(),
         }
     }
-}
-
-/// The character starting `rest`, quoted, with control characters escaped.
-fn show_character(rest: &[u8]) -> String {
-    let len = match rest[0] {
-        0x00..=0x7F => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
-    .min(rest.len());
-    let shown = String::from_utf8_lossy(&rest[..len]);
-    format!("\"{}\"", shown.escape_debug())
 }
 
 /// Raises the error for a bad text, or, when the caller asked for soft
@@ -266,7 +207,7 @@ pub mod soft_error {
                 }
                 pg_sys::errsave_finish(
                     context,
-                    c"type_io.rs".as_ptr(),
+                    concat!(file!(), "\0").as_ptr().cast(),
                     line!() as c_int,
                     c"ulid_in".as_ptr(),
                 );

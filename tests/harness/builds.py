@@ -53,6 +53,23 @@ def _read_builds() -> dict[str, Build]:
 BUILDS = _read_builds()
 
 
+def _read_lists(kind: str) -> list[list[str]]:
+    """The builds each line of KIND names, checked against the build lines."""
+    lists = [fields[1:] for fields in _manifest_lines() if fields[0] == kind]
+    for names in lists:
+        for name in names:
+            if name not in BUILDS:
+                raise ValueError(f"inputs.manifest: {kind} {' '.join(names)}: {name} is not a build")
+    return lists
+
+
+# pg_upgrade to each build (key) from the older ones (value), as the
+# `upgrade` lines say
+UPGRADES = {new: olds for new, *olds in _read_lists("upgrade")}
+# the builds a full benchmark run measures, as the `bench` line says
+BENCH_BUILDS = [name for names in _read_lists("bench") for name in names]
+
+
 def build_of(build: int | str) -> Build:
     try:
         return BUILDS[str(build)]

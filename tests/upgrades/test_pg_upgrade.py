@@ -14,14 +14,15 @@ import subprocess
 
 import pytest
 
+from harness.builds import UPGRADES
 from harness.pgcluster import CLUSTER_ROOT, ROOT, Cluster
 from harness.upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, catalog, catalog_diff,
                        check_works, fill, snapshot)
 
 # The new server of each session that runs this file, and the older builds
-# upgraded to it. Debian's 15.20 cannot be upgraded to 18 at all, Debian's
-# own 18 included (docs/upgrading.md; test_pg_upgrade_debian.py).
-UPGRADES = {"18": ["13", "16", "17"], "19": ["17", "18"]}
+# upgraded to it: the `upgrade` lines of inputs.manifest. Debian's 15.20
+# cannot be upgraded to 18 at all, Debian's own 18 included
+# (docs/upgrading.md; test_pg_upgrade_debian.py).
 pytestmark = pytest.mark.builds(*UPGRADES)
 
 

@@ -5,7 +5,7 @@
 //! canonical UUID form (what a `uuid` column's clients already send).
 //!
 //! The SQL layer (the extension's `src/type_io.rs`) turns `DecodeError`
-//! into PostgreSQL errors; generation of new values lives in `generator.rs`.
+//! into PostgreSQL errors; generation of new values lives in `monotonic.rs`.
 //!
 //! Layout: bytes 0..6 hold the millisecond timestamp, big-endian; bytes
 //! 6..16 hold the 80 random bits. Byte order, string order and time order
@@ -90,6 +90,74 @@ pub enum DecodeError {
     /// The UUID form, hyphens and digits in place but not 36 characters of
     /// plain ASCII; holds the number of bytes.
     UuidLength(usize),
+}
+
+impl DecodeError {
+    /// What is wrong with `text`, for which `parse` returned this error, in
+    /// one sentence: the DETAIL of the type's input error, and what the
+    /// command-line tool says of a bad id.
+    pub fn detail(&self, text: &[u8]) -> String {
+        match *self {
+            DecodeError::Length(found) => format!("Expected {TEXT_LEN} characters, found {found}."),
+            DecodeError::Character(pos) => format!(
+                "Invalid character {} at position {}.",
+                show_character(&text[pos..]),
+                pos + 1
+            ),
+            DecodeError::Overflow => format!(
+                "The first character is {}, above \"7\": the value would not fit in 128 bits.",
+                show_character(text)
+            ),
+            DecodeError::HexLength(found) => {
+                format!("Expected 32 hexadecimal digits after \"\\x\", found {found}.")
+            }
+            DecodeError::HexDigit(pos) => format!(
+                "Invalid hexadecimal digit {} at position {}.",
+                show_character(&text[pos..]),
+                pos + 1
+            ),
+            DecodeError::Hyphen(pos) => format!("Unexpected hyphen at position {}.", pos + 1),
+            DecodeError::MissingHyphen(pos) => format!(
+                "Expected a hyphen at position {}, found {}.",
+                pos + 1,
+                show_character(&text[pos..])
+            ),
+            DecodeError::UuidLength(found) => {
+                format!("Expected {UUID_TEXT_LEN} characters in the UUID form, found {found}.")
+            }
+        }
+    }
+
+    /// What to write instead, for the common mistakes: the HINT of the
+    /// type's input error.
+    pub fn hint(&self) -> Option<&'static str> {
+        const FORMS: &str = "A ulid is written as 26 Crockford base32 characters, as \\x and 32 \
+                             hexadecimal digits, or as a UUID (8-4-4-4-12 hexadecimal digits).";
+        const UUID_FORM: &str = "The UUID form is 8-4-4-4-12 hexadecimal digits.";
+        match self {
+            DecodeError::Length(_) => Some(FORMS),
+            DecodeError::Character(_) => Some(
+                "A ULID uses Crockford's base32: the digits and the letters A to Z except I, L, O and U.",
+            ),
+            DecodeError::Hyphen(_) | DecodeError::MissingHyphen(_) | DecodeError::UuidLength(_) => {
+                Some(UUID_FORM)
+            }
+            DecodeError::Overflow | DecodeError::HexLength(_) | DecodeError::HexDigit(_) => None,
+        }
+    }
+}
+
+/// The character starting `rest`, quoted, with control characters escaped.
+fn show_character(rest: &[u8]) -> String {
+    let len = match rest[0] {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+    .min(rest.len());
+    let shown = String::from_utf8_lossy(&rest[..len]);
+    format!("\"{}\"", shown.escape_debug())
 }
 
 /// Reads any of the three texts of a ULID:

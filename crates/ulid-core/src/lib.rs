@@ -4,17 +4,20 @@
 //!
 //! - `codec`: the 16-byte value, its 26-character Crockford base32 text and
 //!   the two other texts clients send for the same 128 bits;
-//! - `generator`: the specification's monotonic state machine (random or +1
-//!   steps within a millisecond) and the per-process CSPRNG;
+//! - `monotonic`: new values, and the specification's monotonic state
+//!   machine (random or +1 steps within a millisecond, either layout);
+//! - `rng`: the per-process CSPRNG new values draw from;
 //! - `time`: PostgreSQL `timestamptz` microseconds to and from the Unix
 //!   milliseconds a ULID holds;
 //! - `cipher`: AES on a ULID's 16 bytes, for public ids.
 //!
 //! The extension crate (the repository's root) is the SQL layer on top:
 //! it reads the clock, finds the generator's state, and turns the errors
-//! defined here into PostgreSQL errors.
+//! defined here into PostgreSQL errors. The command-line tool
+//! (`crates/ulid-cli`) is the other user, with the same words for them.
 
 pub mod cipher;
 pub mod codec;
-pub mod generator;
+pub mod monotonic;
+pub mod rng;
 pub mod time;

@@ -7,6 +7,11 @@ use crate::codec::MAX_TIMESTAMP_MS;
 /// Microseconds from 1970-01-01 to 2000-01-01, PostgreSQL's timestamp epoch.
 const POSTGRES_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 
+/// What times a ULID holds, in one sentence: the DETAIL of the error for
+/// any other.
+pub const RANGE_DETAIL: &str = "A ULID holds times from 1970-01-01 00:00:00 UTC to \
+    10889-08-02 05:31:50.655 UTC, to the millisecond; infinite timestamps have no ULID.";
+
 /// A timestamptz that no ULID can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutOfRange;

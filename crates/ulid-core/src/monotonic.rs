@@ -1,7 +1,8 @@
-//! Making new ULIDs: the monotonic state machine of the specification and the
-//! per-process random source. Pure Rust, no PostgreSQL: the clock reading and
-//! the process id are passed in, so tests can step the clock backwards, pin
-//! the random bits, or pretend the process was forked.
+//! Making new ULIDs: `generate` for a value of a given millisecond, and the
+//! monotonic state machine of the specification, in either layout. Pure
+//! Rust, no PostgreSQL: the clock reading and the random source are passed
+//! in, so tests can step the clock backwards or pin the random bits. The
+//! random source itself is `rng.rs`.
 //!
 //! Within one millisecond the monotonic generator steps by a uniformly
 //! random amount in [1, 2^32] (`Step::Random`, as oklog/ulid's default), so
@@ -16,13 +17,13 @@
 //! the next UUIDv7 above it, in the same millisecond when there is one and
 //! in the next millisecond when there is none.
 //!
-//! Where the state lives (a backend's memory or shared memory under a lock)
-//! is decided by the extension (`src/generators.rs`); this module only says
-//! how it moves.
+//! Where the state lives (a backend's memory or shared memory under a lock,
+//! the extension's `src/generators.rs` and `src/shmem.rs`; one run of the
+//! command-line tool) is decided by the caller; this module only says how
+//! it moves.
 
 use crate::codec::{self, BYTES, MAX_TIMESTAMP_MS, RANDOM_BYTES};
-use rand::rngs::StdRng;
-use rand::{RngCore, SeedableRng};
+use crate::rng::RandomSource;
 
 /// Why no value could be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,21 +31,27 @@ pub enum GenerateError {
     /// The millisecond is after 10889-08-02 05:31:50.655 UTC, the last one a
     /// ULID can hold.
     TimestampOutOfRange,
-    /// Within one millisecond the 80-bit random part reached all ones; the
-    /// specification says to fail rather than wrap.
+    /// Within one millisecond the random part (80 bits, or the 74 free bits
+    /// of a UUIDv7) reached all ones; the specification says to fail rather
+    /// than wrap.
     Exhausted,
 }
 
-/// Anything that yields random bits.
-pub trait RandomSource {
-    /// 80 random bits: the random part of a new ULID.
-    fn random(&mut self) -> [u8; RANDOM_BYTES];
-
-    /// 32 random bits, for a random step.
-    #[inline]
-    fn random_u32(&mut self) -> u32 {
-        let bits = self.random();
-        u32::from_le_bytes([bits[0], bits[1], bits[2], bits[3]])
+impl GenerateError {
+    /// Why no value could be made, in one sentence: the DETAIL of the
+    /// generators' errors, and what the command-line tool says.
+    pub fn detail(&self, layout: Layout) -> &'static str {
+        match (self, layout) {
+            (GenerateError::TimestampOutOfRange, _) => crate::time::RANGE_DETAIL,
+            (GenerateError::Exhausted, Layout::Ulid) => {
+                "The 80-bit random part reached its largest value; \
+                 the generator fails rather than wrap around."
+            }
+            (GenerateError::Exhausted, Layout::UuidV7) => {
+                "The 74 random bits of the UUIDv7 layout reached their largest value; \
+                 the generator fails rather than wrap around."
+            }
+        }
     }
 }
 
@@ -290,117 +297,11 @@ fn step_within(from: u128, max: u128, draw: u32) -> Option<u128> {
     Some(from + step)
 }
 
-/// Random bytes are drawn from ChaCha this many at a time; a ULID takes 10.
-const BUFFER_BYTES: usize = 100 * RANDOM_BYTES;
-/// How many buffers a process draws (about 64 KiB) before it reseeds from the OS.
-const REFILLS_PER_SEED: u32 = 64;
-
-/// A ChaCha CSPRNG seeded from the operating system, owned by one process.
-///
-/// It remembers the process id it was seeded in: a process that inherited
-/// it by `fork()` (a backend forked from a postmaster that loaded the
-/// library early) sees another id and reseeds, dropping any buffered bytes,
-/// before producing anything, so two processes never share a random stream.
-/// It also reseeds after `REFILLS_PER_SEED` buffers.
-///
-/// Bytes come from a buffer refilled a thousand at a time: drawing 10 bytes
-/// straight from the generator costs several times more per ULID.
-#[derive(Clone)]
-pub struct ProcessRng {
-    rng: Option<StdRng>,
-    owner_pid: i32,
-    buffer: [u8; BUFFER_BYTES],
-    /// Offset of the next unused bytes; `BUFFER_BYTES` when empty.
-    next: usize,
-    refills_left: u32,
-}
-
-impl ProcessRng {
-    pub const fn new() -> Self {
-        ProcessRng {
-            rng: None,
-            owner_pid: 0,
-            buffer: [0; BUFFER_BYTES],
-            next: BUFFER_BYTES,
-            refills_left: 0,
-        }
-    }
-
-    /// The random source for the process `pid`, reseeded first if it was
-    /// seeded in another process.
-    #[inline]
-    pub fn for_process(&mut self, pid: i32) -> ProcessRngHandle<'_> {
-        if self.owner_pid != pid || self.rng.is_none() {
-            self.reseed(pid);
-        }
-        ProcessRngHandle(self)
-    }
-
-    #[cold]
-    fn reseed(&mut self, pid: i32) {
-        self.rng = Some(StdRng::from_os_rng());
-        self.owner_pid = pid;
-        self.next = BUFFER_BYTES;
-        self.refills_left = REFILLS_PER_SEED;
-    }
-
-    #[cold]
-    fn refill(&mut self) {
-        if self.refills_left == 0 {
-            self.reseed(self.owner_pid);
-        }
-        self.refills_left -= 1;
-        match self.rng.as_mut() {
-            Some(rng) => rng.fill_bytes(&mut self.buffer),
-            None => unreachable!("ProcessRng::for_process always seeds"),
-        }
-        self.next = 0;
-    }
-}
-
-impl Default for ProcessRng {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// A `ProcessRng` checked against the current pid.
-pub struct ProcessRngHandle<'a>(&'a mut ProcessRng);
-
-impl ProcessRngHandle<'_> {
-    /// The next `N` unused bytes of the buffer, refilling it first when
-    /// fewer are left (those are dropped: no byte is ever handed out twice).
-    #[inline]
-    fn take<const N: usize>(&mut self) -> [u8; N] {
-        let state = &mut *self.0;
-        if state.next + N > BUFFER_BYTES {
-            state.refill();
-        }
-        let mut out = [0u8; N];
-        out.copy_from_slice(&state.buffer[state.next..state.next + N]);
-        state.next += N;
-        out
-    }
-}
-
-impl RandomSource for ProcessRngHandle<'_> {
-    #[inline]
-    fn random(&mut self) -> [u8; RANDOM_BYTES] {
-        self.take()
-    }
-
-    /// Four bytes rather than ten: a busy monotonic generator draws one of
-    /// these a call.
-    #[inline]
-    fn random_u32(&mut self) -> u32 {
-        u32::from_le_bytes(self.take())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codec::{decode, encode};
+    use crate::rng::ProcessRng;
 
     /// Hands out a fixed sequence of random parts, and of 32-bit draws for
     /// random steps, and counts the calls of each.
@@ -771,116 +672,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn process_rng_reseeds_in_a_new_process() {
-        let mut parent = ProcessRng::new();
-        parent.for_process(100).random();
-        // A forked child starts with a copy of the parent's state, buffer
-        // included; without the pid check it would hand out exactly what
-        // the parent hands out next.
-        let mut child = parent.clone();
-        let mut twin = parent.clone();
-        let parent_next = parent.for_process(100).random();
-        assert_eq!(
-            twin.for_process(100).random(),
-            parent_next,
-            "a copy that is not told repeats"
-        );
-        let child_next = child.for_process(200).random();
-        assert_eq!(child.owner_pid, 200);
-        assert_ne!(child_next, parent_next);
-        assert_eq!(child.next, RANDOM_BYTES, "the inherited buffer was dropped");
-    }
-
-    /// The first draw of the next buffer if the generator were not reseeded.
-    fn unreseeded_next(rng: &ProcessRng) -> [u8; RANDOM_BYTES] {
-        let mut copy = rng.rng.clone().unwrap();
-        let mut buffer = [0u8; BUFFER_BYTES];
-        copy.fill_bytes(&mut buffer);
-        buffer[..RANDOM_BYTES].try_into().unwrap()
-    }
-
-    #[test]
-    fn process_rng_reseeds_after_its_budget() {
-        let mut rng = ProcessRng::new();
-        let per_buffer = BUFFER_BYTES / RANDOM_BYTES;
-        rng.for_process(1).random();
-        for refill in 1..=REFILLS_PER_SEED {
-            for _ in 1..per_buffer {
-                rng.for_process(1).random();
-            }
-            // the buffer is empty: the next draw refills it
-            let expected = unreseeded_next(&rng);
-            let drawn = rng.for_process(1).random();
-            if refill < REFILLS_PER_SEED {
-                assert_eq!(drawn, expected, "refill {refill} continues the stream");
-            } else {
-                assert_ne!(
-                    drawn, expected,
-                    "after {REFILLS_PER_SEED} buffers comes a fresh seed"
-                );
-                assert_eq!(rng.refills_left, REFILLS_PER_SEED - 1);
-            }
-        }
-    }
-
-    #[test]
-    fn mixed_draws_read_the_stream_in_order_and_drop_only_a_short_tail() {
-        let mut rng = ProcessRng::new();
-        rng.for_process(5); // seeds, nothing drawn yet
-        let mut stream = rng.rng.clone().unwrap();
-        let mut expected = vec![0u8; 2 * BUFFER_BYTES];
-        stream.fill_bytes(&mut expected[..BUFFER_BYTES]);
-        stream.fill_bytes(&mut expected[BUFFER_BYTES..]);
-
-        let per_buffer = BUFFER_BYTES / RANDOM_BYTES;
-        let mut drawn = Vec::new();
-        for _ in 0..per_buffer - 1 {
-            drawn.extend(rng.for_process(5).random());
-        }
-        // 10 bytes left: two 4-byte draws fit, the third starts a new buffer
-        for _ in 0..3 {
-            drawn.extend(rng.for_process(5).random_u32().to_le_bytes());
-        }
-        assert_eq!(drawn[..BUFFER_BYTES - 2], expected[..BUFFER_BYTES - 2]);
-        assert_eq!(
-            drawn[BUFFER_BYTES - 2..],
-            expected[BUFFER_BYTES..BUFFER_BYTES + 4]
-        );
-    }
-
-    #[test]
-    fn consecutive_draws_do_not_overlap() {
-        let mut rng = ProcessRng::new();
-        let draws: Vec<_> = (0..3 * BUFFER_BYTES / RANDOM_BYTES)
-            .map(|_| rng.for_process(9).random())
-            .collect();
-        let unique: std::collections::HashSet<_> = draws.iter().collect();
-        assert_eq!(unique.len(), draws.len());
-    }
-
-    #[test]
-    fn random_bits_look_random() {
-        // A cheap sanity check that all 80 bits are used: over 4096 draws
-        // every bit position is set somewhere between 35% and 65% of the time.
-        let mut rng = ProcessRng::new();
-        let mut counts = [0u32; 80];
-        let draws = 4096;
-        for _ in 0..draws {
-            let r = rng.for_process(7).random();
-            for (bit, count) in counts.iter_mut().enumerate() {
-                *count += u32::from(r[bit / 8] >> (bit % 8) & 1);
-            }
-        }
-        for (bit, &count) in counts.iter().enumerate() {
-            let share = f64::from(count) / f64::from(draws);
-            assert!(
-                (0.35..0.65).contains(&share),
-                "bit {bit} set {share:.2} of the time"
-            );
-        }
-    }
-
     // ---- Layout::UuidV7 ----------------------------------------------------
 
     #[test]
@@ -1007,6 +798,76 @@ mod tests {
             assert_eq!(codec::timestamp_ms(&value), expected_ms, "{byte6:x}");
             assert_eq!(rng.calls, 1, "fresh bits");
         }
+    }
+
+    /// After a value of the other layout whose version nibble is 7 (one in
+    /// 16), the UUIDv7s above it in its millisecond are the ones from the
+    /// 12 bits before its variant on (or one more, when its variant bits are
+    /// `11`): the next value takes those 12 bits and, for its 62 bits after
+    /// the variant, the step alone, with no fresh bits drawn.
+    #[test]
+    fn a_uuidv7_after_a_plain_value_of_version_7_continues_from_its_bits() {
+        let ms = 1_700_000_000_000;
+        for (variant, prefix) in [(0b11, 0xABD), (0b00, 0xABC), (0b01, 0xABC)] {
+            let mut last = codec::from_parts(ms, &[0x55; RANDOM_BYTES]);
+            last[6] = 0x7A;
+            last[7] = 0xBC;
+            last[8] = variant << 6 | (last[8] & 0x3F);
+            assert!(!is_uuidv7(&last));
+            let mut state = Monotonic::new();
+            state.advance_past(last);
+            assert!(!state.needs_random(ms, Layout::UuidV7), "{variant:b}");
+            let mut rng = scripted_steps(&[[0x11; RANDOM_BYTES]], &[12_345]);
+            let value = state
+                .next(ms, &mut rng, Step::Random, Layout::UuidV7)
+                .unwrap();
+            assert!(is_uuidv7(&value) && value > last, "{variant:b}");
+            assert_eq!(codec::timestamp_ms(&value), ms);
+            assert_eq!(v7_counter(&value) >> 62, prefix, "{variant:b}");
+            assert_eq!(v7_counter(&value) & ((1 << 62) - 1), 12_345);
+            assert_eq!(rng.calls, 0, "no fresh bits");
+            // by one: the first UUIDv7 above it
+            let mut state = Monotonic::new();
+            state.advance_past(last);
+            let value = state.next(ms, &mut rng, Step::One, Layout::UuidV7).unwrap();
+            assert_eq!(value, from_v7_counter(ms, prefix << 62));
+        }
+        // the 12 bits are zero and the variant below `10`: every UUIDv7 of
+        // the millisecond is above it, fresh bits as for a nibble below 7
+        let mut last = codec::from_parts(ms, &[0; RANDOM_BYTES]);
+        last[6] = 0x70;
+        let mut state = Monotonic::new();
+        state.advance_past(last);
+        assert!(state.needs_random(ms, Layout::UuidV7));
+        // a plain value that is laid out as a UUIDv7 by chance (one in 64)
+        // is stepped from like any UUIDv7
+        let plain_v7 = from_v7_counter(ms, 0x1234_5678_9ABC);
+        let mut state = Monotonic::new();
+        state.advance_past(plain_v7);
+        let mut rng = scripted_steps(&[[0x11; RANDOM_BYTES]], &[6]);
+        let value = state
+            .next(ms, &mut rng, Step::Random, Layout::UuidV7)
+            .unwrap();
+        assert_eq!(value, from_v7_counter(ms, 0x1234_5678_9ABC + 7));
+        assert_eq!(rng.calls, 0);
+    }
+
+    #[test]
+    fn the_exhausted_detail_counts_the_random_bits_of_the_layout() {
+        let err = GenerateError::Exhausted;
+        assert_eq!(
+            err.detail(Layout::Ulid),
+            "The 80-bit random part reached its largest value; \
+             the generator fails rather than wrap around."
+        );
+        assert_eq!(
+            err.detail(Layout::UuidV7),
+            "The 74 random bits of the UUIDv7 layout reached their largest value; \
+             the generator fails rather than wrap around."
+        );
+        assert!(GenerateError::TimestampOutOfRange
+            .detail(Layout::UuidV7)
+            .contains("10889-08-02 05:31:50.655 UTC"));
     }
 
     proptest::proptest! {

@@ -1,0 +1,136 @@
+"""The command-line tool's benchmark (run by bench/cli), and its section of
+docs/performance.md (rendered by report.py).
+
+Each round runs, one after another, `ulid new N`, `ulid new N --monotonic`
+and `ulid parse` of a file of N ids, each writing to /dev/null, and
+ulid-core's loops for the same work in memory (examples/core_loop.rs); a
+figure is the median of the rounds. The ratio is the tool's time per id
+over the loop's: what reading, writing and the process cost on top of the
+codec.
+
+Not here: the server benchmarks (run.py and its modules).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+RESULTS_FILE = "cli.json"
+CASES = [
+    ("new", ["new", "{n}"], False),
+    ("new --monotonic", ["new", "{n}", "--monotonic"], False),
+    ("parse", ["parse"], True),
+]
+# the target the design sets: the tool within 2 x of ulid-core's own loop per id
+TARGET = 2.0
+
+
+def timed(argv: list[str], stdin_path: Path | None) -> float:
+    with open(stdin_path or "/dev/null", "rb") as stdin, open("/dev/null", "wb") as sink:
+        start = time.perf_counter()
+        subprocess.run(argv, stdin=stdin, stdout=sink, check=True)
+        return time.perf_counter() - start
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def measure(ulid: Path, core: Path, n: int, rounds: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        ids = Path(tmp) / "ids.txt"
+        with open(ids, "wb") as out:
+            subprocess.run([str(ulid), "new", str(n)], stdout=out, check=True)
+        seconds: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
+        core_ns: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
+        for _ in range(rounds):
+            for name, args, reads in CASES:
+                argv = [str(ulid), *(a.format(n=n) for a in args)]
+                seconds[name].append(timed(argv, ids if reads else None))
+            loops = json.loads(subprocess.run([str(core), str(n), "1"], capture_output=True, text=True,
+                                              check=True).stdout)
+            for name in core_ns:
+                core_ns[name].append(loops[name])
+    cases = []
+    for name, _, _ in CASES:
+        tool_ns = statistics.median(seconds[name]) * 1e9 / n
+        loop_ns = statistics.median(core_ns[name])
+        cases.append({"case": name, "tool_ns_per_id": round(tool_ns, 2), "core_ns_per_id": round(loop_ns, 2),
+                      "ratio": round(tool_ns / loop_ns, 3)})
+    version = subprocess.run([str(ulid), "--version"], capture_output=True, text=True).stdout.strip()
+    return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "ids": n, "rounds": rounds,
+            "cpu": cpu_model(), "tool": version, "cases": cases}
+
+
+def load(out: Path) -> dict | None:
+    path = out / RESULTS_FILE
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def render(data: dict | None) -> list[str]:
+    """The page's section on the command-line tool."""
+    import report  # which imports this module for its page
+    lines = ["## The command-line tool", ""]
+    if data is None:
+        return lines + ["The results hold no figures for the command-line tool yet: `bench/cli` measures them.",
+                        ""]
+    lines += [
+        f"`bench/cli` runs `ulid` over {data['ids']:,} ids, the output to `/dev/null` (`parse` reads them from a "
+        "file), and ulid-core's own loop for the same work in memory (the clock, the CSPRNG and the text for "
+        "`new`; the decoder and the fields `parse` prints for `parse`), in the same run; a figure is the median "
+        f"of {report.plural(data['rounds'], 'round')}. The ratio is the tool's time per id over the loop's; "
+        f"the target is at most {TARGET:g}.",
+        "",
+    ]
+    rows = []
+    for case in data["cases"]:
+        tool, core = case["tool_ns_per_id"], case["core_ns_per_id"]
+        rows.append([f"`ulid {case['case']}`", f"{1e9 / tool:,.0f}", f"{1e9 / core:,.0f}", f"{case['ratio']:.2f}"])
+    lines += report.table(["command", "tool: ids/s", "ulid-core loop: ids/s", "ratio"], rows, right_from=1)
+    lines += ["", f"Measured on {data['date']} ({data['tool']}, {data['cpu']}).", ""]
+    return lines
+
+
+def main() -> int:
+    import report
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ulid", type=Path, required=True)
+    parser.add_argument("--core", type=Path, required=True)
+    parser.add_argument("--ids", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="20,000 ids, one round, into a temporary directory")
+    parser.add_argument("--out", type=Path, default=report.RESULTS, metavar="DIR")
+    args = parser.parse_args()
+    if args.quick:
+        args.ids, args.rounds = 20_000, 1
+        args.out = Path(tempfile.mkdtemp(prefix="ulid-bench-cli-"))
+    data = measure(args.ulid, args.core, args.ids, args.rounds)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / RESULTS_FILE).write_text(json.dumps(data, indent=2) + "\n")
+    for line in render(data):
+        print(line)
+    if args.out.resolve() == report.RESULTS.resolve():
+        report.write(args.out, report.PAGE)
+        print(f"wrote {args.out / RESULTS_FILE} and {report.PAGE}")
+    else:
+        print(f"wrote {args.out / RESULTS_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,303 @@
+//! The command line: every command, option and help text, in one clap
+//! definition. The man page and the shell completions (`--generate`) are
+//! made from this same definition, so they cannot drift from `--help`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const ABOUT: &str = "Make, read, check and convert ULIDs, as the ulid type for PostgreSQL does";
+
+const LONG_ABOUT: &str = "\
+Make, read, check and convert ULIDs, exactly as the ulid type for PostgreSQL \
+does, with the same code.
+
+An id is read in any of the three forms the type reads: 26 Crockford base32 \
+characters (the ULID text), the UUID text that psql prints for a uuid column, \
+or \\x and 32 hexadecimal digits (a bytea). Commands that read ids take them \
+as arguments or, when there are none, one per line from standard input, \
+surrounding blanks ignored and empty lines skipped.
+
+Exit status: 0 when all went well, 1 when an id given was not valid (the \
+reason on standard error), 2 for a usage error or a failure (a bad option, an \
+unreadable key file, an exhausted millisecond).";
+
+const EXAMPLES: &str = "\
+Examples:
+  ulid new                                  one new id
+  ulid new 3 --monotonic                    three, strictly increasing
+  ulid new --time 2025-01-01T12:00:00Z      an id for that millisecond
+  ulid new --layout uuidv7 --format uuid    also a valid UUIDv7, as a UUID
+  ulid parse 01JGFJJZ00XHF7E02JJ03AE4T7     when it was made, and its other texts
+  psql -Atc 'SELECT id FROM t' | ulid parse --format json
+  ulid validate \"$ID\" || echo bad id
+  ulid from-time 2025-01-01T00:00:00Z       the lower bound of a range query
+  ulid encrypt \"$ID\" --key-file key.bin     the public id for $ID
+
+Each command has its own examples: ulid help COMMAND.";
+
+/// `ulid`: the whole command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ulid",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = EXAMPLES,
+    arg_required_else_help = true,
+    subcommand_required = false,
+    args_conflicts_with_subcommands = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Print the man page or a shell completion script, for packagers.
+    #[arg(long, value_name = "KIND", hide = true, exclusive = true)]
+    pub generate: Option<Generate>,
+}
+
+/// What `--generate` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generate {
+    /// The man page, ulid(1), in roff
+    Man,
+    /// Completions for bash
+    CompleteBash,
+    /// Completions for zsh
+    CompleteZsh,
+    /// Completions for fish
+    CompleteFish,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Make new ids
+    #[command(
+        long_about = "\
+Make new ids: the current millisecond (or --time's) and random bits from a \
+CSPRNG seeded from the operating system, one id per line.
+
+--monotonic makes every id greater than the one before, as \
+gen_monotonic_ulid() does within a session: within one millisecond it steps \
+the random part up by a random amount in [1, 2^32] (--step one: by one, as \
+the ULID specification says), and when the clock steps back it keeps the \
+last millisecond until the clock catches up. It fails (exit status 2) only \
+when a millisecond has no value left. Ids of separate runs are not ordered \
+among themselves beyond their milliseconds.",
+        after_help = "\
+Examples:
+  ulid new                                  01JGFJJZ00XHF7E02JJ03AE4T7 (say)
+  ulid new 1000000 > ids.txt                a million ids
+  ulid new 5 --monotonic --time 1735689600000
+                                            five increasing ids of that millisecond
+  ulid new --layout uuidv7 --format uuid    01941f29-7c00-7e5e-b700-529006a71347 (say)"
+    )]
+    New(NewArgs),
+
+    /// Show what an id holds: its texts, its time, its random part
+    #[command(
+        long_about = "\
+Show what each id holds: its ULID text, its UUID text, its \\x hex text, the \
+time it names (UTC, to the millisecond, and as Unix milliseconds), its 80-bit \
+random part in hexadecimal, and whether it is also a valid RFC 9562 UUIDv7. \
+The same values as the type's casts: id::uuid, ulid_timestamp(id).
+
+--format text prints one field a line, with a blank line between ids; tsv \
+prints one id a line, the fields in the order ulid, uuid, hex, time, unix_ms, \
+random, uuidv7, separated by tabs; json prints one object a line (JSON \
+lines). An id that is not valid is reported on standard error and skipped; \
+the exit status is then 1.",
+        after_help = "\
+Examples:
+  ulid parse 01JGFJJZ00XHF7E02JJ03AE4T7
+  ulid parse 01941f29-7c00-ec5e-7700-529006a71347 --format json
+  psql -Atc 'SELECT id FROM orders' | ulid parse --format tsv | cut -f4"
+    )]
+    Parse(ParseArgs),
+
+    /// Check ids: exit status 0 when every one is valid, 1 when one is not
+    #[command(
+        long_about = "\
+Check that each id is valid in one of the three forms the type reads. \
+Prints nothing for a valid id; for one that is not, its position and the \
+reason on standard error, in the words of the type's error DETAIL. Exit \
+status 0 when every id is valid, 1 when any is not, 2 for a usage error.",
+        after_help = "\
+Examples:
+  ulid validate 01JGFJJZ00XHF7E02JJ03AE4T7
+  ulid validate < ids.txt && echo all valid"
+    )]
+    Validate(ValidateArgs),
+
+    /// The smallest id of a millisecond, for range queries
+    #[command(
+        name = "from-time",
+        long_about = "\
+The smallest id of TIME's millisecond (its random part zero), what \
+TIME::timestamptz::ulid gives: every id made in that millisecond or later is \
+at least this one, and every id made before it is smaller, so two of them \
+bound a time range, as in WHERE id >= '...' AND id < '...'.",
+        after_help = "\
+Examples:
+  ulid from-time 2025-01-01T00:00:00Z       01JGFJJZ000000000000000000
+  ulid from-time 1735689600000 --format uuid"
+    )]
+    FromTime(FromTimeArgs),
+
+    /// Public ids: encrypt ids with a key, as ulid_encrypt() does
+    #[command(
+        long_about = "\
+The public id of each id: AES (128, 192 or 256 by the key's length) of its \
+16 bytes, exactly what ulid_encrypt(id, key) gives. The key is read from \
+--key-file (the raw 16, 24 or 32 bytes) or --key-hex; it is never printed.",
+        after_help = "\
+Examples:
+  head -c 32 /dev/urandom > key.bin          a new AES-256 key
+  ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-file key.bin
+  psql -Atc 'SELECT id FROM orders' | ulid encrypt --key-file key.bin"
+    )]
+    Encrypt(CryptArgs),
+
+    /// Public ids: decrypt public ids with their key, as ulid_decrypt() does
+    #[command(
+        long_about = "\
+The id behind each public id: AES decryption of its 16 bytes, exactly what \
+ulid_decrypt(id, key) gives. The key is read from --key-file (the raw 16, 24 \
+or 32 bytes) or --key-hex; it is never printed.",
+        after_help = "\
+Examples:
+  ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin"
+    )]
+    Decrypt(CryptArgs),
+}
+
+/// How an id is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IdFormat {
+    /// 26 Crockford base32 characters
+    Ulid,
+    /// The UUID text, 8-4-4-4-12 lower-case hexadecimal digits
+    Uuid,
+    /// \x and 32 lower-case hexadecimal digits, as a bytea
+    Hex,
+}
+
+/// Which bits of a new id are random.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// The 80 bits after the timestamp, as the ULID specification says
+    Ulid,
+    /// Also a valid RFC 9562 UUIDv7: version 7, variant 10, 74 random bits
+    Uuidv7,
+}
+
+/// How far --monotonic moves within one millisecond.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StepArg {
+    /// A uniformly random amount in [1, 2^32], as gen_monotonic_ulid()
+    Random,
+    /// Plus one, as the ULID specification says
+    One,
+}
+
+/// How `parse` prints what it found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ParseFormat {
+    /// One field a line, a blank line between ids
+    Text,
+    /// One JSON object a line
+    Json,
+    /// One id a line, tab-separated fields
+    Tsv,
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// How many ids
+    #[arg(value_name = "N", default_value_t = 1)]
+    pub count: u64,
+
+    /// Make ids of this time instead of now: RFC 3339 (2025-01-01T12:00:00Z,
+    /// 2025-01-01T13:00:00.250+01:00) or Unix milliseconds (1735732800000)
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+
+    /// Every id greater than the one before
+    #[arg(long)]
+    pub monotonic: bool,
+
+    /// How far --monotonic steps within one millisecond
+    #[arg(long, value_enum, default_value_t = StepArg::Random, requires = "monotonic")]
+    pub step: StepArg,
+
+    /// Which bits are random
+    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
+    pub layout: LayoutArg,
+
+    /// How ids are written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+
+    /// Start --monotonic above this id, as if it had been made last (for tests)
+    #[arg(long, value_name = "ID", hide = true, requires = "monotonic")]
+    pub after: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// Ids in any of the three forms; none: one a line from standard input
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+
+    /// How to print what each id holds
+    #[arg(long, value_enum, default_value_t = ParseFormat::Text)]
+    pub format: ParseFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Ids in any of the three forms; none: one a line from standard input
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FromTimeArgs {
+    /// RFC 3339 (2025-01-01T00:00:00Z) or Unix milliseconds
+    #[arg(value_name = "TIME")]
+    pub time: String,
+
+    /// How the id is written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct CryptArgs {
+    /// Ids in any of the three forms; none: one a line from standard input
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+
+    /// A file holding the key: exactly 16, 24 or 32 bytes
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "key_hex",
+        conflicts_with = "key_hex"
+    )]
+    pub key_file: Option<std::path::PathBuf>,
+
+    /// The key as 32, 48 or 64 hexadecimal digits (other users of the
+    /// machine may see a command line: prefer --key-file)
+    #[arg(long, value_name = "HEX")]
+    pub key_hex: Option<String>,
+
+    /// How ids are written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+}
+
+/// The clap command, for the man page and the completions.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}

@@ -1,0 +1,5 @@
+//! `ulid`: see `lib.rs`, where the work is done.
+
+fn main() -> std::process::ExitCode {
+    ulid_cli::main()
+}

@@ -1,0 +1,93 @@
+//! `ulid new`: new ids from a clock and a random source, both passed in,
+//! so that tests can freeze the clock, step it back, or start the
+//! monotonic state near the end of a millisecond.
+
+use crate::cli::IdFormat;
+use crate::output::{push_id, Output};
+use std::io::{self, Write};
+use ulid_core::codec::BYTES;
+use ulid_core::monotonic::{self, GenerateError, Layout, Monotonic, Step};
+use ulid_core::rng::RandomSource;
+
+/// Where the millisecond of each new id comes from.
+pub trait Clock {
+    fn now_ms(&mut self) -> Result<u64, GenerateError>;
+}
+
+/// The system's wall clock.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    #[inline]
+    fn now_ms(&mut self) -> Result<u64, GenerateError> {
+        match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            Ok(since) => {
+                u64::try_from(since.as_millis()).map_err(|_| GenerateError::TimestampOutOfRange)
+            }
+            // a clock before 1970 has no ULID
+            Err(_) => Err(GenerateError::TimestampOutOfRange),
+        }
+    }
+}
+
+/// A clock stopped at one millisecond (`--time`).
+pub struct Frozen(pub u64);
+
+impl Clock for Frozen {
+    #[inline]
+    fn now_ms(&mut self) -> Result<u64, GenerateError> {
+        Ok(self.0)
+    }
+}
+
+/// What `ulid new` was asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct NewOptions {
+    pub count: u64,
+    /// `Some(step)` for `--monotonic`
+    pub monotonic: Option<Step>,
+    pub layout: Layout,
+    pub format: IdFormat,
+    /// Start the monotonic state above this value.
+    pub after: Option<[u8; BYTES]>,
+}
+
+/// Why `new` stopped: a value could not be made (after `made` ids), or the
+/// output could not be written.
+#[derive(Debug)]
+pub enum NewError {
+    Generate { err: GenerateError, made: u64 },
+    Io(io::Error),
+}
+
+impl From<io::Error> for NewError {
+    fn from(err: io::Error) -> Self {
+        NewError::Io(err)
+    }
+}
+
+/// Writes `options.count` new ids to `out`, one a line.
+pub fn write_new<W: Write>(
+    options: &NewOptions,
+    clock: &mut impl Clock,
+    rng: &mut impl RandomSource,
+    out: &mut Output<W>,
+) -> Result<(), NewError> {
+    let mut state = Monotonic::new();
+    if let Some(after) = options.after {
+        state.advance_past(after);
+    }
+    for made in 0..options.count {
+        let value = clock
+            .now_ms()
+            .and_then(|now| match options.monotonic {
+                Some(step) => state.next(now, rng, step, options.layout),
+                None => monotonic::generate(now, rng, options.layout),
+            })
+            .map_err(|err| NewError::Generate { err, made })?;
+        push_id(&mut out.buf, &value, options.format);
+        out.buf.push(b'\n');
+        out.flush_if_full()?;
+    }
+    Ok(())
+}

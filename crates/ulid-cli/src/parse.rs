@@ -1,0 +1,198 @@
+//! `ulid parse` and `ulid validate`: reading ids in any of the type's three
+//! forms, saying what each holds, and reporting the ones that are not ids
+//! in the words of the type's own error DETAIL.
+
+use crate::cli::ParseFormat;
+use crate::input::{Item, MAX_LINE};
+use crate::output::{bytea_text, hex_text, push_decimal, time_text, uuid_text, TIME_LEN};
+use serde::Serialize;
+use std::io::{self, Write};
+use ulid_core::codec::{self, BYTES, RANDOM_BYTES, TEXT_LEN};
+use ulid_core::monotonic::is_uuidv7;
+
+/// Reads one id, or says on `errors` why it is not one.
+pub fn read_id(item: &Item<'_>, errors: &mut impl Write) -> io::Result<Option<[u8; BYTES]>> {
+    if item.truncated {
+        writeln!(
+            errors,
+            "ulid: {}: not an id: a line longer than {MAX_LINE} bytes",
+            item.origin
+        )?;
+        return Ok(None);
+    }
+    match codec::parse(item.text) {
+        Ok(value) => Ok(Some(value)),
+        Err(err) => {
+            // shown escaped: whatever the input holds reaches a terminal as text
+            let shown = String::from_utf8_lossy(item.text);
+            writeln!(
+                errors,
+                "ulid: {}: invalid id \"{}\": {}",
+                item.origin,
+                shown.escape_debug(),
+                err.detail(item.text)
+            )?;
+            Ok(None)
+        }
+    }
+}
+
+/// The fields of a parsed id, for JSON.
+#[derive(Serialize)]
+struct Record<'a> {
+    ulid: &'a str,
+    uuid: &'a str,
+    hex: &'a str,
+    time: &'a str,
+    unix_ms: u64,
+    random: &'a str,
+    uuidv7: bool,
+}
+
+/// The texts of one value, each in an array of its own size: no
+/// allocation, and every copy of a known length.
+struct Fields {
+    ulid: [u8; TEXT_LEN],
+    uuid: [u8; 36],
+    hex: [u8; 34],
+    time: ([u8; TIME_LEN], usize),
+    unix_ms: u64,
+    random: [u8; 2 * RANDOM_BYTES],
+    uuidv7: bool,
+}
+
+impl Fields {
+    #[inline]
+    fn of(value: &[u8; BYTES]) -> Self {
+        let unix_ms = codec::timestamp_ms(value);
+        Fields {
+            ulid: codec::encode(value),
+            uuid: uuid_text(value),
+            hex: bytea_text(value),
+            time: time_text(unix_ms),
+            unix_ms,
+            random: hex_text(&value[BYTES - RANDOM_BYTES..]),
+            uuidv7: is_uuidv7(value),
+        }
+    }
+
+    #[inline]
+    fn time(&self) -> &[u8] {
+        &self.time.0[..self.time.1]
+    }
+}
+
+/// Every field is ASCII, made above.
+fn ascii(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+/// Writes what ids hold, in one of `parse`'s formats.
+pub struct Printer {
+    format: ParseFormat,
+    printed: u64,
+}
+
+impl Printer {
+    pub fn new(format: ParseFormat) -> Self {
+        Printer { format, printed: 0 }
+    }
+
+    /// Appends what `value` holds to `out`.
+    #[inline]
+    pub fn print(&mut self, out: &mut Vec<u8>, value: &[u8; BYTES]) {
+        let f = Fields::of(value);
+        let truth: &[u8] = if f.uuidv7 { b"true" } else { b"false" };
+        match self.format {
+            ParseFormat::Text => {
+                if self.printed > 0 {
+                    out.push(b'\n');
+                }
+                out.extend_from_slice(b"ulid     ");
+                out.extend_from_slice(&f.ulid);
+                out.extend_from_slice(b"\nuuid     ");
+                out.extend_from_slice(&f.uuid);
+                out.extend_from_slice(b"\nhex      ");
+                out.extend_from_slice(&f.hex);
+                out.extend_from_slice(b"\ntime     ");
+                out.extend_from_slice(f.time());
+                out.extend_from_slice(b"\nunix_ms  ");
+                push_decimal(out, f.unix_ms);
+                out.extend_from_slice(b"\nrandom   ");
+                out.extend_from_slice(&f.random);
+                out.extend_from_slice(b"\nuuidv7   ");
+                out.extend_from_slice(truth);
+                out.push(b'\n');
+            }
+            ParseFormat::Tsv => {
+                out.extend_from_slice(&f.ulid);
+                out.push(b'\t');
+                out.extend_from_slice(&f.uuid);
+                out.push(b'\t');
+                out.extend_from_slice(&f.hex);
+                out.push(b'\t');
+                out.extend_from_slice(f.time());
+                out.push(b'\t');
+                push_decimal(out, f.unix_ms);
+                out.push(b'\t');
+                out.extend_from_slice(&f.random);
+                out.push(b'\t');
+                out.extend_from_slice(truth);
+                out.push(b'\n');
+            }
+            ParseFormat::Json => {
+                let record = Record {
+                    ulid: ascii(&f.ulid),
+                    uuid: ascii(&f.uuid),
+                    hex: ascii(&f.hex),
+                    time: ascii(f.time()),
+                    unix_ms: f.unix_ms,
+                    random: ascii(&f.random),
+                    uuidv7: f.uuidv7,
+                };
+                // writing to a Vec cannot fail, nor can these fields
+                let _ = serde_json::to_writer(&mut *out, &record);
+                out.push(b'\n');
+            }
+        }
+        self.printed += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(format: ParseFormat, texts: &[&str]) -> String {
+        let mut printer = Printer::new(format);
+        let mut out = Vec::new();
+        for text in texts {
+            printer.print(&mut out, &codec::parse(text.as_bytes()).unwrap());
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn json_is_json() {
+        let line = printed(ParseFormat::Json, &["01941f29-7c00-ec5e-7700-529006a71347"]);
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["ulid"], "01JGFJJZ00XHF7E02JJ03AE4T7");
+        assert_eq!(value["hex"], "\\x01941f297c00ec5e7700529006a71347");
+        assert_eq!(value["unix_ms"], 1_735_689_600_000u64);
+        assert_eq!(value["time"], "2025-01-01T00:00:00.000Z");
+        assert_eq!(value["random"], "ec5e7700529006a71347");
+        assert_eq!(value["uuidv7"], false);
+        assert!(line.ends_with("}\n") && line.lines().count() == 1);
+    }
+
+    #[test]
+    fn text_blocks_are_apart() {
+        let text = printed(
+            ParseFormat::Text,
+            &["01JGFJJZ00XHF7E02JJ03AE4T7", "01JGFJJZ00XHF7E02JJ03AE4T7"],
+        );
+        let blocks: Vec<&str> = text.split("\n\n").collect();
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[0].lines().count(), 7);
+    }
+}

@@ -1,0 +1,685 @@
+//! The `ulid` binary as a user runs it: every command and format, exit
+//! statuses, messages for bad input, and what a Unix tool owes a pipeline.
+//! Values are checked with ulid-core's decoder and, where one exists, an
+//! outside reference (FIPS-197's AES vectors, jiff's calendar).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use ulid_core::codec;
+use ulid_core::monotonic::is_uuidv7;
+
+fn ulid() -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid"));
+    cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    cmd
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let output = ulid().args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "ulid {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stderr.is_empty());
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn values(text: &str) -> Vec<[u8; 16]> {
+    text.lines()
+        .map(|line| codec::parse(line.as_bytes()).unwrap())
+        .collect()
+}
+
+const SPEC: &str = "01JGFJJZ00XHF7E02JJ03AE4T7";
+const SPEC_UUID: &str = "01941f29-7c00-ec5e-7700-529006a71347";
+const SPEC_HEX: &str = "\\x01941f297c00ec5e7700529006a71347";
+const Y2025_MS: u64 = 1_735_689_600_000;
+
+// ---- new -----------------------------------------------------------------
+
+#[test]
+fn new_makes_one_id_of_now_by_default() {
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let out = stdout_of(&["new"]);
+    let after = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert_eq!(out.len(), 27, "{out:?}");
+    let ms = codec::timestamp_ms(&values(&out)[0]);
+    assert!((before..=after).contains(&ms));
+}
+
+#[test]
+fn new_n_ids_in_each_format() {
+    let out = stdout_of(&["new", "1000"]);
+    let ids = values(&out);
+    assert_eq!(ids.len(), 1000);
+    let distinct: std::collections::HashSet<_> = ids.iter().collect();
+    assert_eq!(distinct.len(), 1000);
+    for line in stdout_of(&["new", "5", "--format", "uuid"]).lines() {
+        assert_eq!(line.len(), 36);
+        assert_eq!(line, line.to_lowercase());
+        assert_eq!(line.matches('-').count(), 4);
+    }
+    for line in stdout_of(&["new", "5", "--format", "hex"]).lines() {
+        assert!(line.starts_with("\\x") && line.len() == 34, "{line}");
+    }
+    assert_eq!(stdout_of(&["new", "0"]), "");
+}
+
+#[test]
+fn new_at_a_given_time() {
+    for time in [
+        "2025-01-01T00:00:00Z",
+        "2025-01-01T01:00:00+01:00",
+        "2025-01-01 00:00:00+00",
+        "1735689600000",
+    ] {
+        for id in values(&stdout_of(&["new", "3", "--time", time])) {
+            assert_eq!(codec::timestamp_ms(&id), Y2025_MS, "{time}");
+        }
+    }
+    ulid()
+        .args(["new", "--time", "1969-12-31T23:59:59Z"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "timestamp out of range for ulid: A ULID holds times from 1970-01-01 00:00:00 UTC \
+             to 10889-08-02 05:31:50.655 UTC",
+        ));
+    ulid()
+        .args(["new", "--time", "tomorrow"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "ulid: invalid time \"tomorrow\"",
+        ));
+}
+
+#[test]
+fn new_uuidv7_layout() {
+    let out = stdout_of(&["new", "2000", "--layout", "uuidv7"]);
+    assert!(values(&out).iter().all(is_uuidv7));
+    let out = stdout_of(&["new", "2000", "--layout", "uuidv7", "--monotonic"]);
+    let ids = values(&out);
+    assert!(ids.iter().all(is_uuidv7));
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    // in the default layout one in 64 is a UUIDv7 by chance, not all
+    let plain = values(&stdout_of(&["new", "2000"]));
+    assert!(plain.iter().filter(|id| is_uuidv7(id)).count() < 200);
+}
+
+/// A simple permutation (a fixed-seed shuffle), to sort back.
+fn shuffled<T: Clone>(items: &[T]) -> Vec<T> {
+    let mut items = items.to_vec();
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..items.len()).rev() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        items.swap(i, (seed % (i as u64 + 1)) as usize);
+    }
+    items
+}
+
+#[test]
+fn monotonic_from_a_frozen_clock_sorts_back_to_the_order_made() {
+    for (step, texts) in [
+        ("random", ["ulid", "uuid", "hex"]),
+        ("one", ["ulid", "uuid", "hex"]),
+    ] {
+        for format in texts {
+            let out = stdout_of(&[
+                "new",
+                "1000",
+                "--monotonic",
+                "--step",
+                step,
+                "--time",
+                "2025-01-01T00:00:00Z",
+                "--format",
+                format,
+            ]);
+            let lines: Vec<&str> = out.lines().collect();
+            assert_eq!(lines.len(), 1000);
+            // the text sorts as the values do, in each format
+            let mut sorted = shuffled(&lines);
+            assert_ne!(sorted, lines);
+            sorted.sort();
+            assert_eq!(sorted, lines, "{step} {format}");
+            let ids = values(&out);
+            assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+            assert!(ids.iter().all(|id| codec::timestamp_ms(id) == Y2025_MS));
+            let numbers: Vec<u128> = ids.iter().map(|id| u128::from_be_bytes(*id)).collect();
+            let steps: Vec<u128> = numbers.windows(2).map(|p| p[1] - p[0]).collect();
+            if step == "one" {
+                assert!(steps.iter().all(|&s| s == 1));
+            } else {
+                assert!(steps.iter().all(|&s| (1..=1 << 32).contains(&s)));
+                assert!(steps.iter().filter(|&&s| s > 1 << 16).count() > 990);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_exhausted_millisecond_fails_after_the_values_left() {
+    // three values left above the start, in either layout
+    let start = format!("{:032x}", (u128::from(Y2025_MS) << 80) | ((1 << 80) - 4));
+    let start = format!("\\x{start}");
+    let assert = ulid()
+        .args(["new", "10", "--monotonic", "--step", "one"])
+        .args(["--time", "1735689600000", "--after", &start])
+        .assert()
+        .code(2)
+        .stderr(
+            "ulid: no value left in this millisecond after 3 ids: The 80-bit random part \
+             reached its largest value; the generator fails rather than wrap around.\n",
+        );
+    let ids = values(&String::from_utf8(assert.get_output().stdout.clone()).unwrap());
+    assert_eq!(ids.len(), 3);
+    assert_eq!(
+        u128::from_be_bytes(ids[2]),
+        u128::from(Y2025_MS) << 80 | ((1 << 80) - 1)
+    );
+
+    // the greatest UUIDv7 of the millisecond, less one
+    let v7_max =
+        (u128::from(Y2025_MS) << 80) | (0x7 << 76) | (0xFFF << 64) | (0b10 << 62) | ((1 << 62) - 1);
+    let start = format!("\\x{:032x}", v7_max - 1);
+    let assert = ulid()
+        .args(["new", "10", "--monotonic", "--layout", "uuidv7"])
+        .args(["--time", "1735689600000", "--after", &start])
+        .assert()
+        .code(2)
+        .stderr(
+            "ulid: no value left in this millisecond after 1 id: The 74 random bits of the \
+             UUIDv7 layout reached their largest value; the generator fails rather than wrap \
+             around.\n",
+        );
+    let ids = values(&String::from_utf8(assert.get_output().stdout.clone()).unwrap());
+    assert_eq!(ids, [v7_max.to_be_bytes()]);
+}
+
+#[test]
+fn options_that_need_monotonic() {
+    for args in [&["new", "--step", "one"][..], &["new", "--after", SPEC][..]] {
+        ulid()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--monotonic"));
+    }
+    ulid().args(["new", "-5"]).assert().code(2).stdout("");
+    ulid()
+        .args(["new", "--layout", "uuidv4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("uuidv7"));
+}
+
+// ---- parse ---------------------------------------------------------------
+
+const SPEC_TEXT: &str = "\
+ulid     01JGFJJZ00XHF7E02JJ03AE4T7
+uuid     01941f29-7c00-ec5e-7700-529006a71347
+hex      \\x01941f297c00ec5e7700529006a71347
+time     2025-01-01T00:00:00.000Z
+unix_ms  1735689600000
+random   ec5e7700529006a71347
+uuidv7   false
+";
+
+#[test]
+fn parse_reads_the_three_forms_alike() {
+    for form in [
+        SPEC,
+        SPEC_UUID,
+        SPEC_HEX,
+        &SPEC.to_lowercase(),
+        &SPEC_UUID.to_uppercase(),
+    ] {
+        ulid()
+            .args(["parse", form])
+            .assert()
+            .success()
+            .stdout(SPEC_TEXT);
+    }
+}
+
+#[test]
+fn parse_formats() {
+    ulid()
+        .args(["parse", SPEC, "--format", "tsv"])
+        .assert()
+        .success()
+        .stdout(
+            "01JGFJJZ00XHF7E02JJ03AE4T7\t01941f29-7c00-ec5e-7700-529006a71347\t\
+             \\x01941f297c00ec5e7700529006a71347\t2025-01-01T00:00:00.000Z\t1735689600000\t\
+             ec5e7700529006a71347\tfalse\n",
+        );
+    ulid()
+        .args(["parse", SPEC, "--format", "json"])
+        .assert()
+        .success()
+        .stdout(
+            "{\"ulid\":\"01JGFJJZ00XHF7E02JJ03AE4T7\",\"uuid\":\"01941f29-7c00-ec5e-7700-529006a71347\",\
+             \"hex\":\"\\\\x01941f297c00ec5e7700529006a71347\",\"time\":\"2025-01-01T00:00:00.000Z\",\
+             \"unix_ms\":1735689600000,\"random\":\"ec5e7700529006a71347\",\"uuidv7\":false}\n",
+        );
+    // two ids in text: a blank line between
+    ulid()
+        .args(["parse", SPEC, SPEC_UUID])
+        .assert()
+        .success()
+        .stdout(format!("{SPEC_TEXT}\n{SPEC_TEXT}"));
+}
+
+#[test]
+fn parse_says_which_ids_are_uuidv7s_and_reads_the_extremes() {
+    let v7 = stdout_of(&["new", "--layout", "uuidv7"]);
+    let out = stdout_of(&["parse", v7.trim(), "--format", "json"]);
+    let record: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(record["uuidv7"], true);
+    let out = stdout_of(&[
+        "parse",
+        "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+        "00000000000000000000000000",
+        "--format",
+        "tsv",
+    ]);
+    assert_eq!(
+        out,
+        "7ZZZZZZZZZZZZZZZZZZZZZZZZZ\tffffffff-ffff-ffff-ffff-ffffffffffff\t\\xffffffffffffffffffffffffffffffff\t\
+         10889-08-02T05:31:50.655Z\t281474976710655\tffffffffffffffffffff\tfalse\n\
+         00000000000000000000000000\t00000000-0000-0000-0000-000000000000\t\\x00000000000000000000000000000000\t\
+         1970-01-01T00:00:00.000Z\t0\t00000000000000000000\tfalse\n"
+    );
+}
+
+#[test]
+fn parse_streams_standard_input_and_reports_bad_lines() {
+    let input = format!("{SPEC}\n  {SPEC_UUID}  \r\n\nnot-an-id\n{SPEC_HEX}\n");
+    ulid()
+        .args(["parse", "--format", "tsv"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stdout(predicate::function(|out: &str| {
+            out.lines().count() == 3 && out.lines().all(|l| l.starts_with(SPEC))
+        }))
+        .stderr("ulid: line 4: invalid id \"not-an-id\": Invalid hexadecimal digit \"n\" at position 1.\n");
+}
+
+#[test]
+fn parse_of_generated_ids_round_trips() {
+    let made = stdout_of(&["new", "500", "--format", "uuid"]);
+    let out = ulid()
+        .args(["parse", "--format", "json"])
+        .write_stdin(made.clone())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let uuids: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            let time =
+                jiff::Timestamp::from_millisecond(record["unix_ms"].as_i64().unwrap()).unwrap();
+            assert_eq!(
+                record["time"],
+                time.strftime("%Y-%m-%dT%H:%M:%S.%3fZ").to_string()
+            );
+            record["uuid"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(uuids, made.lines().collect::<Vec<_>>());
+}
+
+// ---- validate ------------------------------------------------------------
+
+#[test]
+fn validate_exit_statuses_and_reasons() {
+    ulid()
+        .args(["validate", SPEC, SPEC_UUID, SPEC_HEX])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    ulid()
+        .arg("validate")
+        .write_stdin(format!("{SPEC}\n{SPEC_UUID}\n"))
+        .assert()
+        .code(0);
+    // the words of the type's DETAIL, for each kind of mistake
+    let cases = [
+        (
+            "01JGFJJZ00XHF7E02JJ03AE4T",
+            "Expected 26 characters, found 25.",
+        ),
+        (
+            "01JGFJJZ00XHF7E02JJ03AE4TU",
+            "Invalid character \"U\" at position 26.",
+        ),
+        (
+            "81JGFJJZ00XHF7E02JJ03AE4T7",
+            "The first character is \"8\", above \"7\": the value would not fit in 128 bits.",
+        ),
+        (
+            "\\x01941f297c00ec5e7700529006a7134",
+            "Expected 32 hexadecimal digits after \"\\x\", found 31.",
+        ),
+        (
+            "\\x01941f297c00ec5e7700529006a7134g",
+            "Invalid hexadecimal digit \"g\" at position 34.",
+        ),
+        (
+            "01941f297-c00-ec5e-7700-529006a71347",
+            "Expected a hyphen at position 9, found \"7\".",
+        ),
+        (
+            "01941f2-97c00-ec5e-7700-529006a71347",
+            "Unexpected hyphen at position 8.",
+        ),
+        (
+            "01941f29-7c00-ec5e-7700-529006a7134",
+            "Expected 36 characters in the UUID form, found 35.",
+        ),
+        (
+            "01JGFJJZ00XHF7E02JJ03AE4T€",
+            "Invalid character \"€\" at position 26.",
+        ),
+    ];
+    for (bad, reason) in cases {
+        ulid()
+            .args(["validate", SPEC, bad])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(format!(
+                "ulid: argument 2: invalid id \"{}\": {reason}\n",
+                bad.escape_debug()
+            ));
+    }
+    // a usage error
+    ulid().args(["validate", "--strict"]).assert().code(2);
+    // a line far too long to be an id
+    ulid()
+        .arg("validate")
+        .write_stdin(format!("{SPEC}\n{}\n{SPEC}\n", "7".repeat(100_000)))
+        .assert()
+        .code(1)
+        .stderr("ulid: line 2: not an id: a line longer than 4096 bytes\n");
+}
+
+// ---- from-time -----------------------------------------------------------
+
+#[test]
+fn from_time_is_the_smallest_id_of_the_millisecond() {
+    assert_eq!(
+        stdout_of(&["from-time", "2025-01-01T00:00:00Z"]),
+        "01JGFJJZ000000000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["from-time", "2025-01-01T00:00:00.999Z"]),
+        "01JGFJJZZ70000000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["from-time", "1735689600000", "--format", "uuid"]),
+        "01941f29-7c00-0000-0000-000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["from-time", "281474976710655", "--format", "hex"]),
+        "\\xffffffffffff00000000000000000000\n"
+    );
+    ulid()
+        .args(["from-time", "281474976710656"])
+        .assert()
+        .code(2)
+        .stdout("");
+    ulid().arg("from-time").assert().code(2);
+}
+
+// ---- encrypt and decrypt -------------------------------------------------
+
+/// FIPS-197, appendix C: the plaintext 00112233...ff under keys 000102...
+/// of each length.
+const FIPS_PLAIN: &str = "\\x00112233445566778899aabbccddeeff";
+const FIPS: [(usize, &str); 3] = [
+    (16, "\\x69c4e0d86a7b0430d8cdb78070b4c55a"),
+    (24, "\\xdda97ca4864cdfe06eaf70a0ec0d7191"),
+    (32, "\\x8ea2b7ca516745bfeafc49904b496089"),
+];
+
+fn fips_key(len: usize) -> Vec<u8> {
+    (0..len as u8).collect()
+}
+
+#[test]
+fn encrypt_and_decrypt_follow_fips_197() {
+    let dir = tempdir();
+    for (len, cipher) in FIPS {
+        let key = fips_key(len);
+        let path = dir.join(format!("key{len}"));
+        std::fs::write(&path, &key).unwrap();
+        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        for key_args in [
+            vec!["--key-file".to_string(), path.display().to_string()],
+            vec!["--key-hex".to_string(), hex.clone()],
+            vec![
+                "--key-hex".to_string(),
+                format!("\\x{}", hex.to_uppercase()),
+            ],
+        ] {
+            ulid()
+                .args(["encrypt", FIPS_PLAIN, "--format", "hex"])
+                .args(&key_args)
+                .assert()
+                .success()
+                .stdout(format!("{cipher}\n"));
+            ulid()
+                .args(["decrypt", cipher, "--format", "hex"])
+                .args(&key_args)
+                .assert()
+                .success()
+                .stdout(format!("{FIPS_PLAIN}\n"));
+        }
+    }
+    // a stream round trip, in ULID text
+    let key = dir.join("key32");
+    let made = stdout_of(&["new", "300"]);
+    let key_arg = key.display().to_string();
+    let encrypted = ulid()
+        .args(["encrypt", "--key-file", &key_arg])
+        .write_stdin(made.clone())
+        .output()
+        .unwrap();
+    assert!(encrypted.status.success());
+    assert_ne!(encrypted.stdout, made.as_bytes());
+    ulid()
+        .args(["decrypt", "--key-file", &key_arg])
+        .write_stdin(encrypted.stdout)
+        .assert()
+        .success()
+        .stdout(made);
+}
+
+#[test]
+fn a_bad_key_is_refused_and_never_shown() {
+    let dir = tempdir();
+    let secret = "S3CR3TS3CR3TS3CR3T-not-a-key\n";
+    let path = dir.join("key.txt");
+    std::fs::write(&path, secret).unwrap();
+    let path = path.display().to_string();
+    ulid()
+        .args(["encrypt", SPEC, "--key-file", &path])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "ulid: the key file {path}: invalid key length for ulid_encrypt and ulid_decrypt: \
+             29 bytes (a key is 16, 24 or 32 bytes)\n"
+        ));
+    let long = dir.join("long");
+    std::fs::write(&long, [0x41u8; 1000]).unwrap();
+    ulid()
+        .args(["encrypt", SPEC, "--key-file", &long.display().to_string()])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("more than 32 bytes")
+                .and(predicate::str::contains("AAAA").not()),
+        );
+    let hex_secret = "deadbeefdeadbeef";
+    ulid()
+        .args(["decrypt", SPEC, "--key-hex", hex_secret])
+        .assert()
+        .code(2)
+        .stderr("ulid: --key-hex: invalid key length for ulid_encrypt and ulid_decrypt: 8 bytes (a key is 16, 24 or 32 bytes)\n");
+    ulid()
+        .args(["decrypt", SPEC, "--key-hex", "0123456789abcdefXX"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("0123").not());
+    ulid()
+        .args(["encrypt", SPEC, "--key-file", "/nonexistent/key"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "ulid: cannot read the key file /nonexistent/key",
+        ));
+    ulid().args(["encrypt", SPEC]).assert().code(2);
+    // a bad id with a good key: exit 1, the good ones done
+    let key = dir.join("good");
+    std::fs::write(&key, fips_key(16)).unwrap();
+    ulid()
+        .args([
+            "encrypt",
+            "--key-file",
+            &key.display().to_string(),
+            SPEC,
+            "nope",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::function(|out: &str| out.lines().count() == 1));
+}
+
+fn tempdir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "ulid-cli-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+// ---- a Unix tool -----------------------------------------------------------
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+        .args(["new", "1000000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // the reader is dropped here: `| head -1`
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(first.len(), 27);
+    assert!(output.status.success(), "{:?}", output.status);
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+/// The largest resident size of process `pid` so far, in KiB.
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches(" kB").parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn parse_streams_in_constant_memory() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+        .args(["parse", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    // read the output as it comes, counting lines
+    let reader = std::thread::spawn(move || BufReader::new(stdout).lines().count());
+    let line = format!("{SPEC}\n");
+    let block = line.repeat(10_000);
+    let mut peaks = Vec::new();
+    for round in 0..40 {
+        stdin.write_all(block.as_bytes()).unwrap();
+        if round % 10 == 9 {
+            peaks.push(peak_kib(child.id()));
+        }
+        // one line of 10 MB, with no id in it
+        if round == 20 {
+            stdin.write_all(&vec![b'7'; 10 << 20]).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+    }
+    drop(stdin);
+    assert!(!child.wait().unwrap().success(), "the long line is invalid");
+    assert_eq!(reader.join().unwrap(), 400_000);
+    // 400,000 ids (10 MB) in and 90 MB out, and a 10 MB line: the peak stays
+    // small and does not grow with the input
+    assert!(peaks.iter().all(|&kib| kib < 16 * 1024), "{peaks:?}");
+    assert!(peaks[3] <= peaks[0] + 1024, "{peaks:?}");
+}
+
+#[test]
+fn help_has_examples_and_no_colour_in_a_pipe() {
+    for args in [
+        &["help"][..],
+        &["--help"][..],
+        &["help", "new"][..],
+        &["new", "--help"][..],
+        &["parse", "--help"][..],
+        &["validate", "--help"][..],
+        &["from-time", "--help"][..],
+        &["encrypt", "--help"][..],
+        &["decrypt", "--help"][..],
+    ] {
+        let out = stdout_of(args);
+        assert!(out.contains("Examples:"), "{args:?}");
+        assert!(!out.contains('\x1b'), "{args:?}: colour in a pipe");
+    }
+    // no arguments at all: the help, on standard error, as a usage error
+    ulid()
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("Usage: ulid"));
+    let err = ulid().args(["new", "--bogus"]).output().unwrap();
+    assert_eq!(err.status.code(), Some(2));
+    assert!(!err.stderr.contains(&0x1b));
+    // --generate is for packagers: not in the help
+    assert!(!stdout_of(&["--help"]).contains("--generate"));
+    assert!(stdout_of(&["--version"]).starts_with("ulid 0."));
+}
