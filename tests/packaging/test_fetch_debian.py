@@ -249,8 +249,8 @@ def test_a_source_and_a_binary_package_of_one_name_are_named_with_their_kind(tmp
 def test_the_repository_manifest_is_well_formed():
     """Every line of inputs.manifest is of a known kind with its fields, and
     every lock file it names exists."""
-    fields = {"build": 6, "debian-source": 8, "debian-binary": 8, "debian-system": 8, "debian": 3, "wheel": 7,
-              "pypi": 5, "crate": 4, "lock": 2}
+    fields = {"build": 6, "debian-source": 8, "debian-binary": 8, "debian-system": 8, "system": 9, "debian": 3,
+              "wheel": 7, "pypi": 5, "crate": 4, "lock": 2}
     seen = set()
     for line in (ROOT / "inputs.manifest").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
@@ -258,13 +258,19 @@ def test_the_repository_manifest_is_well_formed():
         kind, *rest = line.split()
         assert kind in fields, line
         assert len(rest) + 1 == fields[kind], line
-        # scripts/fetch-debian knows a .deb by its package name alone, and an
-        # upstream tarball by its source package's, which may be a .deb's
-        # too (postgresql-18): callers then name the kind
-        if kind == "debian-source":
-            key = ("source", rest[2])
-        elif kind in ("debian-binary", "debian-system"):
-            key = ("deb", rest[2])
+        # scripts/fetch-debian knows a .deb by its kind and package name
+        # (a .deb of another architecture as PACKAGE:ARCH), an upstream
+        # tarball by its source package's, which may be a .deb's too
+        # (postgresql-18): callers then name the kind
+        if kind in ("debian-source", "debian-binary", "debian-system"):
+            key = (kind, rest[2])
+            if kind == "debian-binary":
+                package, _, arch = rest[2].partition(":")
+                assert rest[4].endswith(f"_{arch or 'amd64'}.deb") or rest[4].endswith("_all.deb"), line
+        elif kind == "system":
+            key = (kind, rest[0], rest[3])
+            name, _, arch = rest[0].partition("-")
+            assert rest[5].endswith(f"_{arch or 'amd64'}.deb") or rest[5].endswith("_all.deb"), line
         else:
             key = (kind, rest[0])
         assert key not in seen, f"pinned twice: {line}"
