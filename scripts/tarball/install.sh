@@ -14,7 +14,17 @@ fi
 libdir=$("$pg_config" --pkglibdir)
 extdir=$("$pg_config" --sharedir)/extension
 mkdir -p "$libdir" "$extdir"
-# replace rather than overwrite: a running server keeps the file it mapped
-for f in "$here"/lib/*; do rm -f "$libdir/${f##*/}"; cp "$f" "$libdir/"; chmod 644 "$libdir/${f##*/}"; done
-for f in "$here"/extension/*; do rm -f "$extdir/${f##*/}"; cp "$f" "$extdir/"; chmod 644 "$extdir/${f##*/}"; done
+# Each file is written beside its old one under a temporary name, then
+# renamed over it: a new file, never the old one written over, so a running
+# server that has the old library mapped keeps running on it (writing into
+# a loaded library crashes the server), and no session ever finds the file
+# missing or half written.
+place() {
+    tmp="$2/.${1##*/}.new.$$"
+    cp "$1" "$tmp"
+    chmod 644 "$tmp"
+    mv -f "$tmp" "$2/${1##*/}"
+}
+for f in "$here"/lib/*; do place "$f" "$libdir"; done
+for f in "$here"/extension/*; do place "$f" "$extdir"; done
 echo "installed ulid into $libdir and $extdir"
