@@ -14,7 +14,8 @@ handled below for all modules alike:
   only, deselected on the others;
 - `pytestmark = pytest.mark.once_per_run`: not about a server build at all;
   left out of a run over folders (which scripts/test makes once per build),
-  run when its file is named (as scripts/test does, once per run).
+  run when its file or its own folder is named (as scripts/test does, once
+  per run).
 
 pytest imports test modules by file name, with their folder on sys.path
 (tests/ too, for the harness package), so each file name is used once
@@ -51,7 +52,7 @@ def pytest_collection_modifyitems(config, items):
         builds = item.get_closest_marker("builds")
         if builds is not None and build not in builds.args:
             return False
-        if item.get_closest_marker("once_per_run") and item.path.resolve() not in named:
+        if item.get_closest_marker("once_per_run") and not {item.path.resolve(), item.path.parent.resolve()} & named:
             return False
         return True
 

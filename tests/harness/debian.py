@@ -1,11 +1,13 @@
 """Debian's own PostgreSQL, as its users have it: Debian 12's postgresql-15
-on this system, and in the Debian sid system scripts/debian-system makes,
-experimental's postgresql-19 and sid's postgresql-18 with TimescaleDB and
-pg_partman. `System` runs commands in one of them, installs and removes
-ulid's Debian package there with apt, and makes clusters the Debian way
-(pg_createcluster); `DebianCluster` is such a cluster with the interface of
-`harness.pgcluster.Cluster` that the tests use (connect, env, bindir,
-create_database).
+on this system, and in the Debian systems scripts/debian-system makes: in
+sid, experimental's postgresql-19 and sid's postgresql-18 with TimescaleDB
+and pg_partman; a clean Debian 12, Debian 11 with its postgresql-13 and
+Debian 12 for arm64 with its postgresql-15, each used in a copy that is
+thrown away (`System.clone`). `System` runs commands in one of them,
+installs and removes ulid's Debian package there with apt, and makes
+clusters the Debian way (pg_createcluster); `DebianCluster` is such a
+cluster with the interface of `harness.pgcluster.Cluster` that the tests use
+(connect, env, bindir, create_database, and what pg_regress needs).
 """
 
 from __future__ import annotations
@@ -50,6 +52,19 @@ class System:
         self.libdir = Path(f"/usr/lib/postgresql/{major}/lib")
         self.extdir = Path(f"/usr/share/postgresql/{major}/extension")
         self.docdir = Path("/usr/share/doc") / self.package
+
+    @classmethod
+    def clone(cls, name: str, major: str, directory: Path) -> "System":
+        """A copy of the Debian system NAME (scripts/debian-system) in
+        DIRECTORY, to change and throw away (`discard`)."""
+        run(DEBIAN_SYSTEM, "-s", name, "clone", directory)
+        return cls(major, directory, [str(DEBIAN_SYSTEM), "-s", name, "-r", str(directory), "run"])
+
+    def discard(self) -> None:
+        """Stops every server of a copy and removes it."""
+        self("sh", "-c", "pg_lsclusters -h | while read -r v n _; do pg_ctlcluster --mode immediate $v $n stop; done",
+             check=False)
+        run("rm", "-rf", "--one-file-system", self.root)
 
     @classmethod
     def of(cls, major: str) -> "System":
@@ -155,7 +170,11 @@ class DebianCluster:
         self.version = int(system.major)
         self.socket_dir = system.here("/run/postgresql")
         # a client of the same major version, from this system's builds
+        # (its pg_regress too)
         self.bindir = Cluster.bindir_of(system.major)
+        self.dir = self.socket_dir
+        self.pkglibdir = Path(subprocess.check_output([Cluster.pg_config(system.major), "--pkglibdir"],
+                                                      text=True).strip())
 
     def drop(self) -> None:
         self.system.drop_cluster(self.name)

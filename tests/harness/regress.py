@@ -1,0 +1,91 @@
+"""The pg_regress suite of tests/pg_regress, runnable against any server:
+the private clusters of each build (tests/pg_regress/test_regress.py) and
+the Debian servers a release's packages are installed into
+(tests/release).
+
+A server is anything with the part of `harness.pgcluster.Cluster`'s
+interface used here: `version` (major), `dir` (its socket directory),
+`port`, `bindir` and `pkglibdir` (of a PostgreSQL of the same major version
+on this machine, whose psql and pg_regress drive the test) and
+`create_database`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+REGRESS = Path(__file__).resolve().parents[1] / "pg_regress"
+
+
+def required_version(sql: Path) -> int:
+    for line in sql.read_text().splitlines()[:5]:
+        m = re.match(r"--\s*requires:\s*pg(\d+)", line)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def names_for(version: int) -> list[str]:
+    """The tests of the suite that run on this major version."""
+    return sorted(p.stem for p in (REGRESS / "sql").glob("*.sql") if required_version(p) <= version)
+
+
+def expected_file(name: str, version: int) -> Path:
+    """NAME.pgNN.out for the newest NN at or below this version, else NAME.out:
+    an output that changed in some release holds for the releases after it."""
+    variants = sorted(
+        (int(p.name.split(".pg")[1].split(".")[0]), p)
+        for p in (REGRESS / "expected").glob(f"{name}.pg*.out")
+    )
+    chosen = [p for v, p in variants if v <= version]
+    return chosen[-1] if chosen else REGRESS / "expected" / f"{name}.out"
+
+
+def run(name: str, server, work: Path, accept: bool = False) -> str | None:
+    """Runs one test in a fresh database of SERVER; returns None when the
+    output is the expected one (or was accepted), else what differs."""
+    work_in = work / "in"
+    (work_in / "sql").mkdir(parents=True)
+    (work_in / "expected").mkdir()
+    shutil.copy(REGRESS / "sql" / f"{name}.sql", work_in / "sql")
+    expected = expected_file(name, server.version)
+    if expected.exists():
+        shutil.copy(expected, work_in / "expected" / f"{name}.out")
+    elif not accept:
+        return f"no expected output for {name}"
+    else:
+        (work_in / "expected" / f"{name}.out").write_text("")
+
+    dbname = server.create_database("regress_" + name, extension=False)
+    out_dir = work / "out"
+    out_dir.mkdir()
+    os.chmod(work, 0o755)
+    result = subprocess.run(
+        [
+            str(Path(server.pkglibdir) / "pgxs" / "src" / "test" / "regress" / "pg_regress"),
+            f"--bindir={server.bindir}",
+            f"--host={server.dir}",
+            f"--port={server.port}",
+            "--user=postgres",
+            "--use-existing",
+            f"--dbname={dbname}",
+            f"--inputdir={work_in}",
+            f"--outputdir={out_dir}",
+            name,
+        ],
+        capture_output=True,
+        text=True,
+    )
+    actual = out_dir / "results" / f"{name}.out"
+    if accept and actual.exists():
+        target = expected if expected.exists() else REGRESS / "expected" / f"{name}.out"
+        shutil.copy(actual, target)
+        return None
+    if result.returncode != 0:
+        diffs = out_dir / "regression.diffs"
+        return diffs.read_text() if diffs.exists() else result.stdout + result.stderr
+    return None

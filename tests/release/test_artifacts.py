@@ -1,0 +1,160 @@
+"""What a release holds, file by file: names, architectures, the glibc
+floor, the Debian packages' metadata and contents, the checksums, and the
+signed apt repository.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import subprocess
+import tarfile
+import tomllib
+
+import pytest
+
+from harness.pgcluster import ROOT
+
+pytestmark = pytest.mark.once_per_run
+
+VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
+GLIBC_FLOOR = (2, 28)
+MACHINES = {"x86_64": ("amd64", "Advanced Micro Devices X86-64"), "aarch64": ("arm64", "AArch64")}
+TARBALL = re.compile(rf"ulid-{re.escape(VERSION)}-pg(\d+)-linux-(x86_64|aarch64)\.tar\.gz")
+DEB = re.compile(rf"postgresql-(\d+)-ulid_{re.escape(VERSION.replace('-', '~'))}-1_(amd64|arm64)\.deb")
+
+
+def out(*args, **kw) -> str:
+    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True, **kw).stdout
+
+
+def elf_machine(path) -> str:
+    return re.search(r"Machine:\s+(.*)", out("readelf", "-h", path)).group(1).strip()
+
+
+def glibc_versions(path) -> set[tuple[int, ...]]:
+    return {tuple(map(int, v.split("."))) for v in re.findall(r"GLIBC_([0-9.]+)", out("objdump", "-T", path))}
+
+
+def unpacked(path, into):
+    """A tarball's or a Debian package's files, unpacked into INTO."""
+    into.mkdir(parents=True)
+    if path.name.endswith(".deb"):
+        out("dpkg-deb", "-x", path, into)
+    else:
+        with tarfile.open(path) as tar:
+            tar.extractall(into, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(into)
+    return into
+
+
+def test_every_file_is_named_in_sha256sums_and_matches(release):
+    listed = {line.split()[1] for line in (release.dir / "SHA256SUMS").read_text().splitlines()}
+    present = {p.name for p in release.dir.iterdir() if p.suffix in (".deb", ".gz")}
+    assert listed == present and present
+    assert "OK" in out("sha256sum", "-c", "SHA256SUMS", cwd=release.dir)
+    # and a changed byte is caught
+    tampered = release.dir.parent / "sha256-tampered"
+    subprocess.run(["rm", "-rf", tampered], check=True)
+    subprocess.run(["cp", "-a", release.dir, tampered], check=True)
+    victim = next(tampered.glob("*.deb"))
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 1
+    victim.write_bytes(bytes(data))
+    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=tampered, capture_output=True, text=True)
+    assert check.returncode != 0 and f"{victim.name}: FAILED" in check.stdout
+    subprocess.run(["rm", "-rf", tampered], check=True)
+
+
+def test_each_extension_tarball_and_package_for_a_release_build(release):
+    tarballs = [TARBALL.fullmatch(p.name) for p in release.files("ulid-[0-9]*.tar.gz")]
+    debs = [DEB.fullmatch(p.name) for p in release.files("postgresql-*.deb")]
+    assert tarballs and all(tarballs), [p.name for p in release.files("ulid-[0-9]*.tar.gz")]
+    assert debs and all(debs), [p.name for p in release.files("postgresql-*.deb")]
+    # a tarball and a package of each major version and architecture, and
+    # nothing of a test-only build (18-assert)
+    pairs = {(m.group(1), MACHINES[m.group(2)][0]) for m in tarballs}
+    assert pairs == {(m.group(1), m.group(2)) for m in debs}
+    assert not [p for p in release.dir.iterdir() if "assert" in p.name]
+
+
+def test_every_library_and_program_loads_with_glibc_2_28_on_its_architecture(release, tmp_path):
+    checked = 0
+    for n, path in enumerate(release.files("*.tar.gz") + release.files("*.deb")):
+        files = unpacked(path, tmp_path / str(n))
+        machine = "x86_64" if re.search(r"x86_64|amd64", path.name) else "aarch64"
+        elves = [f for f in files.rglob("*") if f.is_file() and f.read_bytes()[:4] == b"\x7fELF"]
+        assert elves, f"{path.name} holds no library or program"
+        for elf in elves:
+            assert elf_machine(elf) == MACHINES[machine][1], (path.name, elf.name)
+            versions = glibc_versions(elf)
+            assert versions, f"{elf} asks for no glibc version"
+            assert max(versions) <= GLIBC_FLOOR, (path.name, elf.name, max(versions))
+            checked += 1
+    assert checked >= 2 * len(release.files("*.deb"))
+
+
+@pytest.mark.parametrize("kind", ["extension", "cli"])
+def test_debian_packages_say_what_they_need(release, tmp_path, kind):
+    debs = release.files("postgresql-*.deb" if kind == "extension" else "ulid-cli_*.deb")
+    assert debs
+    for deb in debs:
+        fields = dict(re.findall(r"^ ?([A-Za-z-]+): (.*)$", out("dpkg-deb", "-I", deb), re.M))
+        arch = deb.stem.rsplit("_", 1)[1]
+        assert fields["Architecture"] == arch
+        libc = re.search(r"libc6 \(>= ([0-9.]+)\)", fields["Depends"])
+        assert libc and tuple(map(int, libc.group(1).split("."))) <= GLIBC_FLOOR, fields["Depends"]
+        names = out("dpkg-deb", "-c", deb)
+        package = fields["Package"]
+        for doc in ("copyright", "changelog.gz", "changelog.Debian.gz"):
+            assert f"./usr/share/doc/{package}/{doc}\n" in names, (deb.name, doc)
+        if kind == "extension":
+            major = re.match(r"postgresql-(\d+)-ulid", package).group(1)
+            assert fields["Depends"].startswith(f"postgresql-{major}, ")
+            for file in (f"/usr/lib/postgresql/{major}/lib/ulid.so",
+                         f"/usr/share/postgresql/{major}/extension/ulid.control",
+                         f"/usr/share/postgresql/{major}/extension/ulid--{VERSION}.sql"):
+                assert f".{file}\n" in names, (deb.name, file)
+        else:
+            for file in ("/usr/bin/ulid", "/usr/share/man/man1/ulid.1.gz",
+                         "/usr/share/bash-completion/completions/ulid", "/usr/share/zsh/vendor-completions/_ulid",
+                         "/usr/share/fish/vendor_completions.d/ulid.fish"):
+                assert f".{file}\n" in names, (deb.name, file)
+        # the upstream changelog is the project's, whole
+        files = unpacked(deb, tmp_path / deb.name)
+        changelog = gzip.decompress((files / f"usr/share/doc/{package}/changelog.gz").read_bytes()).decode()
+        assert changelog == (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_the_command_line_tool_runs_from_its_tarball(release, tmp_path):
+    tarball = release.one("ulid-cli-*-linux-x86_64.tar.gz")
+    top = next(unpacked(tarball, tmp_path / "cli").iterdir())
+    for name in ("ulid", "ulid.1", "completions/ulid.bash", "completions/_ulid", "completions/ulid.fish",
+                 "LICENSE"):
+        assert (top / name).is_file(), name
+    assert out(top / "ulid", "from-time", "2025-01-01T00:00:00Z").strip() == "01JGFJJZ000000000000000000"
+
+
+def test_the_apt_repository_indexes_every_package_and_is_signed(release, tmp_path):
+    repo = release.dir / "apt"
+    debs = sorted(p.name for p in release.dir.glob("*.deb"))
+    assert sorted(p.name for p in (repo / "pool" / "main").iterdir()) == debs
+    release_file = (repo / "dists" / "stable" / "Release").read_text()
+    indexed = []
+    for sha256, size, name in re.findall(r"^ ([0-9a-f]{64}) (\d+) (\S+)$", release_file, re.M):
+        index = repo / "dists" / "stable" / name
+        assert index.stat().st_size == int(size)
+        assert out("sha256sum", index).split()[0] == sha256
+        if name.endswith("/Packages"):
+            indexed += re.findall(r"^Filename: pool/main/(\S+)$", index.read_text(), re.M)
+    assert sorted(indexed) == debs
+    if release.keyring is None:
+        pytest.skip("this release's apt repository is not signed (scripts/release without --sign)")
+    verified = subprocess.run(["gpgv", "--keyring", release.keyring, repo / "dists/stable/InRelease"],
+                              capture_output=True, text=True)
+    assert verified.returncode == 0, verified.stderr
+    # a Release that says something else does not verify
+    forged = tmp_path / "Release"
+    forged.write_text(release_file.replace("Suite: stable", "Suite: unstable"))
+    rejected = subprocess.run(["gpgv", "--keyring", release.keyring, repo / "dists/stable/Release.gpg", forged],
+                              capture_output=True, text=True)
+    assert rejected.returncode != 0

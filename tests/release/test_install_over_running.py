@@ -1,0 +1,84 @@
+"""Installing ulid over a running server that preloads it never harms the
+server: the release tarball's install.sh replaces each file with a new one,
+so the postmaster and every backend forked from it go on running the
+library they mapped, and new sessions call every generator on a server that
+never restarted. (The from-source command is checked the same way in a
+clean Debian 12: test_from_source.py.)
+
+The same check catches what writing into the loaded library does, as
+`cargo pgrx install` and a plain `cp` do: the server's next call into ulid
+crashes it. That is why no documented way of installing does so.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tarfile
+
+import pytest
+
+from harness.pgcluster import Cluster, install_dirs
+from harness.upgrading import InstalledRelease
+
+pytestmark = pytest.mark.once_per_run
+
+BUILD = "13"
+
+
+def postmaster_pid(cluster) -> int:
+    return int((cluster.dir / "postmaster.pid").read_text().split()[0])
+
+
+def call_every_generator(cluster, db: str, sessions: int = 3) -> None:
+    for _ in range(sessions):
+        with cluster.connect(db) as conn:
+            row = conn.execute(
+                "SELECT gen_ulid() IS NOT NULL, ulid_timestamp(gen_ulid('2025-01-01 00:00:00+00'))::text,"
+                " gen_monotonic_ulid() < gen_monotonic_ulid(),"
+                " ulid_decrypt(ulid_encrypt(u, k), k) = u"
+                " FROM (SELECT gen_ulid() AS u, '\\x000102030405060708090a0b0c0d0e0f'::bytea AS k) AS given"
+            ).fetchone()
+            assert row == (True, "2025-01-01 00:00:00+00", True, True)
+
+
+def crashes(cluster) -> list[str]:
+    return [line for line in cluster.log_tail(10_000).splitlines() if re.search(r"terminated by signal|PANIC", line)]
+
+
+def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(release, tmp_path):
+    saved = InstalledRelease(BUILD, tmp_path / "installed")
+    cluster = Cluster(BUILD, "overwrite", slot=24, settings={"shared_preload_libraries": "ulid"})
+    try:
+        cluster.start_empty()
+        db = cluster.create_database("overwrite")
+        call_every_generator(cluster, db)
+        pid = postmaster_pid(cluster)
+        libdir, _ = install_dirs(BUILD)
+        library = libdir / "ulid.so"
+        before = library.read_bytes()
+
+        tarball = release.one(f"ulid-*-pg{BUILD}-linux-x86_64.tar.gz")
+        with tarfile.open(tarball) as tar:
+            tar.extractall(tmp_path)
+        top = tmp_path / tarball.name.removesuffix(".tar.gz")
+        subprocess.run([str(top / "install.sh"), Cluster.pg_config(BUILD)], check=True, capture_output=True)
+        assert library.read_bytes() != before, "the tarball holds another build"
+        call_every_generator(cluster, db)
+        assert postmaster_pid(cluster) == pid
+        assert not crashes(cluster), crashes(cluster)
+
+        # what `cargo pgrx install` does: the other build written into the
+        # loaded file itself (the same inode)
+        inode = library.stat().st_ino
+        with open(library, "r+b") as f:
+            f.truncate(0)
+            f.write(before)
+        assert library.stat().st_ino == inode
+        with pytest.raises(Exception):
+            call_every_generator(cluster, db, sessions=1)
+        assert crashes(cluster), "a backend running the overwritten library should have crashed"
+    finally:
+        cluster.stop("immediate")
+        saved.restore()
+        cluster.destroy()
