@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from measure import Bench, Result
+
+PORTABLE_SQL = Path(__file__).resolve().parent.parent / "portable" / "ulid_portable.sql"
 
 # The id columns compared. Each name is how a variant appears in every table.
 IDENTITY = "bigint identity"
@@ -582,6 +585,64 @@ def timescaledb(b: Bench) -> None:
             )
 
 
+# ---- the portable layer -----------------------------------------------------
+
+PORTABLE_GEN = "ulid_portable.gen_ulid()"
+PORTABLE_MONO = "ulid_portable.gen_monotonic_ulid()"
+
+
+def portable(b: Bench) -> None:
+    """The portable layer (portable/ulid_portable.sql, SQL and PL/pgSQL on
+    uuid) against the extension, per call, on the cluster without ulid
+    preloaded, where the extension's gen_monotonic_ulid() keeps its state
+    per session as the portable one always does: generating, the text out
+    and in, the timestamp. A tenth of the calls of the generation case: a
+    portable call takes microseconds."""
+    cluster, conn = b.session_cluster, b.session_conn
+    cluster.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", b.dbname, "-f", str(PORTABLE_SQL))
+    n = b.sizes.gen // 10
+
+    def per_call(query: str) -> float:
+        return b.timed(query, conn=conn) * 1e9 / n
+
+    funcs = {
+        "clock_timestamp()": "clock_timestamp()",
+        "gen_random_uuid()": "gen_random_uuid()",
+        "gen_ulid()": "gen_ulid()",
+        PORTABLE_GEN: PORTABLE_GEN,
+        "gen_monotonic_ulid() (not preloaded)": "gen_monotonic_ulid()",
+        PORTABLE_MONO: PORTABLE_MONO,
+    }
+    b.interleave(
+        Result("portable layer: generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
+               baseline="gen_random_uuid()", key="portable-gen",
+               note=f"{n:,} calls per measurement, on the cluster without ulid preloaded"),
+        {name: (lambda f=f: per_call(f"SELECT count({f}) FROM generate_series(1, {n})")) for name, f in funcs.items()},
+        repeats=3 * b.sizes.repeats,
+        warmup=True,
+    )
+
+    conn.execute("DROP TABLE IF EXISTS portable_same")
+    conn.execute(f"""CREATE TABLE portable_same AS
+                     SELECT u, u::uuid AS v, u::text AS t FROM (
+                         SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval '40 years') AS u
+                         FROM generate_series(1, {n})) s""")
+    conn.execute("VACUUM ANALYZE portable_same")
+    for key, title, native, port in (
+        ("portable-text-out", "text out", ("ulid::text", "u::text"), ("ulid_portable.ulid_text(uuid)", "ulid_portable.ulid_text(v)")),
+        ("portable-text-in", "text in", ("text::ulid", "t::ulid"), ("ulid_portable.ulid_parse(text)", "ulid_portable.ulid_parse(t)")),
+        ("portable-timestamp", "the timestamp", ("ulid_timestamp(ulid)", "ulid_timestamp(u)"),
+         ("ulid_portable.ulid_timestamp(uuid)", "ulid_portable.ulid_timestamp(v)")),
+    ):
+        b.interleave(
+            Result(f"portable layer: {title}, one call per row of a table of {n:,} values", "ns/call",
+                   baseline=native[0], key=key),
+            {name: (lambda f=f: per_call(f"SELECT count({f}) FROM portable_same")) for name, f in (native, port)},
+            repeats=3 * b.sizes.repeats,
+            warmup=True,
+        )
+
+
 # The cases, in the order they run. The name is how progress and the run's
 # durations (latest.json) call the step.
 CASES: list[tuple[str, Callable[[Bench], None]]] = [
@@ -592,6 +653,7 @@ CASES: list[tuple[str, Callable[[Bench], None]]] = [
     ("text_and_binary_io", text_and_binary_io),
     ("point_lookups", point_lookups),
     ("public_ids", public_ids),
+    ("portable", portable),
     ("timescaledb", timescaledb),
     ("time_range", time_range),
     ("growth", growth),
