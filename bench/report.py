@@ -380,6 +380,8 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()", "gen_monotonic_ulid() (not preloaded)"),
+      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid(), its state in a temporary table",
+            "ulid_portable.gen_monotonic_ulid()"),
       Ratio("portable-text-out", "ulid_portable.ulid_text(uuid)"),
       Ratio("portable-text-in", "ulid_portable.ulid_parse(text)"),
       Ratio("portable-timestamp", "ulid_portable.ulid_timestamp(uuid)")]),
