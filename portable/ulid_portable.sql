@@ -589,9 +589,11 @@ $fn$;
 -- 2200H.
 --
 -- The last value lives in the session's setting ulid_portable.monotonic_last
--- (32 hexadecimal digits), written with set_config(): cheaper than a
--- temporary table, and it needs no TEMP privilege and leaves no catalog rows
--- behind. Like every setting it is transactional: a rolled-back transaction
+-- (32 hexadecimal digits), written with set_config(). A temporary table
+-- would need the TEMP privilege, leave catalog rows behind, and make each
+-- call an UPDATE of one row whose versions pile up within a transaction, so
+-- that a statement of many calls slows down as it goes (bench/ measures
+-- it). Like every setting it is transactional: a rolled-back transaction
 -- or savepoint takes it back to where it was, so the values that follow are
 -- greater than every value that was kept, not necessarily than those the
 -- rollback threw away. RESET ALL and DISCARD ALL forget it.
