@@ -1,11 +1,12 @@
-//! Prints the code points that Rust's `escape_debug` escapes in a string of
-//! one character, as comma-separated hexadecimal ranges: the table in
-//! `ulid_portable._show_character` (ulid_portable.sql), which shows a
-//! character in an error's DETAIL as the native type does. Run it with the
-//! Rust that builds the extension after a Rust update changes Unicode's
-//! tables (tests/portable compares the details with the native type's):
+//! Prints the ranges of code points that Rust's `escape_debug` escapes in a
+//! string of one character, as the first and last code point of each, in
+//! order: the array `escaped` in `ulid_portable._show_character`
+//! (ulid_portable.sql), which shows a character in an error's DETAIL as the
+//! native type does. Run it with the Rust that builds the extension after a
+//! Rust update changes Unicode's tables (tests/portable compares the
+//! details with the native type's):
 //!
-//!     rustc -O portable/escape-table.rs -o /tmp/escape-table && /tmp/escape-table | fold -w 96
+//!     rustc -O portable/escape-table.rs -o /tmp/escape-table && /tmp/escape-table
 
 fn main() {
     let mut ranges: Vec<(u32, u32)> = vec![];
@@ -19,9 +20,6 @@ fn main() {
             }
         }
     }
-    let parts: Vec<String> = ranges
-        .iter()
-        .map(|&(a, b)| if a == b { format!("{a:x}") } else { format!("{a:x}-{b:x}") })
-        .collect();
-    println!("{}", parts.join(","));
+    let bounds: Vec<String> = ranges.iter().map(|&(a, b)| format!("{a},{b}")).collect();
+    println!("{{{}}}", bounds.join(","));
 }
