@@ -16,10 +16,12 @@ import pytest
 from portable_layer import install_portable
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def both(cluster) -> str:
-    """A fresh database with the extension in schema `native` and the
-    portable layer; yields its name."""
+    """A database with the extension in schema `native` and the portable
+    layer, one per test module; yields its name. Each test has sessions of
+    its own (`pconn`), so settings, temporary tables and the monotonic
+    state start afresh."""
     name = "p_" + uuid.uuid4().hex[:12]
     cluster.create_database(name, extension=False)
     with cluster.connect(name) as conn:

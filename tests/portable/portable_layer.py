@@ -31,29 +31,31 @@ def has_pgcrypto(conn) -> bool:
 
 
 def errors_of(conn, calls: list[str], inputs: list) -> list[tuple]:
-    """Each call (SQL with one parameter, $1) on each input, in one server
-    round trip: the SQLSTATE, message, detail and hint of the error it
-    raised, or ('accepted', value as text) when it raised none."""
-    conn.execute("DROP TABLE IF EXISTS pg_temp.error_cases")
-    conn.execute("CREATE TEMP TABLE error_cases (n int, call text, input text, outcome text[])")
-    with conn.cursor().copy("COPY error_cases (n, call, input) FROM STDIN") as copy:
+    """Each call (an SQL expression of its one parameter, $1) on each input,
+    in a loop in the server: the SQLSTATE, message, detail and hint of the
+    error it raised, or ('accepted', its value as text) when it raised none.
+    Returns (input's index, call, outcome) for every pair."""
+    conn.execute("DROP TABLE IF EXISTS pg_temp.error_cases, pg_temp.error_outcomes")
+    conn.execute("CREATE TEMP TABLE error_cases (n int, input text)")
+    conn.execute("CREATE TEMP TABLE error_outcomes (n int, call int, outcome text[])")
+    with conn.cursor().copy("COPY error_cases (n, input) FROM STDIN") as copy:
         for n, value in enumerate(inputs):
-            for call in calls:
-                copy.write_row((n, call, value))
-    conn.execute("""
-        DO $$
-        DECLARE c record; result text; st text; msg text; det text; hnt text;
-        BEGIN
-            FOR c IN SELECT ctid, * FROM error_cases LOOP
-                BEGIN
-                    EXECUTE 'SELECT (' || c.call || ')::text' INTO result USING c.input;
-                    UPDATE error_cases SET outcome = ARRAY['accepted', result] WHERE ctid = c.ctid;
-                EXCEPTION WHEN OTHERS THEN
-                    GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
-                                            det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
-                    UPDATE error_cases SET outcome = ARRAY[st, msg, det, hnt] WHERE ctid = c.ctid;
-                END;
-            END LOOP;
-        END $$""")
-    rows = conn.execute("SELECT n, call, outcome FROM error_cases ORDER BY n, call").fetchall()
-    return [(n, call, tuple(outcome)) for n, call, outcome in rows]
+            copy.write_row((n, value))
+    for k, call in enumerate(calls):
+        conn.execute(f"""
+            DO $$
+            DECLARE c record; result text; st text; msg text; det text; hnt text;
+            BEGIN
+                FOR c IN SELECT n, input FROM pg_temp.error_cases LOOP
+                    BEGIN
+                        result := ({call.replace("$1", "c.input")})::text;
+                        INSERT INTO pg_temp.error_outcomes VALUES (c.n, {k}, ARRAY['accepted', result]);
+                    EXCEPTION WHEN OTHERS THEN
+                        GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+                                                det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
+                        INSERT INTO pg_temp.error_outcomes VALUES (c.n, {k}, ARRAY[st, msg, det, hnt]);
+                    END;
+                END LOOP;
+            END $$""")
+    rows = conn.execute("SELECT n, call, outcome FROM pg_temp.error_outcomes ORDER BY n, call").fetchall()
+    return [(n, calls[k], tuple(outcome)) for n, k, outcome in rows]

@@ -13,8 +13,8 @@ import pytest
 from portable_layer import errors_of, has_pgcrypto, install_portable
 
 
-@pytest.fixture
-def crypto(cluster, both, pg_build):
+@pytest.fixture(scope="module")
+def with_pgcrypto(cluster, both, pg_build) -> str:
     """The test database with pgcrypto, in a schema off the search_path,
     and the portable layer installed again to find it there."""
     with cluster.connect(both) as conn:
@@ -24,7 +24,12 @@ def crypto(cluster, both, pg_build):
         conn.execute("CREATE SCHEMA crypto")
         conn.execute("CREATE EXTENSION pgcrypto SCHEMA crypto")
     install_portable(cluster, both)
-    with cluster.connect(both) as conn:
+    return both
+
+
+@pytest.fixture
+def crypto(cluster, with_pgcrypto):
+    with cluster.connect(with_pgcrypto) as conn:
         yield conn
 
 

@@ -176,9 +176,10 @@ def test_generated_bad_text_is_the_types_error(pconn):
 def escaped_ranges() -> list[tuple[int, int]]:
     """The ranges of code points the layer shows escaped, read from the file."""
     sql = PORTABLE_SQL.read_text()
-    start = sql.index("FOREACH span IN ARRAY pg_catalog.string_to_array(")
-    table = "".join(re.findall(r"'([0-9a-f,-]+)'", sql[start:sql.index(", ',')", start)]))
-    return [(int(a, 16), int(b or a, 16)) for a, _, b in (span.partition("-") for span in table.split(","))]
+    start = sql.index("escaped CONSTANT pg_catalog.int4[] :=")
+    table = "".join(re.findall(r"'([0-9,{}]+)'", sql[start:sql.index(";", start)])).strip("{}")
+    bounds = [int(b) for b in table.split(",")]
+    return list(zip(bounds[::2], bounds[1::2]))
 
 
 def test_every_character_is_shown_as_the_type_shows_it(pconn):
