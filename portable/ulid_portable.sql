@@ -612,7 +612,7 @@ $fn$;
 -- gen_monotonic_ulid(): greater than the previous value of this session.
 --
 -- The state machine of ulid-core's Monotonic (crates/ulid-core/src/
--- generator.rs), step for step: a later millisecond gets fresh random bits;
+-- monotonic.rs), step for step: a later millisecond gets fresh random bits;
 -- the same one, or an earlier one after the clock stepped back, keeps the
 -- last value's millisecond and adds a step to its random part (under
 -- ulid.layout = uuidv7, to its 74 free bits) until the clock catches up. The
@@ -741,7 +741,11 @@ BEGIN
     ELSE
         RAISE EXCEPTION 'gen_monotonic_ulid() has no value left in this millisecond' USING
             ERRCODE = '2200H',
-            DETAIL = 'The 80-bit random part reached its largest value; the generator fails rather than wrap around.',
+            DETAIL = CASE
+                WHEN v7 THEN 'The 74 random bits of the UUIDv7 layout reached their largest value; '
+                             'the generator fails rather than wrap around.'
+                ELSE 'The 80-bit random part reached its largest value; the generator fails rather than wrap around.'
+            END,
             HINT = 'Values are available again from the next millisecond.';
     END IF;
     lo := lo OPERATOR(pg_catalog.+) step;
