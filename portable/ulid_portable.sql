@@ -569,7 +569,10 @@ $fn$;
 --
 -- ulid.layout decides which (see ulid_portable._setting_is); the common
 -- values are compared in SQL so that gen_ulid() stays one inlined
--- expression, one call of gen_random_uuid().
+-- expression, one call of gen_random_uuid(). It repeats gen_ulid(timestamptz)
+-- rather than call it with clock_timestamp(): a SQL function that uses an
+-- argument more than once is not inlined when the argument is volatile,
+-- and one that is not inlined runs as a query of its own on every call.
 
 -- gen_ulid(): the current millisecond and 80 random bits (74 and the UUIDv7
 -- version and variant under ulid.layout = uuidv7).
