@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from measure import Bench, Result
+
+PORTABLE_SQL = Path(__file__).resolve().parent.parent / "portable" / "ulid_portable.sql"
 
 # The id columns compared. Each name is how a variant appears in every table.
 IDENTITY = "bigint identity"
@@ -582,6 +585,99 @@ def timescaledb(b: Bench) -> None:
             )
 
 
+# ---- the portable layer -----------------------------------------------------
+
+PORTABLE_GEN = "ulid_portable.gen_ulid()"
+PORTABLE_MONO = "ulid_portable.gen_monotonic_ulid()"
+PORTABLE_MONO_TABLE = "ulid_portable.gen_monotonic_ulid(), its state in a temporary table"
+# A statement's calls of the temporary-table variant update one row again
+# and again in one transaction: every read goes through all the row's
+# versions so far, so that a call costs more the more calls came before it
+# in the transaction. It is measured over this many calls per statement.
+PORTABLE_MONO_TABLE_CALLS = 2_000
+
+
+def monotonic_in_a_table(conn) -> str:
+    """The portable gen_monotonic_ulid() as it would be with its state in a
+    temporary table (read with a SELECT, written with an UPDATE) rather
+    than in a setting: the alternative the layer did not take, measured.
+    Returns the call."""
+    (source,) = conn.execute(
+        "SELECT pg_get_functiondef('ulid_portable.gen_monotonic_ulid()'::regprocedure)").fetchone()
+    conn.execute("DROP TABLE IF EXISTS pg_temp.monotonic_state")
+    conn.execute("CREATE TEMP TABLE monotonic_state (last text)")
+    conn.execute("INSERT INTO pg_temp.monotonic_state VALUES ('')")
+    conn.execute("""CREATE OR REPLACE FUNCTION pg_temp.remember(value text, is_local bool) RETURNS text
+                    LANGUAGE sql AS $$ UPDATE pg_temp.monotonic_state SET last = value RETURNING last $$""")
+    edits = [("ulid_portable.gen_monotonic_ulid()", "pg_temp.monotonic_in_a_table()"),
+             ("pg_catalog.current_setting('ulid_portable.monotonic_last', true)",
+              "(SELECT last FROM pg_temp.monotonic_state)"),
+             ("pg_catalog.set_config('ulid_portable.monotonic_last',", "pg_temp.remember(")]
+    for old, new in edits:
+        assert old in source, old
+        source = source.replace(old, new)
+    conn.execute(source)
+    return "pg_temp.monotonic_in_a_table()"
+
+
+def portable(b: Bench) -> None:
+    """The portable layer (portable/ulid_portable.sql, SQL and PL/pgSQL on
+    uuid) against the extension, per call, on the cluster without ulid
+    preloaded, where the extension's gen_monotonic_ulid() keeps its state
+    per session as the portable one always does: generating (and the
+    portable gen_monotonic_ulid() once more with its state in a temporary
+    table, the alternative to a setting), the text out and in, the
+    timestamp. A tenth of the calls of the generation case: a portable call
+    takes microseconds."""
+    cluster, conn = b.session_cluster, b.session_conn
+    cluster.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", b.dbname, "-f", str(PORTABLE_SQL))
+    n = b.sizes.gen // 10
+
+    def per_call(query: str, calls: int = n) -> float:
+        return b.timed(query, conn=conn) * 1e9 / calls
+
+    funcs = {
+        "clock_timestamp()": ("clock_timestamp()", n),
+        "gen_random_uuid()": ("gen_random_uuid()", n),
+        "gen_ulid()": ("gen_ulid()", n),
+        PORTABLE_GEN: (PORTABLE_GEN, n),
+        "gen_monotonic_ulid() (not preloaded)": ("gen_monotonic_ulid()", n),
+        PORTABLE_MONO: (PORTABLE_MONO, n),
+        PORTABLE_MONO_TABLE: (monotonic_in_a_table(conn), min(n, PORTABLE_MONO_TABLE_CALLS)),
+    }
+    b.interleave(
+        Result("portable layer: generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
+               baseline="gen_random_uuid()", key="portable-gen",
+               note=f"{n:,} calls per measurement, {min(n, PORTABLE_MONO_TABLE_CALLS):,} for the temporary-table "
+                    "variant (its cost per call grows with the calls before it in a transaction); on the cluster "
+                    "without ulid preloaded"),
+        {name: (lambda f=f, calls=calls: per_call(f"SELECT count({f}) FROM generate_series(1, {calls})", calls))
+         for name, (f, calls) in funcs.items()},
+        repeats=3 * b.sizes.repeats,
+        warmup=True,
+    )
+
+    conn.execute("DROP TABLE IF EXISTS portable_same")
+    conn.execute(f"""CREATE TABLE portable_same AS
+                     SELECT u, u::uuid AS v, u::text AS t FROM (
+                         SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval '40 years') AS u
+                         FROM generate_series(1, {n})) s""")
+    conn.execute("VACUUM ANALYZE portable_same")
+    for key, title, native, port in (
+        ("portable-text-out", "text out", ("ulid::text", "u::text"), ("ulid_portable.ulid_text(uuid)", "ulid_portable.ulid_text(v)")),
+        ("portable-text-in", "text in", ("text::ulid", "t::ulid"), ("ulid_portable.ulid_parse(text)", "ulid_portable.ulid_parse(t)")),
+        ("portable-timestamp", "the timestamp", ("ulid_timestamp(ulid)", "ulid_timestamp(u)"),
+         ("ulid_portable.ulid_timestamp(uuid)", "ulid_portable.ulid_timestamp(v)")),
+    ):
+        b.interleave(
+            Result(f"portable layer: {title}, one call per row of a table of {n:,} values", "ns/call",
+                   baseline=native[0], key=key),
+            {name: (lambda f=f: per_call(f"SELECT count({f}) FROM portable_same")) for name, f in (native, port)},
+            repeats=3 * b.sizes.repeats,
+            warmup=True,
+        )
+
+
 # The cases, in the order they run. The name is how progress and the run's
 # durations (latest.json) call the step.
 CASES: list[tuple[str, Callable[[Bench], None]]] = [
@@ -592,6 +688,7 @@ CASES: list[tuple[str, Callable[[Bench], None]]] = [
     ("text_and_binary_io", text_and_binary_io),
     ("point_lookups", point_lookups),
     ("public_ids", public_ids),
+    ("portable", portable),
     ("timescaledb", timescaledb),
     ("time_range", time_range),
     ("growth", growth),

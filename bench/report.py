@@ -124,6 +124,13 @@ def build_text(run: dict) -> str:
     return run["build"] + (f" of commit {run['commit']}" if run.get("commit") else "")
 
 
+def later_text(note: dict) -> str:
+    """When, where and from what build cases measured after a version's run were."""
+    return (f"{', '.join(note['cases'])}: measured on its own on {note.get('date', 'a date not recorded')}, "
+            f"PostgreSQL {note.get('server_version', '?')}, {build_text(note) or 'build not recorded'}, "
+            f"in {note.get('minutes', 0):.1f} min")
+
+
 def usual_runs(results: list[Result]) -> int:
     """The number of runs most cases take their medians from."""
     counts = Counter(r.runs() for r in results)
@@ -172,6 +179,8 @@ def version_header(run: dict, results: list[Result]) -> str:
     if "client_sweep" in run.get("durations", {}):
         took += f" (client sweep {run['durations']['client_sweep'] / 60:.1f} min)"
     lines.append(took + ".")
+    for note in run.get("later", []):
+        lines[-1] += f"  \nRun on its own since (`bench/run --case`): {later_text(note)}."
     if run.get("attempt", 1) > 1:
         lines[-1] += (f"  \nThis is attempt {run['attempt']}: the earlier ones stopped because ulid was "
                       "reinstalled by something else on this machine while they ran.")
@@ -363,6 +372,19 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("public-ids", "ulid_encrypt(u, key), AES-128"),
       Ratio("public-ids", "ulid_encrypt(u, key)", "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"),
       Ratio("public-id-lookup", "WHERE id = ulid_decrypt($1, key)")]),
+    ("The portable layer",
+     "`portable/ulid_portable.sql` ([portable ULIDs](portable.md)), SQL and PL/pgSQL on `uuid`, against the "
+     "extension, per call, on the cluster without `ulid` preloaded (time, lower is better). Its target: "
+     "`ulid_portable.gen_ulid()` at most 3 times `gen_random_uuid()`.",
+     [Ratio("portable-gen", "ulid_portable.gen_ulid()"),
+      Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
+      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()"),
+      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()", "gen_monotonic_ulid() (not preloaded)"),
+      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid(), its state in a temporary table",
+            "ulid_portable.gen_monotonic_ulid()"),
+      Ratio("portable-text-out", "ulid_portable.ulid_text(uuid)"),
+      Ratio("portable-text-in", "ulid_portable.ulid_parse(text)"),
+      Ratio("portable-timestamp", "ulid_portable.ulid_timestamp(uuid)")]),
     ("TimescaleDB",
      "Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB: inserting with a DEFAULT id, and "
      "counting the last day of 30 in each query shape (which chunks each reads is in bench/results/latest.md); "
@@ -472,6 +494,9 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         ["medians of"] + [f"{plural(usual_runs(results_of(run)), 'round')} for most cases" for run in runs],
         ["run time"] + [f"{run['minutes']:.1f} min" for run in runs],
     ]
+    if any(run.get("later") for run in runs):
+        rows.append(["cases run on their own"]
+                    + ["; ".join(later_text(note) for note in run.get("later", [])) or "none" for run in runs])
     if any(run.get("quick") for run in runs):
         rows.append(["sizes"] + ["quick mode: too small to mean anything" if run.get("quick") else "full"
                                  for run in runs])
@@ -576,6 +601,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "```sh",
         "bench/run                # every version, into bench/results/ and this page",
         "bench/run --pg 18        # one version",
+        "bench/run --pg 18 --case portable   # chosen cases only, merged into bench/results/latest.json",
         "bench/run --quick        # tiny sizes: checks that the runner works, writes to a temporary directory",
         "bench/run --report       # this page and bench/results/latest.md again, from latest.json",
         "bench/callgrind 18       # instructions per call on 18, into bench/results/callgrind-pg18.json",

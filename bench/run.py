@@ -12,12 +12,17 @@ The alternatives: a bigint identity column (the baseline of the INSERT,
 primary-key size and lookup cases), gen_random_uuid() (uuid v4), uuidv7()
 (core's, PostgreSQL 18 and later) and uuid_generate_v7() from pg_uuidv7.
 
-    bench/run [--pg VERSION ...] [--quick] [--out DIR] [--no-build] [--page FILE]
+    bench/run [--pg VERSION ...] [--case NAME ...] [--quick] [--out DIR] [--no-build] [--page FILE]
     bench/run --versions [--pg VERSION ...]   the versions such a run measures
     bench/run --report [--out DIR] [--page FILE]
 
 A run writes DIR/latest.json (every measurement), DIR/latest.md, the plots
 and their data beside them, and the user's page, docs/performance.md.
+--case runs the named cases only (their names are those of cases.CASES)
+and merges what they measure into DIR/latest.json: their results replace
+those of the same cases in the record of each version measured, which
+notes when and from what build they were measured; then latest.md and the
+page are written again from the merged results.
 --report writes latest.md and the page again from DIR/latest.json (and the
 instruction counts bench/callgrind left in DIR), without measuring.
 --quick runs tiny sizes once, to check that the runner works (CI does
@@ -48,8 +53,9 @@ from harness.builds import BENCH_BUILDS  # noqa: E402
 DEFAULT_VERSIONS = [int(build) for build in BENCH_BUILDS]
 
 
-def run_version(version: int, quick: bool, build: bool, attempt: int = 1) -> dict:
-    """Measures one PostgreSQL version; returns its record for latest.json."""
+def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: list[str] | None = None) -> dict:
+    """Measures one PostgreSQL version (every case, or those named in
+    `only`); returns its record for latest.json."""
     # measuring needs a server and psycopg; --report needs neither
     import cases
     import clusters
@@ -70,6 +76,8 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1) -> dic
             cases.prepare(bench, clusters.pg_uuidv7_origin(cluster.build))
             durations = {}
             for name, step in cases.CASES:
+                if only is not None and name not in only:
+                    continue
                 step_started = time.time()
                 try:
                     step(bench)
@@ -97,7 +105,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1) -> dic
     }
 
 
-def measure(versions: list[int], quick: bool, build: bool) -> dict:
+def measure(versions: list[int], quick: bool, build: bool, only: list[str] | None = None) -> dict:
     """Every version's run, in version order, as latest.json holds them."""
     from clusters import ATTEMPTS, LibraryReplaced
 
@@ -106,7 +114,7 @@ def measure(versions: list[int], quick: bool, build: bool) -> dict:
     for v in versions:
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                records.append(run_version(v, quick, build, attempt))
+                records.append(run_version(v, quick, build, attempt, only))
                 break
             except LibraryReplaced as e:
                 if attempt == ATTEMPTS:
@@ -116,9 +124,30 @@ def measure(versions: list[int], quick: bool, build: bool) -> dict:
     return {"minutes": (time.time() - started) / 60, "versions": records}
 
 
+def merge(earlier: dict, later: dict, names: list[str]) -> dict:
+    """The results of a run of the cases `names` only (`later`) merged into
+    those of an earlier run: in each version's record, the cases' results
+    replace the ones they had, and `later` notes when, on what server and
+    from which build they were measured. A version the earlier run did not
+    measure gets the new record as it is."""
+    records = {run["version"]: run for run in earlier["versions"]}
+    for run in later["versions"]:
+        note = {key: run[key] for key in ("date", "server_version", "build", "commit", "machine", "minutes")}
+        note["cases"] = names
+        record = records.setdefault(run["version"], {**run, "results": [], "sweep": {}, "durations": {}})
+        keys = {r["key"] for r in run["results"]}
+        record["results"] = [r for r in record["results"] if r["key"] not in keys] + run["results"]
+        record["durations"] = {**record.get("durations", {}), **run["durations"]}
+        record["later"] = [n for n in record.get("later", []) if not set(n["cases"]) <= set(names)] + [note]
+    earlier["versions"] = sorted(records.values(), key=lambda r: r["version"])
+    return earlier
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pg", type=int, nargs="+", default=DEFAULT_VERSIONS, metavar="VERSION")
+    parser.add_argument("--case", nargs="+", metavar="NAME",
+                        help="run these cases only, and merge their results into DIR/latest.json")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat: checks the runner works")
     parser.add_argument("--out", type=Path, default=report.RESULTS, metavar="DIR",
                         help="where the results go (default: bench/results)")
@@ -143,11 +172,18 @@ def main() -> int:
         print("written: " + ", ".join(map(str, written)), file=sys.stderr)
         return 0
 
+    if args.case:
+        from cases import CASES
+
+        unknown = sorted(set(args.case) - {name for name, _ in CASES})
+        if unknown:
+            parser.error(f"no such case: {', '.join(unknown)} (the cases: {', '.join(n for n, _ in CASES)})")
     out = Path(tempfile.mkdtemp(prefix="ulid-bench-")) if args.quick else args.out
     out.mkdir(parents=True, exist_ok=True)
-    data = measure(args.pg, args.quick, not args.no_build)
+    measured = measure(args.pg, args.quick, not args.no_build, args.case)
+    data = merge(report.load(out), measured, args.case) if args.case and (out / "latest.json").exists() else measured
     (out / "latest.json").write_text(json.dumps(data, indent=1) + "\n")
-    for run in data["versions"]:
+    for run in measured["versions"]:
         report.write_plots(run, out)
     written = report.write(out, page_for(out, args.page))
     print(written[0].read_text())

@@ -18,13 +18,18 @@ block. The extension is created first unless the page runs
 - `<!-- not run: REASON -->` right before a block keeps it out (listed in the
   summary); `<!-- docs-test: requires PG >= 16 -->` right before a block, or
   elsewhere on a page for the whole page, skips it on older servers;
+  `<!-- docs-test: requires extension NAME -->` right before a block skips it
+  on servers that do not have that extension (contrib) to install;
   `<!-- docs-test: timeseries -->` runs the page on Debian's PostgreSQL 18
   with TimescaleDB and pg_partman (the `timeseries` fixture; in the 18 run
   only, skipped on the other builds);
   `<!-- docs-test: preloaded -->` runs the page on the cluster with ulid in
   shared_preload_libraries; `<!-- docs-test: stand-in pgx_ulid -->` runs it
   in a database that has the stand-in extension of tests/harness/pgx_ulid/
-  (harness.standin), installed for that page only.
+  (harness.standin), installed for that page only; `<!-- docs-test:
+  portable -->` runs portable/ulid_portable.sql in the page's database first
+  (after `CREATE EXTENSION pgcrypto` where the server has it, as that page
+  tells users to), and creates the extension only if the page does.
 - Blocks in other languages are not run here (the client tests run the files
   in examples/).
 
@@ -48,6 +53,8 @@ import pytest
 from harness.pgcluster import ROOT
 from harness.standin import installed_standin
 
+PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
+
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DATABASE = "app"
 MARK = "@@docs-test@@"
@@ -57,6 +64,7 @@ FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)[
 COMMENT = re.compile(r"^\s*<!--\s*(?P<body>.*?)\s*-->\s*$")
 STANDIN = re.compile(r"^docs-test:\s*stand-in\s+(?P<name>\w+)$")
 REQUIRES = re.compile(r"^docs-test:\s*requires\s+PG\s*(?P<op>>=|>|<=|<|==)\s*(?P<version>\d+)$")
+NEEDS = re.compile(r"^docs-test:\s*requires\s+extension\s+(?P<name>\w+)$")
 CREATES_EXTENSION = re.compile(r"^\s*CREATE\s+EXTENSION\s+(IF\s+NOT\s+EXISTS\s+)?\"?ulid\"?(\s|;|$)", re.I)
 CREATES_ROLE = re.compile(r"^\s*CREATE\s+(?:ROLE|USER)\s+\"?(\w+)\"?", re.I)
 FAILURE = re.compile(r"^(ERROR|FATAL|PANIC):|^psql:|^invalid command ")
@@ -84,6 +92,7 @@ class Block:
     statements: list[Statement] = field(default_factory=list)
     not_run: str | None = None
     requires: tuple[str, int] | None = None
+    needs: str | None = None           # an extension the server must have
 
 
 @dataclass
@@ -92,6 +101,7 @@ class Page:
     lines: list[str]
     blocks: list[Block]
     preloaded: bool = False
+    portable: bool = False  # the portable layer first, the extension only if the page creates it
     server: str | None = None  # a fixture other than cluster and preloaded
     standins: list[str] = field(default_factory=list)  # extensions of tests/harness/NAME/, created first
     requires: list[tuple[str, int]] = field(default_factory=list)
@@ -168,6 +178,8 @@ def page_directive(page: Page, at: int, body: str) -> None:
         raise PageError(f"{where}: 'not run' must come right before a block")
     if body == "docs-test: preloaded":
         page.preloaded = True
+    elif body == "docs-test: portable":
+        page.portable = True
     elif body == "docs-test: timeseries":
         page.server = "timeseries"
     elif STANDIN.match(body):
@@ -182,6 +194,8 @@ def block_directive(page: Page, block: Block, at: int, body: str) -> None:
         block.not_run = body[len("not run:"):].strip() or "no reason given"
     elif body == "docs-test: preloaded":
         page.preloaded = True
+    elif NEEDS.match(body):
+        block.needs = NEEDS.match(body).group("name")
     else:
         block.requires = parse_requires(where, body)
 
@@ -391,12 +405,17 @@ def test_page(path: Path, request, pg_version, docs_record):
             entry["skipped"].append((0, f"page requires PG {requires[0]} {requires[1]}"))
             pytest.skip(f"{page.name} requires PostgreSQL {requires[0]} {requires[1]}")
 
+    def server():
+        return request.getfixturevalue(page.server or ("preloaded" if page.preloaded else "cluster"))
+
     run: list[Block] = []
     for block in page.blocks:
         if block.not_run:
             entry["not_run"].append((block.line, block.not_run))
         elif block.requires and not version_ok(block.requires, pg_version):
             entry["skipped"].append((block.line, f"requires PG {block.requires[0]} {block.requires[1]}"))
+        elif block.needs and not server().has_extension(block.needs):
+            entry["skipped"].append((block.line, f"requires the extension {block.needs}, which this server lacks"))
         else:
             run.append(block)
     statements = [s for block in run for s in block.statements]
@@ -404,18 +423,22 @@ def test_page(path: Path, request, pg_version, docs_record):
         return
     entry["blocks"], entry["statements"] = len(run), len(statements)
 
-    cluster = request.getfixturevalue(page.server or ("preloaded" if page.preloaded else "cluster"))
+    cluster = server()
     roles = sorted({m.group(1) for s in statements for m in [CREATES_ROLE.match(s.sql)] if m})
     creates = any(CREATES_EXTENSION.match(s.sql) for s in statements)
     with ExitStack() as standins:
         for name in page.standins:
             standins.enter_context(installed_standin(cluster.build, name))
         reset(cluster, roles)
-        cluster.create_database(DATABASE, extension=not creates)
+        cluster.create_database(DATABASE, extension=not creates and not page.portable)
         for name in page.standins:
             with cluster.connect(DATABASE) as conn:
                 conn.execute(f'CREATE EXTENSION "{name}"')
         try:
+            if page.portable:
+                if cluster.has_extension("pgcrypto"):
+                    cluster.run("psql", "-X", "-q", "-d", DATABASE, "-c", "CREATE EXTENSION pgcrypto")
+                cluster.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", DATABASE, "-f", str(PORTABLE_SQL))
             outputs = run_psql(cluster, statements)
         finally:
             reset(cluster, roles)

@@ -347,6 +347,10 @@ class InstalledRelease:
         tmp.chmod(0o644)
         tmp.replace(target)
 
+    def remove(self) -> None:
+        """Removes every ulid file from the build: a server that cannot load the extension."""
+        self._remove_all()
+
     def install_release(self, version: str) -> None:
         """The files of an earlier release, built from its commit."""
         stage = Path(subprocess.run([str(ROOT / "scripts" / "build-release"), version, self.build],
