@@ -47,7 +47,7 @@ pub fn cipher_from_hex(hex: &str) -> Result<Cipher, String> {
     let digits = hex.trim();
     let digits = digits.strip_prefix("\\x").unwrap_or(digits).as_bytes();
     let value = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    if digits.len() % 2 != 0 || !digits.iter().all(|&c| value(c).is_some()) {
+    if !digits.len().is_multiple_of(2) || !digits.iter().all(|&c| value(c).is_some()) {
         return Err("--key-hex takes an even number of hexadecimal digits".into());
     }
     let key = Zeroizing::new(
