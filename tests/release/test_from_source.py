@@ -28,7 +28,7 @@ from harness.pgcluster import ROOT, cluster_port
 pytestmark = pytest.mark.once_per_run
 
 VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
-PORT = cluster_port("15", 23)
+PORT = cluster_port("15", 28)
 USER = "builder"
 PG_CONFIG = "/usr/lib/postgresql/15/bin/pg_config"
 

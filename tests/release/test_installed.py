@@ -26,7 +26,7 @@ from harness.pgcluster import cluster_port
 pytestmark = pytest.mark.once_per_run
 
 # each a port of its own, among the 13 and 15 builds' slots
-PORTS = {"bullseye": cluster_port("13", 20), "bookworm-arm64": cluster_port("15", 21), "bookworm": cluster_port("15", 22)}
+PORTS = {"bullseye": cluster_port("13", 25), "bookworm-arm64": cluster_port("15", 26), "bookworm": cluster_port("15", 27)}
 
 
 @pytest.fixture
