@@ -29,11 +29,11 @@ from pathlib import Path
 import pytest
 
 from harness.cli import ulid_binary
+from harness.pages import normalized, output_matches
 from harness.pgcluster import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DATABASE = "cli_docs"
-ANY = "\u2026"
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 
 
@@ -70,19 +70,6 @@ def transcripts(path: Path) -> list[Command]:
     return commands
 
 
-def normalized(lines: list[str]) -> list[str]:
-    out = [line.rstrip() for line in lines]
-    while out and not out[-1]:
-        out.pop()
-    return out
-
-
-def line_matches(expected: str, actual: str) -> bool:
-    if ANY not in expected:
-        return expected == actual
-    return re.fullmatch(".*".join(map(re.escape, expected.split(ANY))), actual) is not None
-
-
 PAGES_WITH_EXAMPLES = [page for page in PAGES if transcripts(page)]
 
 
@@ -113,7 +100,7 @@ def test_cli_examples(page, cli_env, tmp_path):
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
         actual = run.stdout.split("\n")
         expected, got = normalized(command.expected), normalized(actual)
-        if len(expected) != len(got) or not all(map(line_matches, expected, got)):
+        if not output_matches(expected, got):
             diff = "\n".join(difflib.unified_diff(expected, got, "page", "actual", lineterm=""))
             failures.append(f"{page.relative_to(ROOT)}:{command.line}: $ {command.shell}\n{diff}")
     assert not failures, "\n\n".join(failures)

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.pages import normalized, output_matches
 from harness.pgcluster import ROOT
 from harness.standin import installed_standin
 
@@ -58,7 +59,6 @@ PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DATABASE = "app"
 MARK = "@@docs-test@@"
-ANY = "\u2026"  # …: any run of characters within the line
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)[^`]*$")
 COMMENT = re.compile(r"^\s*<!--\s*(?P<body>.*?)\s*-->\s*$")
@@ -320,22 +320,6 @@ def split_sql(lines: list[str], start: int, end: int, indent: str) -> list[State
 
 # --- running a page --------------------------------------------------------
 
-def normalized(lines: list[str]) -> list[str]:
-    out = [line.rstrip() for line in lines]
-    while out and not out[-1]:
-        out.pop()
-    return out
-
-
-def line_matches(expected: str, actual: str) -> bool:
-    if ANY not in expected:
-        return expected == actual
-    return re.fullmatch(".*".join(map(re.escape, expected.split(ANY))), actual) is not None
-
-
-def output_matches(expected: list[str], actual: list[str]) -> bool:
-    expected, actual = normalized(expected), normalized(actual)
-    return len(expected) == len(actual) and all(map(line_matches, expected, actual))
 
 
 def run_psql(cluster, statements: list[Statement]) -> list[list[str]]:

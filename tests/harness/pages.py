@@ -1,6 +1,8 @@
-"""The SQL of a documentation page's section, for tests that run a page's
-own recipe on data of their own (the docs test, tests/docs, runs every
-page as it is)."""
+"""What tests read from the documentation pages: the SQL of a section, for
+tests that run a page's own recipe on data of their own (the docs test,
+tests/docs, runs every page as it is), and how a page's expected output is
+compared with what was printed (`…`, U+2026, in an expected line stands
+for any run of characters within the line)."""
 
 from __future__ import annotations
 
@@ -36,3 +38,25 @@ def sql_blocks(page: Path, heading: str) -> list[str]:
     assert level is not None, f"{page.name} has no section {heading!r}"
     assert blocks, f"{page.name}: the section {heading!r} has no sql block"
     return blocks
+
+
+ANY = "\u2026"
+
+
+def normalized(lines: list[str]) -> list[str]:
+    """Lines without trailing whitespace, and without trailing blank lines."""
+    out = [line.rstrip() for line in lines]
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def line_matches(expected: str, actual: str) -> bool:
+    if ANY not in expected:
+        return expected == actual
+    return re.fullmatch(".*".join(map(re.escape, expected.split(ANY))), actual) is not None
+
+
+def output_matches(expected: list[str], actual: list[str]) -> bool:
+    expected, actual = normalized(expected), normalized(actual)
+    return len(expected) == len(actual) and all(map(line_matches, expected, actual))

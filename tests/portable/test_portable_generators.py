@@ -14,6 +14,8 @@ from collections import Counter
 import psycopg
 import pytest
 
+from harness import steps as step_checks
+from harness.steps import STEPS
 from portable_layer import errors_of
 
 N = 100_000
@@ -175,37 +177,17 @@ def test_a_hundred_thousand_values_strictly_increase(pconn):
     assert following.replace("-", "") > last
 
 
-STEPS = 100_000
-# 64 equal classes, 63 degrees of freedom: a uniform source exceeds this
-# chi-square value with odds of about 1.5 in a million.
-CHI_SQUARE_LIMIT = 130.0
-
-
 def same_millisecond_steps(conn, wanted: int) -> list[int]:
-    steps: list[int] = []
-    while len(steps) < wanted:
+    found: list[int] = []
+    while len(found) < wanted:
         values = as_ints(conn, "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 20000)")
-        steps += [b - a for a, b in zip(values, values[1:]) if a >> 80 == b >> 80]
-    return steps[:wanted]
-
-
-def chi_square(counts: list[int]) -> float:
-    expected = sum(counts) / len(counts)
-    return sum((c - expected) ** 2 / expected for c in counts)
+        found += step_checks.within_milliseconds(values)
+    return found[:wanted]
 
 
 def test_random_steps_are_uniform_on_1_to_2_pow_32(pconn):
     """As tests/server/test_generators.py checks the native generator."""
-    steps = same_millisecond_steps(pconn, STEPS)
-    assert all(1 <= s <= 2**32 for s in steps), (min(steps), max(steps))
-    assert steps.count(1) == 0, "a step of one"
-    high, low = [0] * 64, [0] * 64
-    for s in steps:
-        high[(s - 1) >> 26] += 1
-        low[(s - 1) & 63] += 1
-    assert chi_square(high) < CHI_SQUARE_LIMIT, high
-    assert chi_square(low) < CHI_SQUARE_LIMIT, low
-    assert sum(1 for s in steps if s < 2**16) < 10
+    step_checks.assert_uniform_on_1_to_2_pow_32(same_millisecond_steps(pconn, STEPS))
 
 
 @pytest.mark.parametrize("layout", ["ulid", "uuidv7"])

@@ -23,6 +23,9 @@ import threading
 import psycopg
 import pytest
 
+from harness import steps as step_checks
+from harness.steps import STEPS
+
 SESSIONS = 4
 PER_SESSION = 100_000
 BATCH = 5_000
@@ -188,25 +191,13 @@ def test_pgbench_inserts_with_a_default(preloaded, tmp_path, default):
 # a millisecond unless ulid.monotonic_step = one. The steps are read from
 # consecutive values of one statement that share a millisecond.
 
-STEPS = 100_000
-# 64 equal classes, 63 degrees of freedom: a uniform source exceeds this
-# chi-square value with odds of about 1.5 in a million.
-CHI_SQUARE_LIMIT = 130.0
-
-
 def same_millisecond_steps(conn, wanted: int = STEPS) -> list[int]:
     """The first `wanted` steps between consecutive values of one millisecond."""
-    steps: list[int] = []
-    while len(steps) < wanted:
+    found: list[int] = []
+    while len(found) < wanted:
         rows = conn.execute("SELECT gen_monotonic_ulid()::bytea FROM generate_series(1, 50000)").fetchall()
-        values = [int.from_bytes(r[0], "big") for r in rows]
-        steps += [b - a for a, b in zip(values, values[1:]) if a >> 80 == b >> 80]
-    return steps[:wanted]
-
-
-def chi_square(counts: list[int]) -> float:
-    expected = sum(counts) / len(counts)
-    return sum((c - expected) ** 2 / expected for c in counts)
+        found += step_checks.within_milliseconds([int.from_bytes(r[0], "big") for r in rows])
+    return found[:wanted]
 
 
 def server_for(mode: str, request):
@@ -218,24 +209,11 @@ def test_random_steps_are_uniform_on_1_to_2_pow_32(mode, request):
     server = server_for(mode, request)
     db = server.create_database("steps_" + mode.replace("-", "_"))
     with server.connect(db) as conn:
-        steps = same_millisecond_steps(conn)
+        found = same_millisecond_steps(conn)
         # (known once the library is loaded, as it is by now)
         assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("random",)
-    assert len(steps) == STEPS
-    assert all(1 <= s <= 2**32 for s in steps), (min(steps), max(steps))
-    assert steps.count(1) == 0, "a step of one"
-    # the top six bits of step - 1 place it in one of 64 equal ranges, the
-    # low six in one of 64 residues: both must look uniform
-    high, low = [0] * 64, [0] * 64
-    for s in steps:
-        high[(s - 1) >> 26] += 1
-        low[(s - 1) & 63] += 1
-    assert chi_square(high) < CHI_SQUARE_LIMIT, high
-    assert chi_square(low) < CHI_SQUARE_LIMIT, low
-    # one value does not reveal the next: a step below 2^16 has odds of
-    # 2^-16, about 1.5 expected among 100,000
-    small = sum(1 for s in steps if s < 2**16)
-    assert small < 10, small
+    assert len(found) == STEPS
+    step_checks.assert_uniform_on_1_to_2_pow_32(found)
 
 
 @pytest.mark.parametrize("mode", ["per-session", "preloaded"])
