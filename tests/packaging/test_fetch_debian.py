@@ -256,6 +256,14 @@ def test_the_repository_manifest_is_well_formed():
         if not line.strip() or line.startswith("#"):
             continue
         kind, *rest = line.split()
+        if kind in ("upgrade", "bench"):
+            # lists of builds: a build each, that inputs.manifest declares
+            builds = {other.split()[1] for other in (ROOT / "inputs.manifest").read_text().splitlines()
+                      if other.startswith("build ")}
+            assert rest and set(rest) <= builds, line
+            assert (kind, rest[0]) not in seen, f"twice: {line}"
+            seen.add((kind, rest[0]))
+            continue
         assert kind in fields, line
         assert len(rest) + 1 == fields[kind], line
         # scripts/fetch-debian knows a .deb by its kind and package name
@@ -323,3 +331,34 @@ def test_nothing_builds_citus_or_reads_a_vendor_directory():
             if needle in text:
                 offenders.append(f"{name}: {needle}")
     assert not offenders
+
+
+def test_a_package_of_another_architecture_or_of_a_system_falls_back_to_its_architectures_index(tmp_path, archive):
+    """An arm64 .deb, pinned for a Debian system (`system NAME` lines) and as
+    PACKAGE:arm64: when the pinned file is gone, the arm64 index is read,
+    not the amd64 one."""
+    newer = b"the arm64 package, 1.1\n" * 10
+    archive.put("pkg-bin_1.1-1_arm64.deb", newer)
+    archive.put("pkg-bin_1.2-1_amd64.deb", b"an amd64 package")
+    for arch, version, content in (("arm64", "1.1", newer), ("amd64", "1.2", b"an amd64 package")):
+        index = archive.root / "debian" / "dists" / "sid" / "main" / f"binary-{arch}" / "Packages.xz"
+        index.parent.mkdir(parents=True, exist_ok=True)
+        index.write_bytes(lzma.compress(
+            f"Package: pkg-bin\nVersion: {version}-1\nArchitecture: {arch}\n"
+            f"Filename: {POOL}/pkg-bin_{version}-1_{arch}.deb\nSize: {len(content)}\nSHA256: {sha(content)}\n".encode()))
+    gone = f"debian sid pkg-bin 1.0-1 {POOL}/pkg-bin_1.0-1_arm64.deb 5 {sha(b'gone!')}"
+    pins = manifest(tmp_path, f"system bookworm-arm64 {gone}",
+                    f"debian-binary {gone.replace('pkg-bin 1.0-1', 'pkg-bin:arm64 1.0-1')}")
+    dl = str(tmp_path / "dl")
+    for name, line in (("system:bookworm-arm64:pkg-bin", "system bookworm-arm64 debian sid pkg-bin"),
+                       ("debian-binary:pkg-bin:arm64", "debian-binary debian sid pkg-bin:arm64")):
+        result = fetch(tmp_path, archive, pins, dl, name)
+        assert result.returncode == 0, result.stderr
+        assert Path(result.stdout.strip()).read_bytes() == newer
+        assert "NOT THE PINNED VERSION" in result.stderr
+        assert f"{line} 1.1-1 {POOL}/pkg-bin_1.1-1_arm64.deb" in result.stderr
+    # a package that two systems pin must be named with its system
+    pins = manifest(tmp_path, f"system bookworm-arm64 {gone}", f"system bookworm {gone}")
+    result = fetch(tmp_path, archive, pins, dl, "pkg-bin")
+    assert result.returncode == 1
+    assert "pins pkg-bin as system:bookworm-arm64 and as system:bookworm" in result.stderr, result.stderr
