@@ -62,7 +62,11 @@ fn main() {
         );
         let target = rendered.join(&name);
         if fs::read_to_string(&target).ok().as_deref() != Some(out.as_str()) {
-            fs::write(&target, out).unwrap_or_else(|err| panic!("{}: {err}", target.display()));
+            // written beside it and renamed over it, so that a build of
+            // another profile or target running at once never reads half
+            let partial = rendered.join(format!(".{name}.{}", std::process::id()));
+            fs::write(&partial, out).unwrap_or_else(|err| panic!("{}: {err}", partial.display()));
+            fs::rename(&partial, &target).unwrap_or_else(|err| panic!("{}: {err}", target.display()));
         }
         names.push(name);
     }
