@@ -66,7 +66,8 @@ fn main() {
             // another profile or target running at once never reads half
             let partial = rendered.join(format!(".{name}.{}", std::process::id()));
             fs::write(&partial, out).unwrap_or_else(|err| panic!("{}: {err}", partial.display()));
-            fs::rename(&partial, &target).unwrap_or_else(|err| panic!("{}: {err}", target.display()));
+            fs::rename(&partial, &target)
+                .unwrap_or_else(|err| panic!("{}: {err}", target.display()));
         }
         names.push(name);
     }
