@@ -92,11 +92,13 @@ class System:
     def expected_files(self) -> list[str]:
         """What the package must hold: the library, the control file, the
         install script of this version, every upgrade script in sql/ (which
-        cargo-pgrx installs beside it) and the two Debian documents."""
+        cargo-pgrx installs beside it), the copyright and both changelogs (the
+        project's own and Debian's)."""
         upgrades = [self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")]
         return sorted(str(p) for p in [
             self.libdir / "ulid.so", self.extdir / "ulid.control", self.extdir / f"ulid--{VERSION}.sql",
             *upgrades, self.docdir / "copyright", self.docdir / "changelog.Debian.gz",
+            self.docdir / "changelog.gz",
         ])
 
     def present(self, files: list[str]) -> list[str]:

@@ -27,6 +27,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from harness.builds import ROOT
 from harness.debian import DEB_VERSION, VERSION, System, build_deb, run
 from harness.pgcluster import cluster_port
 
@@ -97,6 +98,8 @@ def test_deb_metadata_and_contents(deb, system, tmp_path):
     assert f"default_version = '{VERSION}'" in control
     changelog = gzip.decompress((tree / system.docdir.relative_to("/") / "changelog.Debian.gz").read_bytes())
     assert changelog.decode().startswith(f"{system.package} ({DEB_VERSION}) ")
+    upstream = gzip.decompress((tree / system.docdir.relative_to("/") / "changelog.gz").read_bytes())
+    assert upstream.decode() == (ROOT / "CHANGELOG.md").read_text()
     copyright = (tree / system.docdir.relative_to("/") / "copyright").read_text()
     assert "License: Expat" in copyright and "Permission is hereby granted" in copyright
     assert "\nCopyright: 2026 the ulid for PostgreSQL contributors\n" in copyright

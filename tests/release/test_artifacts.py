@@ -114,11 +114,14 @@ def test_debian_packages_say_what_they_need(release, tmp_path, kind):
                          f"/usr/share/postgresql/{major}/extension/ulid.control",
                          f"/usr/share/postgresql/{major}/extension/ulid--{VERSION}.sql"):
                 assert f".{file}\n" in names, (deb.name, file)
+            # a library, as PostgreSQL's own modules: not executable
+            assert re.search(rf"^-rw-r--r-- root/root .* \./usr/lib/postgresql/{major}/lib/ulid\.so$", names, re.M)
         else:
             for file in ("/usr/bin/ulid", "/usr/share/man/man1/ulid.1.gz",
                          "/usr/share/bash-completion/completions/ulid", "/usr/share/zsh/vendor-completions/_ulid",
                          "/usr/share/fish/vendor_completions.d/ulid.fish"):
                 assert f".{file}\n" in names, (deb.name, file)
+            assert re.search(r"^-rwxr-xr-x root/root .* \./usr/bin/ulid$", names, re.M)
         # the upstream changelog is the project's, whole
         files = unpacked(deb, tmp_path / deb.name)
         changelog = gzip.decompress((files / f"usr/share/doc/{package}/changelog.gz").read_bytes()).decode()
