@@ -24,6 +24,7 @@ import pytest
 
 from harness.debian import System
 from harness.pgcluster import ROOT, cluster_port
+from harness.preloaded import call_every_generator, crashes_in
 
 pytestmark = pytest.mark.once_per_run
 
@@ -48,22 +49,6 @@ def test_the_install_page_gives_the_readme_commands():
 
 def postmaster_pid(system: System) -> int:
     return int(system.here("/var/lib/postgresql/15/main/postmaster.pid").read_text().split()[0])
-
-
-def call_every_generator(server, sessions: int = 3) -> None:
-    for _ in range(sessions):
-        with server.connect() as conn:
-            row = conn.execute(
-                "SELECT gen_ulid() IS NOT NULL, ulid_timestamp(gen_ulid('2025-01-01 00:00:00+00'))::text,"
-                " gen_monotonic_ulid() < gen_monotonic_ulid(),"
-                " ulid_decrypt(ulid_encrypt(u, k), k) = u"
-                " FROM (SELECT gen_ulid() AS u, '\\x000102030405060708090a0b0c0d0e0f'::bytea AS k) AS given"
-            ).fetchone()
-            assert row == (True, "2025-01-01 00:00:00+00", True, True)
-
-
-def crashes_in(log: str) -> list[str]:
-    return [line for line in log.splitlines() if re.search(r"terminated by signal|PANIC|could not load library", line)]
 
 
 @pytest.fixture
@@ -117,7 +102,7 @@ def test_readme_from_source_then_installs_over_a_running_preloaded_server(clean_
     system("pg_ctlcluster", "15", "main", "restart")
     with server.connect() as conn:
         assert conn.execute("SHOW shared_preload_libraries").fetchone() == ("ulid",)
-    call_every_generator(server)
+    call_every_generator(server.connect)
     pid = postmaster_pid(system)
     library = system.here("/usr/lib/postgresql/15/lib/ulid.so")
     built_bytes = library.read_bytes()
@@ -130,14 +115,14 @@ def test_readme_from_source_then_installs_over_a_running_preloaded_server(clean_
         tar.extractall(system.here("/tmp"))
     system(f"/tmp/{tarball.name.removesuffix('.tar.gz')}/install.sh", PG_CONFIG)
     assert library.read_bytes() != built_bytes
-    call_every_generator(server)
+    call_every_generator(server.connect)
     assert postmaster_pid(system) == pid
 
     # and the README's install command again, over it
     again = system("su", "--login", USER, "-c", f"cd ~/ulid && {commands[-1]}", check=False)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert library.read_bytes() == built_bytes
-    call_every_generator(server)
+    call_every_generator(server.connect)
     assert postmaster_pid(system) == pid
 
     log = "\n".join(p.read_text(errors="replace") for p in system.here("/var/log/postgresql").glob("*.log"))

@@ -12,13 +12,13 @@ crashes it. That is why no documented way of installing does so.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import tarfile
 
 import pytest
 
 from harness.pgcluster import Cluster, install_dirs
+from harness.preloaded import call_every_generator, crashes_in
 from harness.upgrading import InstalledRelease
 
 pytestmark = pytest.mark.once_per_run
@@ -30,29 +30,13 @@ def postmaster_pid(cluster) -> int:
     return int((cluster.dir / "postmaster.pid").read_text().split()[0])
 
 
-def call_every_generator(cluster, db: str, sessions: int = 3) -> None:
-    for _ in range(sessions):
-        with cluster.connect(db) as conn:
-            row = conn.execute(
-                "SELECT gen_ulid() IS NOT NULL, ulid_timestamp(gen_ulid('2025-01-01 00:00:00+00'))::text,"
-                " gen_monotonic_ulid() < gen_monotonic_ulid(),"
-                " ulid_decrypt(ulid_encrypt(u, k), k) = u"
-                " FROM (SELECT gen_ulid() AS u, '\\x000102030405060708090a0b0c0d0e0f'::bytea AS k) AS given"
-            ).fetchone()
-            assert row == (True, "2025-01-01 00:00:00+00", True, True)
-
-
-def crashes(cluster) -> list[str]:
-    return [line for line in cluster.log_tail(10_000).splitlines() if re.search(r"terminated by signal|PANIC", line)]
-
-
 def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(release, tmp_path):
     saved = InstalledRelease(BUILD, tmp_path / "installed")
     cluster = Cluster(BUILD, "overwrite", slot=24, settings={"shared_preload_libraries": "ulid"})
     try:
         cluster.start_empty()
         db = cluster.create_database("overwrite")
-        call_every_generator(cluster, db)
+        call_every_generator(lambda: cluster.connect(db))
         pid = postmaster_pid(cluster)
         libdir, _ = install_dirs(BUILD)
         library = libdir / "ulid.so"
@@ -64,9 +48,9 @@ def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(releas
         top = tmp_path / tarball.name.removesuffix(".tar.gz")
         subprocess.run([str(top / "install.sh"), Cluster.pg_config(BUILD)], check=True, capture_output=True)
         assert library.read_bytes() != before, "the tarball holds another build"
-        call_every_generator(cluster, db)
+        call_every_generator(lambda: cluster.connect(db))
         assert postmaster_pid(cluster) == pid
-        assert not crashes(cluster), crashes(cluster)
+        assert not crashes_in(cluster.log_tail(10_000)), crashes_in(cluster.log_tail(10_000))
 
         # what `cargo pgrx install` does: the other build written into the
         # loaded file itself (the same inode)
@@ -76,8 +60,8 @@ def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(releas
             f.write(before)
         assert library.stat().st_ino == inode
         with pytest.raises(Exception):
-            call_every_generator(cluster, db, sessions=1)
-        assert crashes(cluster), "a backend running the overwritten library should have crashed"
+            call_every_generator(lambda: cluster.connect(db), sessions=1)
+        assert crashes_in(cluster.log_tail(10_000)), "a backend running the overwritten library should have crashed"
     finally:
         cluster.stop("immediate")
         saved.restore()
