@@ -34,7 +34,10 @@ from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
 
 pytestmark = pytest.mark.builds("18")
 
-DEBIAN_18_PACKAGES = ["debian-system:postgresql-18", "debian-system:postgresql-client-18", "libpq5"]
+# sid's server and client of 18, and the libraries of sid they need beside
+# Debian 12's (libpq5 and SID_LIBRARIES, pinned for the 19 build); each
+# named by its kind, as other Debian systems pin packages of the same names
+DEBIAN_18_PACKAGES = ["debian-system:postgresql-18", "debian-system:postgresql-client-18", "debian-binary:libpq5"]
 
 
 def lib_sh(command: str) -> str:
@@ -102,7 +105,7 @@ def debian_18() -> Path:
     pinned = root / ".pins"
     if not pinned.exists() or pinned.read_text() != stamp:
         lib_sh('mapfile -t debs < <("$ULID_ROOT/scripts/fetch-debian" "$ULID_DOWNLOADS" '
-               + " ".join(DEBIAN_18_PACKAGES) + ' "${SID_LIBRARIES[@]}") && '
+               + " ".join(DEBIAN_18_PACKAGES) + ' "${SID_LIBRARIES[@]/#/debian-binary:}") && '
                f'unpack_sid_postgres "{root}" 18 "${{debs[@]}}"')
         pinned.write_text(stamp)
     with_staged_ulid("18", root, 18)
