@@ -375,7 +375,11 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
     ("The portable layer",
      "`portable/ulid_portable.sql` ([portable ULIDs](portable.md)), SQL and PL/pgSQL on `uuid`, against the "
      "extension, per call, on the cluster without `ulid` preloaded (time, lower is better). Its target: "
-     "`ulid_portable.gen_ulid()` at most 3 times `gen_random_uuid()`.",
+     "`ulid_portable.gen_ulid()` at most 3 times `gen_random_uuid()`, which it calls once. What "
+     "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (Debian's 15 and 19 here, "
+     "and the servers users run) it asks OpenSSL for the bytes; the 18 measured here is built without it and "
+     "reads `/dev/urandom` on every call, several times slower, so its ratios against `gen_random_uuid()` "
+     "are the smaller ones (the times: [bench/results/latest.md](../bench/results/latest.md)).",
      [Ratio("portable-gen", "ulid_portable.gen_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()"),
