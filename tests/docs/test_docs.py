@@ -455,5 +455,5 @@ def test_page(path: Path, request, pg_version, docs_record):
         rewrite(page, accepted)
         print(f"{page.name}: wrote the actual output of {len(accepted)} statements; review with git diff")
     if failures:
-        pytest.fail(f"{len(failures)} example(s) of {page.name} on PostgreSQL {cluster.build}:\n\n"
+        pytest.fail(f"{len(failures)} example(s) of {page.name} on PostgreSQL {pg_version}:\n\n"
                     + "\n\n".join(failures), pytrace=False)
