@@ -66,10 +66,11 @@ def test_without_the_setting_the_version_and_variant_bits_are_random(conn, gener
     assert len(nibbles) == 16 and len(variants) == 4
     n = len(parsed)
     # chi-square against uniform: 15 and 3 degrees of freedom; these bounds
-    # are passed by chance less than once in ten thousand
+    # are passed by chance about once in 10^9 (a nibble or variant that
+    # never varied would be far above them)
     chi16 = sum((c - n / 16) ** 2 / (n / 16) for c in nibbles.values())
     chi4 = sum((c - n / 4) ** 2 / (n / 4) for c in variants.values())
-    assert chi16 < 44 and chi4 < 22, (nibbles, variants)
+    assert chi16 < 75 and chi4 < 45, (nibbles, variants)
 
 
 def test_range_bounds_are_the_same_in_both_layouts(conn):

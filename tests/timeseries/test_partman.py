@@ -16,7 +16,8 @@ import re
 import psycopg
 import pytest
 
-from thirty_days import MINUTES, insert_30_days, one
+from harness.clock import clear_of_midnight
+from thirty_days import MINUTES, insert_30_days, one, rows_of_the_last_day
 
 pytestmark = pytest.mark.builds("18")
 
@@ -40,6 +41,8 @@ def day_of(name: str) -> datetime.date:
 
 @pytest.fixture(scope="module")
 def partmandb(timeseries):
+    # the module's partitions are days from today's date, read again later
+    clear_of_midnight(600)
     name = timeseries.create_database("partmandb")
     with timeseries.connect(name) as conn:
         conn.execute("CREATE SCHEMA partman")
@@ -115,7 +118,8 @@ def test_the_last_day_reads_only_its_partitions(timeseries, partmandb, daily):
         expected = {f"ev_p{(today + datetime.timedelta(days=d)).strftime('%Y%m%d')}" for d in range(-1, 4)}
         assert read == expected | {"ev_default"}, plan
         assert re.search(r"Subplans Removed: 29\b", plan), plan
-        assert one(conn, sql)[0] in (24 * 60, 24 * 60 + 1)
+        with conn.transaction():
+            assert one(conn, sql)[0] == rows_of_the_last_day(conn, "ev")
         # a whole day, as a generic plan: that day's partition alone
         conn.execute("SET plan_cache_mode = force_generic_plan")
         conn.execute("PREPARE a_day(timestamptz) AS SELECT count(*) FROM ev "

@@ -17,7 +17,8 @@ import re
 import psycopg
 import pytest
 
-from thirty_days import MINUTES, insert_30_days, one
+from harness.clock import clear_of_midnight
+from thirty_days import MINUTES, insert_30_days, one, rows_of_the_last_day
 
 pytestmark = pytest.mark.builds("18")
 
@@ -50,6 +51,8 @@ def first_chunk_check(conn, hypertable: str) -> str:
 
 @pytest.fixture(scope="module")
 def tsdb(timeseries):
+    # the module's chunks are days up to now(), read again later
+    clear_of_midnight(600)
     name = timeseries.create_database("tsdb")
     with timeseries.connect(name) as conn:
         conn.execute("CREATE EXTENSION timescaledb")
@@ -122,7 +125,8 @@ def test_a_ulid_column_excludes_at_startup_by_ulid_timestamp_only(timeseries, ts
         (cutoff,) = one(conn, "SELECT now() - interval '1 day'")
         assert one(conn, "SELECT count(*) FROM ev WHERE ulid_timestamp(id) >= %s", cutoff) == \
             one(conn, "SELECT count(*) FROM ev WHERE id >= %s::timestamptz::ulid", cutoff)
-        assert one(conn, by_time)[0] in (24 * 60, 24 * 60 + 1)
+        with conn.transaction():
+            assert one(conn, by_time)[0] == rows_of_the_last_day(conn, "ev")
         # a generic plan of a prepared statement: the same
         conn.execute("SET plan_cache_mode = force_generic_plan")
         conn.execute("PREPARE by_time(timestamptz) AS SELECT count(*) FROM ev WHERE ulid_timestamp(id) >= $1")
@@ -235,7 +239,8 @@ def test_a_uuid_hypertable_excludes_at_startup_for_ulid_bounds(timeseries, tsdb,
         plan = plan_of(conn, last_day)
         assert excluded_at_startup(plan) == chunks - 2, plan
         assert len(chunks_read(plan)) == 2, plan
-        assert one(conn, last_day)[0] in (24 * 60, 24 * 60 + 1)
+        with conn.transaction():
+            assert one(conn, last_day)[0] == rows_of_the_last_day(conn, "ev7")
         conn.execute("SET plan_cache_mode = force_generic_plan")
         conn.execute("PREPARE since(timestamptz) AS SELECT count(*) FROM ev7 WHERE id >= $1::ulid::uuid")
         plan = plan_of(conn, "EXECUTE since(now() - interval '1 day')")
