@@ -2,11 +2,17 @@
 -- ulid's library (managed PostgreSQL: Amazon RDS and Aurora, Cloud SQL,
 -- Azure Database, Supabase, Neon...).
 --
--- Run it with psql (`psql -f ulid_portable.sql`) or paste it into a
--- migration. It needs PostgreSQL 13 or later, PL/pgSQL, and a role that may
--- create the schema `ulid_portable` (CREATE on the database) or that has
--- CREATE on a schema `ulid_portable` made for it; no extension, no
+-- Run it with psql (`psql -v ON_ERROR_STOP=1 -f ulid_portable.sql`) or
+-- paste it into a migration. It needs PostgreSQL 13 or later, PL/pgSQL,
+-- and a role that may create the schema `ulid_portable` (CREATE on the
+-- database), or that owns a schema `ulid_portable` made for it (CREATE
+-- SCHEMA ulid_portable AUTHORIZATION that_role); no extension, no
 -- superuser. Running it again replaces the functions with this file's.
+-- `SELECT ulid_portable.version()` tells which file is installed.
+--
+-- The file is one statement, a DO block: it installs everything or, at
+-- the first error, nothing, however it is run (psql with or without
+-- ON_ERROR_STOP, a migration tool, pasted by hand).
 --
 -- Every value is a `uuid` whose 16 bytes are exactly those of the native
 -- `ulid` type, so a column filled here becomes a `ulid` column with
@@ -15,25 +21,42 @@
 -- are the native type's too.
 --
 -- Everything here names its schema (`pg_catalog.` included, operators as
--- `OPERATOR(pg_catalog.=)`), so the file and its functions do the same
--- under any search_path; no function carries a SET clause, which would
--- keep the SQL ones from being inlined into the queries that call them.
--- (`OPERATOR(...)` binds like any user-defined operator, so every
--- expression here is parenthesised.)
+-- `OPERATOR(pg_catalog.=)`, types as `pg_catalog.text`), so the file and
+-- its functions do the same under any search_path; no function carries a
+-- SET clause, which would keep the SQL ones from being inlined into the
+-- queries that call them. (`OPERATOR(...)` binds like any user-defined
+-- operator, so every expression here is parenthesised.) Literals that
+-- hold a backslash are E'' strings, read the same whatever the session's
+-- standard_conforming_strings.
 --
 -- Functions whose names start with an underscore are this file's helpers.
 
-DO $do$
+DO $install$
 BEGIN
-    -- CREATE SCHEMA checks the privilege before IF NOT EXISTS: a schema made
-    -- for this role by someone else must be left alone, not created again
-    IF pg_catalog.to_regnamespace('ulid_portable') IS NULL THEN
-        CREATE SCHEMA ulid_portable;
-        COMMENT ON SCHEMA ulid_portable IS
-            'ULIDs in plain SQL on uuid, for servers without the ulid extension';
-    END IF;
-END
-$do$;
+
+IF pg_catalog.to_regnamespace('ulid_portable') IS NULL THEN
+    -- (CREATE SCHEMA checks the privilege before IF NOT EXISTS)
+    CREATE SCHEMA ulid_portable;
+    COMMENT ON SCHEMA ulid_portable IS
+        'ULIDs in plain SQL on uuid, for servers without the ulid extension';
+ELSIF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) n.nspowner
+                  WHERE n.nspname OPERATOR(pg_catalog.=) 'ulid_portable' AND r.rolname OPERATOR(pg_catalog.=) CURRENT_USER)
+THEN
+    -- whoever owns the schema may replace or drop what is in it
+    RAISE EXCEPTION 'schema "ulid_portable" belongs to role "%", not to "%"',
+        (SELECT r.rolname FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) n.nspowner
+         WHERE n.nspname OPERATOR(pg_catalog.=) 'ulid_portable'), CURRENT_USER USING
+        ERRCODE = '42501',
+        DETAIL = 'The owner of the schema can replace or drop the functions this file would make in it.',
+        HINT = 'Run the file as the schema''s owner, or have the schema made with CREATE SCHEMA ulid_portable AUTHORIZATION for the role that runs it.';
+END IF;
+
+-- Which file is installed: the ulid release it comes with.
+CREATE OR REPLACE FUNCTION ulid_portable.version()
+    RETURNS pg_catalog.text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+SELECT '0.4.0'::pg_catalog.text
+$fn$;
 
 
 -- ---- errors ----------------------------------------------------------------
@@ -263,6 +286,11 @@ $fn$;
 -- What is wrong with a text that is not a ULID, as the native type's input
 -- function says it: the first problem found reading left to right (see
 -- codec::parse in ulid-core). NULLs for a text that is a ULID.
+--
+-- In time linear in the input, however long: the first character outside
+-- an alphabet is found by the length of the longest prefix inside it (one
+-- regular expression), never by reading the text one substr() at a time,
+-- which costs time in the position in a multibyte encoding.
 CREATE OR REPLACE FUNCTION ulid_portable._bad_text(input pg_catalog.text,
                                                    OUT detail pg_catalog.text, OUT hint pg_catalog.text)
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -273,32 +301,30 @@ DECLARE
     uuid_form CONSTANT pg_catalog.text := 'The UUID form is 8-4-4-4-12 hexadecimal digits.';
     base32 CONSTANT pg_catalog.text := 'A ULID uses Crockford''s base32: the digits and the letters A to Z '
                                        'except I, L, O and U.';
-    digits CONSTANT pg_catalog.text := '0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz';
     hex CONSTANT pg_catalog.text := '0123456789abcdefABCDEF';
     bytes pg_catalog.int4 := pg_catalog.octet_length(input);
     chars pg_catalog.int4 := pg_catalog.length(input);
-    ascii pg_catalog.bool := (input OPERATOR(pg_catalog.~) E'^[\\x01-\\x7f]*$');
+    -- how many ASCII characters lead the text
+    ascii_run pg_catalog.int4 := pg_catalog.length(pg_catalog.substring(input, E'^[\\x01-\\x7f]*'));
     c pg_catalog.text;
+    bad pg_catalog.int4;
 BEGIN
     -- Positions count characters: every character before the one named is
     -- ASCII, so they are the native type's byte positions too.
     IF pg_catalog.left(input, 2) OPERATOR(pg_catalog.=) E'\\x' THEN
-        FOR i IN 3..chars LOOP
-            c := pg_catalog.substr(input, i, 1);
-            IF pg_catalog.strpos(hex, c) OPERATOR(pg_catalog.=) 0 THEN
-                detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
-                                            ulid_portable._show_character(c), i);
-                RETURN;
-            END IF;
-        END LOOP;
-        IF chars OPERATOR(pg_catalog.<>) 34 THEN
+        bad := 3 OPERATOR(pg_catalog.+) pg_catalog.length(pg_catalog.substring(pg_catalog.substr(input, 3), '^[0123456789abcdefABCDEF]*'));
+        IF bad OPERATOR(pg_catalog.<=) chars THEN
+            detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
+                                        ulid_portable._show_character(pg_catalog.substr(input, bad, 1)), bad);
+        ELSIF chars OPERATOR(pg_catalog.<>) 34 THEN
             detail := pg_catalog.format(E'Expected 32 hexadecimal digits after "\\x", found %s.', chars OPERATOR(pg_catalog.-) 2);
         END IF;
         RETURN;
     END IF;
 
     IF bytes OPERATOR(pg_catalog.<>) 26 AND pg_catalog.strpos(input, '-') OPERATOR(pg_catalog.>) 0 THEN
-        -- the UUID form
+        -- the UUID form: its first 36 characters, one at a time (no more
+        -- than 36 reads), then its length
         FOR i IN 1..LEAST(chars, 36) LOOP
             c := pg_catalog.substr(input, i, 1);
             IF i OPERATOR(pg_catalog.=) ANY ('{9,14,19,24}'::pg_catalog.int4[]) THEN
@@ -319,17 +345,13 @@ BEGIN
             END IF;
         END LOOP;
         IF bytes OPERATOR(pg_catalog.<>) 36 THEN
-            IF NOT ascii THEN
+            IF ascii_run OPERATOR(pg_catalog.<) chars THEN
                 -- the first 36 characters are in order: name the first
                 -- that is not ASCII, rather than count bytes
-                FOR i IN 37..chars LOOP
-                    c := pg_catalog.substr(input, i, 1);
-                    IF pg_catalog.ascii(c) OPERATOR(pg_catalog.>) 127 THEN
-                        detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
-                                                    ulid_portable._show_character(c), i);
-                        RETURN;
-                    END IF;
-                END LOOP;
+                detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
+                                            ulid_portable._show_character(pg_catalog.substr(input, ascii_run OPERATOR(pg_catalog.+) 1, 1)),
+                                            ascii_run OPERATOR(pg_catalog.+) 1);
+                RETURN;
             END IF;
             detail := pg_catalog.format('Expected 36 characters in the UUID form, found %s.', bytes);
             hint := uuid_form;
@@ -346,16 +368,15 @@ BEGIN
                                     ulid_portable._show_character(pg_catalog.left(input, 1)));
         RETURN;
     END IF;
-    IF bytes OPERATOR(pg_catalog.=) 26 OR NOT ascii THEN
-        FOR i IN 1..chars LOOP
-            c := pg_catalog.substr(input, i, 1);
-            IF pg_catalog.strpos(digits, c) OPERATOR(pg_catalog.=) 0 THEN
-                detail := pg_catalog.format('Invalid character %s at position %s.',
-                                            ulid_portable._show_character(c), i);
-                hint := base32;
-                RETURN;
-            END IF;
-        END LOOP;
+    IF bytes OPERATOR(pg_catalog.=) 26 OR ascii_run OPERATOR(pg_catalog.<) chars THEN
+        bad := 1 OPERATOR(pg_catalog.+) pg_catalog.length(pg_catalog.substring(
+                   input, '^[0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz]*'));
+        IF bad OPERATOR(pg_catalog.<=) chars THEN
+            detail := pg_catalog.format('Invalid character %s at position %s.',
+                                        ulid_portable._show_character(pg_catalog.substr(input, bad, 1)), bad);
+            hint := base32;
+            RETURN;
+        END IF;
     END IF;
     IF bytes OPERATOR(pg_catalog.<>) 26 THEN
         detail := pg_catalog.format('Expected 26 characters, found %s.', bytes);
@@ -369,14 +390,16 @@ CREATE OR REPLACE FUNCTION ulid_portable._raise_bad_text(input pg_catalog.text)
     RETURNS pg_catalog.uuid LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $fn$
 DECLARE
-    why record := ulid_portable._bad_text(input);
+    why_detail pg_catalog.text;
+    why_hint pg_catalog.text;
 BEGIN
-    IF why.hint IS NULL THEN
+    SELECT why.detail, why.hint INTO why_detail, why_hint FROM ulid_portable._bad_text(input) AS why;
+    IF why_hint IS NULL THEN
         RAISE EXCEPTION 'invalid input syntax for type ulid: "%"', input USING
-            ERRCODE = '22P02', DETAIL = why.detail;
+            ERRCODE = '22P02', DETAIL = why_detail;
     END IF;
     RAISE EXCEPTION 'invalid input syntax for type ulid: "%"', input USING
-        ERRCODE = '22P02', DETAIL = why.detail, HINT = why.hint;
+        ERRCODE = '22P02', DETAIL = why_detail, HINT = why_hint;
 END
 $fn$;
 
@@ -425,19 +448,19 @@ DECLARE
     b pg_catalog.bit(128) := ('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.uuid_send(id), 'hex'))::pg_catalog.bit(128);
 BEGIN
     RETURN pg_catalog.encode(
-        pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 1, 8)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 9, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 19, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 29, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 39, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 49, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 59, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 69, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 79, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 89, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 99, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 109, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
-        OPERATOR(pg_catalog.||) pg_catalog.substring('\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 119, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2),
+        pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 1, 8)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 9, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 19, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 29, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 39, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 49, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 59, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 69, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 79, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 89, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 99, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 109, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
+        OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 119, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2),
         'escape');
 END
 $fn$
@@ -462,35 +485,35 @@ BEGIN
         THEN
             b := pg_catalog.decode(input, 'escape');  -- the characters' bytes (no backslash among them)
             RETURN (pg_catalog.lpad(pg_catalog.to_hex(
-                        (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 1))), 2, '0')
+                        (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 5)
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 1))), 2, '0')
                     OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(
-                        (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 2))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 3))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 4))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 25)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 5))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 20)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 6))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 7))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 8))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 9))), 10, '0')
+                        (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 2))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 3))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 4))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 25)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 5))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 20)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 6))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 7))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 8))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 9))), 10, '0')
                     OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(
-                        (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 10))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 11))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 12))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 25)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 13))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 20)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 14))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 15))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 16))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 17))), 10, '0')
+                        (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 10))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 11))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 12))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 25)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 13))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 20)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 14))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 15))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 16))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 17))), 10, '0')
                     OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(
-                        (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 18))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 19))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 20))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 25)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 21))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 20)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 22))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 23))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
-                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 24))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte('\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 25))), 10, '0')
+                        (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 18))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 19))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 20))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 25)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 21))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 20)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 22))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 23))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
+                        OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 24))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 25))), 10, '0')
                    )::pg_catalog.uuid;
         END IF;
     ELSIF bytes OPERATOR(pg_catalog.=) 34 THEN
@@ -612,6 +635,17 @@ SELECT CASE
 END
 $fn$;
 
+-- This backend as gen_monotonic_ulid() stamps its state: '/pid/start', its
+-- pid and the microsecond it started, in hexadecimal. Where the server does
+-- not show the start (it always shows a backend its own), the pid alone.
+CREATE OR REPLACE FUNCTION ulid_portable._backend()
+    RETURNS pg_catalog.text LANGUAGE sql STABLE PARALLEL RESTRICTED
+AS $fn$
+SELECT '/' OPERATOR(pg_catalog.||) pg_catalog.to_hex(pg_catalog.pg_backend_pid()) OPERATOR(pg_catalog.||) '/'
+       OPERATOR(pg_catalog.||) COALESCE((SELECT pg_catalog.encode(pg_catalog.timestamptz_send(a.backend_start), 'hex')
+                                          FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) AS a), '')
+$fn$;
+
 -- gen_monotonic_ulid(): greater than the previous value of this session.
 --
 -- The state machine of ulid-core's Monotonic (crates/ulid-core/src/
@@ -623,8 +657,19 @@ $fn$;
 -- values are left above the last one, draw % left + 1; when none, SQLSTATE
 -- 2200H.
 --
--- The last value lives in the session's setting ulid_portable.monotonic_last
--- (32 hexadecimal digits), written with set_config(). A temporary table
+-- The last value lives in the session's setting ulid_portable.monotonic_last,
+-- written with set_config(): its 32 hexadecimal digits, then which backend
+-- wrote it (its pid and the microsecond it started, from
+-- ulid_portable._backend()) and in which transaction (the transaction's
+-- start), as `digits/pid/start/transaction`. A value that this backend did
+-- not write is ignored as if there were none: one that ALTER ROLE or ALTER
+-- DATABASE ... SET, connection options or a SET before the first call put
+-- there would otherwise be continued by every new session that starts with
+-- it, the same values from the same point, maybe far in the future. The
+-- backend is looked up (pg_stat_activity) on the first call of each
+-- transaction; later calls of the transaction find their own pid and
+-- transaction in the state, which no setting made before the session
+-- started can hold. A temporary table
 -- would need the TEMP privilege, leave catalog rows behind, and make each
 -- call an UPDATE of one row whose versions pile up within a transaction, so
 -- that a statement of many calls slows down as it goes (bench/ measures
@@ -639,7 +684,24 @@ CREATE OR REPLACE FUNCTION ulid_portable.gen_monotonic_ulid()
     RETURNS pg_catalog.uuid LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 AS $fn$
 DECLARE
-    state pg_catalog.text := pg_catalog.current_setting('ulid_portable.monotonic_last', true);
+    raw pg_catalog.text := COALESCE(pg_catalog.current_setting('ulid_portable.monotonic_last', true), '');
+    xact pg_catalog.text := pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.transaction_timestamp()), 'hex');
+    -- this backend, '/pid/start': from the state when this backend wrote it
+    -- in this transaction, else looked up
+    me pg_catalog.text := CASE
+        WHEN pg_catalog.strpos(raw, '/' OPERATOR(pg_catalog.||) pg_catalog.to_hex(pg_catalog.pg_backend_pid()) OPERATOR(pg_catalog.||) '/')
+             OPERATOR(pg_catalog.=) 33
+             AND pg_catalog.right(raw, 17) OPERATOR(pg_catalog.=) ('/' OPERATOR(pg_catalog.||) xact)
+        THEN pg_catalog.substr(raw, 33, pg_catalog.length(raw) OPERATOR(pg_catalog.-) 49)
+        ELSE ulid_portable._backend()
+    END;
+    -- the last value, if this backend wrote it
+    state pg_catalog.text := CASE
+        WHEN pg_catalog.left(pg_catalog.substr(raw, 33), pg_catalog.length(me) OPERATOR(pg_catalog.+) 1)
+             OPERATOR(pg_catalog.=) (me OPERATOR(pg_catalog.||) '/')
+        THEN pg_catalog.left(raw, 32)
+        ELSE ''
+    END;
     now_ms pg_catalog.int8 := (pg_catalog.date_part('epoch', pg_catalog.date_trunc('milliseconds', pg_catalog.clock_timestamp()))
                                OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8;
     -- the settings, checked on every call as the extension checks them at SET
@@ -724,11 +786,11 @@ BEGIN
         END IF;
         -- 80 random bits, or a UUIDv7's version, 74 random bits and variant
         -- (see the generators above)
-        RETURN pg_catalog.set_config('ulid_portable.monotonic_last',
+        RETURN pg_catalog.left(pg_catalog.set_config('ulid_portable.monotonic_last',
             pg_catalog.lpad(pg_catalog.to_hex(fresh_ms), 12, '0') OPERATOR(pg_catalog.||) CASE
                 WHEN v7 THEN '7' OPERATOR(pg_catalog.||) pg_catalog.replace(pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16), '-', '')
                 ELSE pg_catalog.overlay(pg_catalog.gen_random_uuid()::pg_catalog.text, '', 9, 16)
-            END, false)::pg_catalog.uuid;
+            END OPERATOR(pg_catalog.||) me OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) xact, false), 32)::pg_catalog.uuid;
     END IF;
 
     -- a step of draw + 1, or of draw % left + 1 when fewer than that are
@@ -764,10 +826,11 @@ BEGIN
               OPERATOR(pg_catalog.|) (((hi OPERATOR(pg_catalog.>>) 22) OPERATOR(pg_catalog.&) 255) OPERATOR(pg_catalog.<<) 24)
               OPERATOR(pg_catalog.|) (hi OPERATOR(pg_catalog.&) 4194303);
     END IF;
-    RETURN pg_catalog.set_config('ulid_portable.monotonic_last',
+    RETURN pg_catalog.left(pg_catalog.set_config('ulid_portable.monotonic_last',
         pg_catalog.lpad(pg_catalog.to_hex(last_ms), 12, '0')
         OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(hi), 10, '0')
-        OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(lo), 10, '0'), false)::pg_catalog.uuid;
+        OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(lo), 10, '0')
+        OPERATOR(pg_catalog.||) me OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) xact, false), 32)::pg_catalog.uuid;
 END
 $fn$;
 
@@ -842,3 +905,8 @@ COMMENT ON FUNCTION ulid_portable.ulid_encrypt(pg_catalog.uuid, pg_catalog.bytea
     'the public id of a ULID: its 16 bytes encrypted with AES under key (16, 24 or 32 bytes), through pgcrypto';
 COMMENT ON FUNCTION ulid_portable.ulid_decrypt(pg_catalog.uuid, pg_catalog.bytea) IS
     'the ULID behind a public id made by ulid_encrypt with the same key, through pgcrypto';
+COMMENT ON FUNCTION ulid_portable.version() IS
+    'the ulid release this file of the portable layer comes with';
+
+END
+$install$;

@@ -2,8 +2,9 @@
 native type's, and gen_monotonic_ulid()'s state machine against ulid-core's
 (crates/ulid-core/src/monotonic.rs), checked by the properties that module's
 own tests state. The monotonic state is the session's setting
-ulid_portable.monotonic_last: setting it moves the generator to a known
-point, as a clock that stepped back would."""
+ulid_portable.monotonic_last: setting it, stamped as this backend's own
+(SET_STATE), moves the generator to a known point, as a clock that
+stepped back would."""
 
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ from portable_layer import errors_of
 
 N = 100_000
 V7_MAX = (1 << 74) - 1
+
+
+# the state of this session's generator: 32 hexadecimal digits and the
+# stamp of the backend that wrote it (the transaction part left empty)
+SET_STATE = "SELECT set_config('ulid_portable.monotonic_last', %s || ulid_portable._backend() || '/', false)"
+GET_STATE = "SELECT left(current_setting('ulid_portable.monotonic_last'), 32)"
 
 
 def as_ints(conn, sql: str) -> list[int]:
@@ -172,7 +179,7 @@ def test_a_hundred_thousand_values_strictly_increase(pconn):
     assert (count, not_increasing) == (N, 0)
     assert milliseconds < N  # values share milliseconds, so the steps were taken
     # the next statement of the session goes on from there
-    last = pconn.execute("SELECT current_setting('ulid_portable.monotonic_last')").fetchone()[0]
+    last = pconn.execute(GET_STATE).fetchone()[0]
     following = pconn.execute("SELECT ulid_portable.gen_monotonic_ulid()::text").fetchone()[0]
     assert following.replace("-", "") > last
 
@@ -212,7 +219,7 @@ def test_a_clock_behind_the_last_value_keeps_its_millisecond(pconn):
     hour: the next values keep its millisecond and step up from it."""
     ahead = pconn.execute("SELECT (extract(epoch FROM clock_timestamp() + interval '1 hour') * 1000)::bigint").fetchone()[0]
     last = ahead << 80 | 0x1234 << 40
-    pconn.execute("SELECT set_config('ulid_portable.monotonic_last', %s, false)", [state_of(last)])
+    pconn.execute(SET_STATE, [state_of(last)])
     values = as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 1000)")
     assert all(v >> 80 == ahead for v in values)
     assert values == sorted(values) and values[0] > last
@@ -238,7 +245,7 @@ def test_a_full_millisecond_is_2200H_and_does_not_wrap(pconn, layout):
     ahead = pconn.execute("SELECT (extract(epoch FROM clock_timestamp() + interval '1 hour') * 1000)::bigint").fetchone()[0]
     full = ahead << 80 | (1 << 80) - 1 if layout == "ulid" else from_v7_counter(ahead, V7_MAX)
     for start in (full, full - 1 if layout == "ulid" else from_v7_counter(ahead, V7_MAX - 2)):
-        pconn.execute("SELECT set_config('ulid_portable.monotonic_last', %s, false)", [state_of(start)])
+        pconn.execute(SET_STATE, [state_of(start)])
         made = []
         with pytest.raises(psycopg.errors.SequenceGeneratorLimitExceeded) as raised:
             for _ in range(4):
@@ -247,7 +254,7 @@ def test_a_full_millisecond_is_2200H_and_does_not_wrap(pconn, layout):
         assert (raised.value.sqlstate, diag.message_primary, diag.message_detail, diag.message_hint) == EXHAUSTED[layout]
         # what was left was handed out, in order, up to the last value, and nothing after
         assert made == sorted(made) and all(start < v <= full for v in made) and (not made or made[-1] == full)
-        assert pconn.execute("SELECT current_setting('ulid_portable.monotonic_last')").fetchone()[0] == state_of(full)
+        assert pconn.execute(GET_STATE).fetchone()[0] == state_of(full)
 
 
 def test_a_uuidv7_step_from_any_value_goes_up_to_a_uuidv7(pconn):
@@ -279,7 +286,7 @@ def test_a_uuidv7_step_from_any_value_goes_up_to_a_uuidv7(pconn):
         DECLARE s record; v text;
         BEGIN
             FOR s IN SELECT * FROM states LOOP
-                PERFORM set_config('ulid_portable.monotonic_last', s.last, false);
+                PERFORM set_config('ulid_portable.monotonic_last', s.last || ulid_portable._backend() || '/', false);
                 PERFORM set_config('ulid.monotonic_step', s.step, false);
                 BEGIN
                     v := ulid_portable.gen_monotonic_ulid()::text;
@@ -315,7 +322,7 @@ def test_a_rolled_back_transaction_takes_the_state_back(cluster, both):
         conn.commit()
         conn.execute("SELECT ulid_portable.gen_monotonic_ulid() FROM generate_series(1, 10)")
         conn.rollback()
-        state = conn.execute("SELECT current_setting('ulid_portable.monotonic_last')").fetchone()[0]
+        state = conn.execute(GET_STATE).fetchone()[0]
         assert state == kept.replace("-", "")
         assert conn.execute("SELECT ulid_portable.gen_monotonic_ulid()::text").fetchone()[0] > kept
 
@@ -334,4 +341,5 @@ def test_declared_volatility_and_parallel_safety(pconn):
         ("ulid_portable.ulid_parse(text)", "i", "s"),
         ("ulid_portable.ulid_text(uuid)", "i", "s"),
         ("ulid_portable.ulid_timestamp(uuid)", "i", "s"),
+        ("ulid_portable.version()", "i", "s"),
     ]

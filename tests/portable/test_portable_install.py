@@ -20,9 +20,6 @@ from harness.pgcluster import Cluster
 from portable_layer import PORTABLE_SQL, has_pgcrypto, install_portable
 
 HOSTILE = "-c search_path=traps,pg_catalog,public"
-OPERATORS = ["=", "<>", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "||", "<<", ">>", "&", "|", "~", "!~"]
-TYPES = ["text", "uuid", "bytea", "bool", "int2", "int4", "int8", "bit", "varbit", "timestamptz", "timestamp",
-         "interval", "float8", "numeric"]
 # FIPS-197, appendix C: the plaintext 00112233445566778899aabbccddeeff under
 # the keys 000102...0f, ...17 and ...1f
 FIPS_197 = {
@@ -45,47 +42,89 @@ def plain(pg_build, swap):
         server.destroy()
 
 
-def called_names() -> set[str]:
-    return set(re.findall(r"\b([a-z_][a-z0-9_]*)\s*\(", PORTABLE_SQL.read_text()))
+def sql_of_the_file() -> str:
+    """The file without its comments (string literals kept)."""
+    return re.sub(r"--[^\n]*", "", PORTABLE_SQL.read_text())
+
+
+def identifiers() -> set[str]:
+    """Every word of the file that could name something, folded to lower
+    case as SQL folds it: its functions, types, keywords and the words of
+    its messages alike."""
+    return {w.lower() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", sql_of_the_file())}
+
+
+def operators() -> set[str]:
+    """Every operator the file names, qualified or not."""
+    sql = sql_of_the_file()
+    named = set(re.findall(r"OPERATOR\(pg_catalog\.([^)\s]+)\)", sql))
+    bare = set(re.findall(r"(?<![\w'])(<>|<=|>=|!~|\|\||<<|>>|[=<>+*/%&|~-])(?![\w'])", sql))
+    return named | bare
+
+
+def own_functions() -> list[tuple[str, str]]:
+    """The file's own functions, as name and argument types (IN only)."""
+    found = []
+    for name, args in re.findall(r"CREATE OR REPLACE FUNCTION ulid_portable\.(\w+)\(([^)]*)\)", sql_of_the_file()):
+        types = [a.split()[-1] for a in args.split(",") if a.strip() and not a.strip().startswith("OUT ")]
+        found.append((name.replace("%1$s", "encrypt"), ", ".join(types)))
+    return found
+
+
+TRAP_MARK = "search_path trap sprung"
 
 
 def plant_traps(conn) -> int:
-    """Schema `traps`: a twin that raises for every function of pg_catalog
-    the file calls (by name, every overload without pseudo-types), every
-    operator it could use, and a domain named after every type. Returns how
-    many objects were planted."""
+    """Schema `traps`, meant to come first on a caller's search_path: for
+    every word of the file, a twin of each function of pg_catalog of that
+    name (every overload without pseudo-types) and a domain of that name;
+    a twin of every binary operator of pg_catalog the file names; a
+    function named as each of the file's own. Each, when it runs, raises a
+    WARNING (a line in the server log and a notice to the client, which no
+    rollback takes back) and then an error. Returns how many objects were
+    planted."""
     pseudo = "(SELECT oid FROM pg_type WHERE typtype = 'p')"
+    # and `record`, PL/pgSQL's row of any shape, which the file may not use
+    words = sorted(identifiers() | {"record"})
     functions = conn.execute(f"""
         SELECT p.proname, pg_get_function_identity_arguments(p.oid), format_type(p.prorettype, NULL)
         FROM pg_proc p
         WHERE p.pronamespace = 'pg_catalog'::regnamespace AND p.prokind = 'f' AND NOT p.proretset
           AND p.proname = ANY(%s) AND p.prorettype NOT IN {pseudo}
           AND NOT EXISTS (SELECT FROM unnest(p.proargtypes) t WHERE t IN {pseudo})""",
-        [sorted(called_names())]).fetchall()
-    operators = conn.execute(f"""
+        [words]).fetchall()
+    ops = conn.execute(f"""
         SELECT o.oprname, format_type(o.oprleft, NULL), format_type(o.oprright, NULL), format_type(o.oprresult, NULL)
         FROM pg_operator o
         WHERE o.oprnamespace = 'pg_catalog'::regnamespace AND o.oprkind = 'b' AND o.oprname = ANY(%s)
           AND o.oprleft NOT IN {pseudo} AND o.oprright NOT IN {pseudo} AND o.oprresult NOT IN {pseudo}""",
-        [OPERATORS]).fetchall()
-    ddl = ["CREATE SCHEMA traps", "GRANT USAGE ON SCHEMA traps TO PUBLIC"]
-    for name, args, result in functions:
-        ddl.append(f"""CREATE FUNCTION traps.{name}({args}) RETURNS {result} LANGUAGE plpgsql
-                       AS $$BEGIN RAISE EXCEPTION 'search_path trap: %', 'function {name}({args})'; END$$""")
-    for k, (name, left, right, result) in enumerate(operators):
+        [sorted(operators())]).fetchall()
+    assert {"text", "int8", "uuid", "bytea", "substr", "left", "int4"} <= set(words)
+    assert {"=", "||", "<<", "!~"} <= {o[0] for o in ops}
+    ddl = ["CREATE SCHEMA traps", "GRANT USAGE ON SCHEMA traps TO PUBLIC",
+           f"""CREATE FUNCTION traps.sprung(what pg_catalog.text) RETURNS pg_catalog.bool LANGUAGE plpgsql
+               AS $$BEGIN RAISE WARNING '{TRAP_MARK}: %', what; RAISE EXCEPTION '{TRAP_MARK}: %', what; END$$"""]
+    for name, args in {(n, a) for n, a, _ in functions} | set(own_functions()):
+        result = next((r for n, a, r in functions if (n, a) == (name, args)), "pg_catalog.text")
+        ddl.append(f"""CREATE FUNCTION traps."{name}"({args}) RETURNS {result} LANGUAGE plpgsql
+                       AS $$BEGIN PERFORM traps.sprung('function {name}({args})'); RETURN NULL; END$$""")
+    for k, (name, left, right, result) in enumerate(ops):
+        what = f"operator {left} {name} {right}"
         ddl.append(f"""CREATE FUNCTION traps.operator_{k}({left}, {right}) RETURNS {result} LANGUAGE plpgsql
-                       AS $$BEGIN RAISE EXCEPTION 'search_path trap: %', 'operator {left} {name} {right}'; END$$""")
+                       AS $$BEGIN PERFORM traps.sprung('{what}'); RETURN NULL; END$$""")
         ddl.append(f"CREATE OPERATOR traps.{name} (LEFTARG = {left}, RIGHTARG = {right}, FUNCTION = traps.operator_{k})")
-    ddl += [f"CREATE DOMAIN traps.{name} AS pg_catalog.point" for name in TYPES]
+    ddl += [f"""CREATE DOMAIN traps."{name}" AS pg_catalog.text CHECK (traps.sprung('domain {name}'))""" for name in words]
     conn.execute(";\n".join(ddl))
-    return len(functions) + len(operators) + len(TYPES)
+    return len(ddl) - 3
 
 
 @pytest.fixture(scope="module")
 def appdb(plain):
     """Databases with the traps, and roles: `app`, which may create schemas
     in appdb, and `app2`, which may not create any in appdb2, where an
-    administrator made the schema ulid_portable for it."""
+    administrator made the schema ulid_portable for it, owned by app2; in
+    appdb3 an administrator made the schema for itself and let `app` create
+    in it, which the file refuses."""
     with plain.connect() as conn:
         for role in ("app", "app2"):
             conn.execute(f"DROP ROLE IF EXISTS {role}")
@@ -95,18 +134,32 @@ def appdb(plain):
         planted = plant_traps(conn)
         assert planted > 300, planted
     with plain.connect() as conn:
-        for name in ("appdb", "appdb2"):
+        for name in ("appdb", "appdb2", "appdb3"):
             conn.execute(f"CREATE DATABASE {name} TEMPLATE traps")
     with plain.connect("appdb") as conn:
         conn.execute("GRANT CREATE ON DATABASE appdb TO app")
     with plain.connect("appdb2") as conn:
+        conn.execute("CREATE SCHEMA ulid_portable AUTHORIZATION app2")
+    with plain.connect("appdb3") as conn:
         conn.execute("CREATE SCHEMA ulid_portable")
-        conn.execute("GRANT USAGE, CREATE ON SCHEMA ulid_portable TO app2")
+        conn.execute("GRANT USAGE, CREATE ON SCHEMA ulid_portable TO app")
     return "appdb"
 
 
+# every trap's warning that reached a session of hostile()
+SPRUNG: list[str] = []
+
+
 def hostile(plain, dbname: str, user: str) -> psycopg.Connection:
-    return psycopg.connect(plain.conninfo(dbname, user=user), options=HOSTILE, autocommit=True)
+    conn = psycopg.connect(plain.conninfo(dbname, user=user), options=HOSTILE, autocommit=True)
+    conn.add_notice_handler(lambda diag: SPRUNG.append(diag.message_primary or "")
+                            if TRAP_MARK in (diag.message_primary or "") else None)
+    return conn
+
+
+def install_hostile(plain, dbname: str, user: str) -> None:
+    result = install_portable(plain, dbname, user=user, options=HOSTILE)
+    assert TRAP_MARK not in result.stderr, result.stderr
 
 
 def test_the_server_has_no_ulid(plain):
@@ -119,14 +172,62 @@ def test_the_server_has_no_ulid(plain):
 
 
 def test_the_traps_spring(plain, appdb):
-    """The control: unqualified names under this search_path do hit them."""
+    """The control: unqualified names under this search_path do hit them,
+    and each leaves its warning behind, rolled back or not: a function, an
+    operator, a type in a cast and a type declared in PL/pgSQL."""
+    SPRUNG.clear()
+    sqls = ["SELECT substr('abc', 1, 1)", "SELECT 'a'::pg_catalog.text || 'b'::pg_catalog.text",
+            "SELECT 1::pg_catalog.int8 + 1::pg_catalog.int8", "SELECT encode(E'\\\\x00'::pg_catalog.bytea, 'hex')",
+            "SELECT 1::int8", "DO $$DECLARE r record; BEGIN r := NULL; END$$",
+            "DO $$DECLARE t text; BEGIN END$$"]
     with hostile(plain, appdb, "app") as conn:
-        for sql in ("SELECT substr('abc', 1, 1)", "SELECT 'a'::pg_catalog.text || 'b'::pg_catalog.text",
-                    "SELECT 1::pg_catalog.int8 + 1::pg_catalog.int8", "SELECT encode('\\x00'::pg_catalog.bytea, 'hex')"):
-            with pytest.raises(psycopg.errors.RaiseException, match="search_path trap"):
-                conn.execute(sql)
-        with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="type point"):
-            conn.execute("SELECT 'a'::text")
+        for sql in sqls:
+            with pytest.raises(psycopg.errors.RaiseException, match=TRAP_MARK):
+                with conn.transaction():
+                    conn.execute(sql)
+    assert len(SPRUNG) == len(sqls), SPRUNG
+    assert any("domain record" in w for w in SPRUNG) and any("domain int8" in w for w in SPRUNG), SPRUNG
+
+
+def test_a_schema_another_role_owns_is_refused(plain, appdb):
+    """Whoever owns the schema could replace the functions: the file stops,
+    and leaves the schema as it was."""
+    result = subprocess.run(
+        [str(plain.bindir / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", str(PORTABLE_SQL)],
+        env={**plain.env(), "PGDATABASE": "appdb3", "PGUSER": "app", "PGOPTIONS": HOSTILE},
+        capture_output=True, text=True)
+    assert result.returncode == 3, result.stderr
+    assert 'schema "ulid_portable" belongs to role "postgres", not to "app"' in result.stderr, result.stderr
+    with plain.connect("appdb3") as conn:
+        assert conn.execute("SELECT count(*) FROM pg_proc WHERE pronamespace = 'ulid_portable'::regnamespace").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_a_failed_install_leaves_nothing(plain, appdb, stop):
+    """A role that may not create the schema: the file stops at its first
+    error and leaves nothing behind, whether psql stops at errors or not
+    (it is one statement); with ON_ERROR_STOP psql says so in its exit
+    status."""
+    args = ["-v", "ON_ERROR_STOP=1"] if stop else []
+    result = subprocess.run(
+        [str(plain.bindir / "psql"), "-X", "-q", *args, "-f", str(PORTABLE_SQL)],
+        env={**plain.env(), "PGDATABASE": "traps", "PGUSER": "app", "PGOPTIONS": HOSTILE},
+        capture_output=True, text=True)
+    assert result.returncode == (3 if stop else 0), result.stderr
+    errors = [line for line in result.stderr.splitlines() if "ERROR:" in line]
+    assert len(errors) == 1 and "permission denied for database traps" in errors[0], result.stderr
+    with plain.connect("traps") as conn:
+        assert conn.execute("SELECT to_regnamespace('ulid_portable')").fetchone() == (None,)
+        assert conn.execute("""SELECT count(*) FROM pg_proc p JOIN pg_roles r ON r.oid = p.proowner
+                               WHERE r.rolname = 'app'""").fetchone() == (0,)
+
+
+def test_the_file_says_which_release_it_is(plain, appdb):
+    install_hostile(plain, appdb, "app")
+    cargo = (PORTABLE_SQL.parent.parent / "Cargo.toml").read_text()
+    release = re.search(r'^version = "([^"]+)"', cargo, re.M).group(1)
+    with hostile(plain, appdb, "app") as conn:
+        assert conn.execute("SELECT ulid_portable.version()").fetchone() == (release,)
 
 
 def values_of(conn) -> dict:
@@ -200,9 +301,10 @@ def check_values(out: dict, pgcrypto: bool) -> None:
 
 @pytest.mark.parametrize("user, dbname", [("app", "appdb"), ("app2", "appdb2")])
 def test_an_ordinary_role_installs_and_uses_it_under_a_hostile_search_path(plain, appdb, user, dbname):
-    install_portable(plain, dbname, user=user, options=HOSTILE)
+    SPRUNG.clear()
+    install_hostile(plain, dbname, user)
     # and again: the file can be run over an earlier install of itself
-    install_portable(plain, dbname, user=user, options=HOSTILE)
+    install_hostile(plain, dbname, user)
     with hostile(plain, dbname, user) as conn:
         assert conn.execute("SELECT pg_catalog.current_setting('search_path')").fetchone() == ("traps,pg_catalog,public",)
         assert not conn.execute("SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname OPERATOR(pg_catalog.=) current_user").fetchone()[0]
@@ -215,6 +317,7 @@ def test_an_ordinary_role_installs_and_uses_it_under_a_hostile_search_path(plain
               AND dbid OPERATOR(pg_catalog.=) (SELECT oid FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) current_database())""").fetchall()
         made = [r[0] for r in outside]
         assert made and all(m.startswith("function ulid_portable.") or m == "schema ulid_portable" for m in made), made
+    assert SPRUNG == []
 
 
 def test_public_ids_once_pgcrypto_is_there(plain, appdb, pg_build):
@@ -227,7 +330,8 @@ def test_public_ids_once_pgcrypto_is_there(plain, appdb, pg_build):
     with hostile(plain, appdb, "app") as conn:
         conn.execute("CREATE SCHEMA app_crypto")
         conn.execute("CREATE EXTENSION pgcrypto SCHEMA app_crypto")
-    install_portable(plain, appdb, user="app", options=HOSTILE)
+    SPRUNG.clear()
+    install_hostile(plain, appdb, "app")
     with hostile(plain, appdb, "app") as conn:
         for length, expected in FIPS_197.items():
             key = bytes(range(length))
@@ -238,6 +342,7 @@ def test_public_ids_once_pgcrypto_is_there(plain, appdb, pg_build):
                                 [expected, key]).fetchone()[0]
             assert back == "00112233-4455-6677-8899-aabbccddeeff"
         check_values(values_of(conn), pgcrypto=True)
+    assert SPRUNG == []
 
 
 def test_the_file_runs_in_a_transaction_as_a_migration_would(plain, appdb):
