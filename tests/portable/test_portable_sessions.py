@@ -1,0 +1,293 @@
+"""The portable layer and the native type under sessions that are not the
+default one: every setting a session, a role, a database or a pooled
+connection may carry that could change how SQL reads a literal, prints a
+value or finds a name; a megabyte of bad input on every path of the
+parser; and a monotonic state that this session did not write.
+
+For each session, the same work is done by both and compared with the
+default session's answers: the text of deterministic values in every
+input form, the catalogue of bad input with its errors, times, range
+bounds, the generators under both layouts, and public ids where the
+build has pgcrypto. Everything is compared in the server or as text that
+no setting formats (hexadecimal, integers), so that the test reads the
+same answers whatever the session prints.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+import psycopg
+import pytest
+
+from portable_layer import errors_of, has_pgcrypto, install_portable
+from test_portable_text import BAD_TEXT
+
+# one setting at a time; then all of them at once (ALL_AT_ONCE)
+SETTINGS = [
+    ("standard_conforming_strings", "off"),
+    ("bytea_output", "escape"),
+    ("DateStyle", "SQL, DMY"),
+    ("DateStyle", "German"),
+    ("DateStyle", "Postgres, MDY"),
+    ("IntervalStyle", "sql_standard"),
+    ("IntervalStyle", "iso_8601"),
+    ("IntervalStyle", "postgres_verbose"),
+    ("TimeZone", "Pacific/Kiritimati"),
+    ("TimeZone", "America/St_Johns"),
+    ("extra_float_digits", "-15"),
+    ("extra_float_digits", "3"),
+    # the locales this machine has beside C (no other is installed)
+    ("lc_messages", "C.utf8"),
+    ("lc_numeric", "C.utf8"),
+    ("lc_time", "C.utf8"),
+    ("client_encoding", "LATIN1"),
+    ("search_path", ""),
+]
+ALL_AT_ONCE = [("standard_conforming_strings", "off"), ("bytea_output", "escape"), ("DateStyle", "German"),
+               ("IntervalStyle", "sql_standard"), ("TimeZone", "America/St_Johns"), ("extra_float_digits", "-15"),
+               ("lc_numeric", "C.utf8"), ("lc_time", "C.utf8"), ("client_encoding", "LATIN1"),
+               ("search_path", "")]
+
+# bad input of a megabyte or more, on every path of the parser: the hex
+# form, the UUID form, the ULID text, each with the problem at its end
+MEGABYTE = 1 << 20
+LONG_BAD = [
+    "\\x" + "a" * MEGABYTE,
+    "\\x" + "a" * MEGABYTE + "z",
+    "\\x" + "a" * MEGABYTE + "é",
+    "01941f29-7c00-ec5e-7700-529006a71347" + "a" * MEGABYTE,
+    "01941f29-7c00-ec5e-7700-529006a71347" + "a" * MEGABYTE + "é",
+    "é" * MEGABYTE,
+    "A" * MEGABYTE + "é",
+    "A" * MEGABYTE + "-",
+    "0" * MEGABYTE,
+]
+
+N = 20_000
+# the values, from the row number alone, so that every session has the
+# same ones; and their text in each form the type reads (E'' strings:
+# read alike whatever standard_conforming_strings says)
+VALUES = f"""SELECT i, pg_catalog.md5(i::pg_catalog.text)::pg_catalog.uuid AS u
+             FROM pg_catalog.generate_series(1, {N}) AS i"""
+FORMS = [
+    "u::native.ulid::pg_catalog.text",
+    "pg_catalog.lower(u::native.ulid::pg_catalog.text)",
+    "E'\\\\x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.uuid_send(u), 'hex')",
+    "u::pg_catalog.text",
+]
+
+
+def session(cluster, dbname, settings) -> psycopg.Connection:
+    """A new session with the settings, made before its first call of
+    either implementation (which is when PL/pgSQL reads a function)."""
+    conn = psycopg.connect(cluster.conninfo(dbname), autocommit=True)
+    for name, value in settings:
+        conn.execute("SELECT pg_catalog.set_config(%s, %s, false)", [name, value])
+    return conn
+
+
+def for_the_client(settings, inputs: list[str]) -> list[str]:
+    """What the session's client encoding can carry."""
+    encoding = dict(settings).get("client_encoding")
+    if encoding is None:
+        return inputs
+    return [t for t in inputs if t.encode("latin-1", errors="replace").decode("latin-1") == t]
+
+
+def answers(conn) -> dict:
+    """What the session answers, as text no setting formats."""
+    q = lambda sql: conn.execute(sql).fetchone()  # noqa: E731
+    out = {}
+    for k, form in enumerate(FORMS):
+        out[f"text, form {k}"] = q(f"""
+            SELECT pg_catalog.md5(pg_catalog.string_agg(ulid_portable.ulid_text(u) OPERATOR(pg_catalog.||) '='
+                                                         OPERATOR(pg_catalog.||) (u::native.ulid)::pg_catalog.text, ',' ORDER BY i)),
+                   pg_catalog.count(*) FILTER (WHERE ulid_portable.ulid_parse({form}) OPERATOR(pg_catalog.=) u),
+                   pg_catalog.count(*) FILTER (WHERE (({form})::native.ulid)::pg_catalog.uuid OPERATOR(pg_catalog.=) u)
+            FROM ({VALUES}) AS v""")
+    out["times"] = q(f"""
+        SELECT pg_catalog.md5(pg_catalog.string_agg(
+                   ((pg_catalog.date_part('epoch', ulid_portable.ulid_timestamp(u)) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8)::pg_catalog.text
+                   OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
+                   ((pg_catalog.date_part('epoch', native.ulid_timestamp(u::native.ulid)) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8)::pg_catalog.text
+                   OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
+                   ulid_portable.ulid_from_timestamptz(native.ulid_timestamp(u::native.ulid))::pg_catalog.text
+                   OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
+                   ((native.ulid_timestamp(u::native.ulid))::native.ulid)::pg_catalog.text, ',' ORDER BY i))
+        FROM ({VALUES}) AS v""")
+    # generators: the millisecond they were given, in hexadecimal
+    at = "'2025-01-01 12:34:56.789+00'::pg_catalog.timestamptz"
+    out["at"] = q(f"""SELECT pg_catalog.left(ulid_portable.gen_ulid({at})::pg_catalog.text, 13),
+                             pg_catalog.left((native.gen_ulid({at}))::pg_catalog.uuid::pg_catalog.text, 13),
+                             (native.ulid_from_timestamptz({at}))::pg_catalog.text""")
+    for layout in ("ulid", "uuidv7"):
+        conn.execute(f"SET ulid.layout = {layout}")
+        for name, call in (("portable", "ulid_portable.gen_monotonic_ulid()"),
+                           ("native", "(native.gen_monotonic_ulid())::pg_catalog.uuid")):
+            values = [uuid.UUID(v) for v, in conn.execute(
+                f"SELECT ({call})::pg_catalog.text FROM pg_catalog.generate_series(1, 2000)")]
+            now_ms = datetime.now(timezone.utc).timestamp() * 1000
+            out[f"{name} monotonic, {layout}"] = (
+                values == sorted(set(values)),
+                all(v.version == 7 for v in values) if layout == "uuidv7" else True,
+                all(abs((v.int >> 80) - now_ms) < 600_000 for v in values))
+        conn.execute("RESET ulid.layout")
+    if conn.execute("SELECT pg_catalog.count(*) FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'pgcrypto'").fetchone()[0]:
+        key = bytes(range(16))
+        out["public id"] = conn.execute(
+            """SELECT ulid_portable.ulid_encrypt('00112233-4455-6677-8899-aabbccddeeff', %s)::pg_catalog.text,
+                      (native.ulid_encrypt('00112233-4455-6677-8899-aabbccddeeff'::pg_catalog.uuid::native.ulid, %s))::pg_catalog.uuid::pg_catalog.text""",
+            [key, key]).fetchone()
+    return out
+
+
+def bad_input(conn, inputs: list[str]) -> dict[str, tuple]:
+    """Each input through the type and ulid_parse: their outcomes, which
+    must be the same."""
+    native, portable = "($1::native.ulid)::pg_catalog.uuid", "ulid_portable.ulid_parse($1)"
+    by_input: dict[int, dict[str, tuple]] = {}
+    for n, call, outcome in errors_of(conn, [native, portable], inputs):
+        by_input.setdefault(n, {})[call] = outcome
+    differ = [(inputs[n][:40], got) for n, got in by_input.items() if got[native] != got[portable]]
+    assert not differ, differ[:5]
+    return {inputs[n]: got[native] for n, got in by_input.items()}
+
+
+@pytest.fixture(scope="module")
+def default_answers(cluster, both):
+    """The default session's answers; public ids among them where the
+    build has pgcrypto, which the layer is then installed over."""
+    with cluster.connect(both) as conn:
+        if has_pgcrypto(conn):
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pgcrypto")
+            install_portable(cluster, both)
+        return answers(conn), bad_input(conn, BAD_TEXT)
+
+
+def check_session(cluster, both, settings, default_answers):
+    expected, expected_bad = default_answers
+    with session(cluster, both, settings) as conn:
+        got = answers(conn)
+        got_bad = bad_input(conn, for_the_client(settings, BAD_TEXT))
+    assert got == expected
+    assert got_bad == {t: expected_bad[t] for t in got_bad}
+    for key, (counted, parsed, typed) in ((k, v) for k, v in got.items() if k.startswith("text")):
+        assert (parsed, typed) == (N, N), key
+    for key in (k for k in got if "monotonic" in k):
+        assert got[key] == (True, True, True), key
+
+
+@pytest.mark.parametrize("name, value", SETTINGS, ids=[f"{n}={v}" for n, v in SETTINGS])
+def test_a_session_setting_changes_no_answer(cluster, both, default_answers, name, value):
+    check_session(cluster, both, [(name, value)], default_answers)
+
+
+def test_every_setting_at_once_with_a_million_values(cluster, both, default_answers):
+    """All the settings together, the catalogue, and the million values of
+    test_portable_text.py's check read and printed there."""
+    check_session(cluster, both, ALL_AT_ONCE, default_answers)
+    with session(cluster, both, ALL_AT_ONCE) as conn:
+        row = conn.execute("""
+            SELECT pg_catalog.count(*),
+                   pg_catalog.count(*) FILTER (WHERE ulid_portable.ulid_text(u) OPERATOR(pg_catalog.=) (u::native.ulid)::pg_catalog.text),
+                   pg_catalog.count(*) FILTER (WHERE ulid_portable.ulid_parse((u::native.ulid)::pg_catalog.text) OPERATOR(pg_catalog.=) u),
+                   pg_catalog.count(*) FILTER (WHERE ulid_portable.ulid_parse(E'\\\\x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.uuid_send(u), 'hex'))
+                                               OPERATOR(pg_catalog.=) u)
+            FROM (SELECT pg_catalog.md5(i::pg_catalog.text OPERATOR(pg_catalog.||) pg_catalog.random()::pg_catalog.text)::pg_catalog.uuid AS u
+                  FROM pg_catalog.generate_series(1, 1000000) AS i) AS v""").fetchone()
+    assert row == (1_000_000,) * 4
+
+
+def test_a_megabyte_of_bad_input_on_every_path(cluster, both):
+    """The type's error, word for word, from each path of the parser, in
+    time linear in the input: a statement_timeout far above what linear
+    time takes (well under a second here) stops a parser that reads the
+    text one character at a time from its start, which takes hours on a
+    megabyte."""
+    with cluster.connect(both) as conn:
+        conn.execute("SET statement_timeout = '60s'")
+        outcomes = bad_input(conn, LONG_BAD)
+    assert {o[0] for o in outcomes.values()} == {"22P02"}, outcomes
+    details = [outcomes[t][2] for t in LONG_BAD]
+    assert details[0] == f'Expected 32 hexadecimal digits after "\\x", found {MEGABYTE}.'
+    assert details[1] == f'Invalid hexadecimal digit "z" at position {MEGABYTE + 3}.'
+    assert details[3] == f"Expected 36 characters in the UUID form, found {MEGABYTE + 36}."
+    assert details[4] == f'Invalid hexadecimal digit "é" at position {MEGABYTE + 37}.'
+    assert details[5] == 'Invalid character "é" at position 1.'
+    assert details[6] == f'Invalid character "é" at position {MEGABYTE + 1}.'
+
+
+# ---- a monotonic state the session did not write ----------------------------
+
+FUTURE_MS = 140_000_000_000_000  # in the year 6406
+
+
+def far_future_states(cluster, dbname) -> list[str]:
+    """States another party could leave for a new session: bare digits, as
+    the layer wrote them before it stamped them, and the state of a live
+    session, stamped with that session's own backend."""
+    bare = f"{FUTURE_MS:012x}" + "0" * 20
+    with cluster.connect(dbname) as conn:
+        conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
+        live = conn.execute("SELECT current_setting('ulid_portable.monotonic_last')").fetchone()[0]
+    return [bare, bare + live[32:]]
+
+
+def two_sessions(cluster, dbname, **kw) -> list[list[str]]:
+    """Two new sessions, each making 500 values with the step of one."""
+    made = []
+    for _ in range(2):
+        with psycopg.connect(cluster.conninfo(dbname), autocommit=True, **kw) as conn:
+            conn.execute("SET ulid.monotonic_step = one")
+            made.append([v for v, in conn.execute(
+                "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 500)")])
+    return made
+
+
+def assert_fresh(made: list[list[str]]) -> None:
+    first, second = made
+    assert not set(first) & set(second)
+    now_ms = datetime.now(timezone.utc).timestamp() * 1000
+    for values in made:
+        assert values == sorted(values)
+        assert all((uuid.UUID(v).int >> 80) <= now_ms + 1000 for v in values), values[:3]
+
+
+@pytest.mark.parametrize("route", ["ALTER ROLE", "ALTER DATABASE", "connection options", "SET"])
+def test_a_state_this_session_did_not_write_is_ignored(cluster, both, route):
+    role = "mono_" + uuid.uuid4().hex[:8]
+    with cluster.connect(both) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN SUPERUSER")
+    try:
+        for state in far_future_states(cluster, both):
+            with cluster.connect(both) as conn:
+                if route == "ALTER ROLE":
+                    conn.execute(f"ALTER ROLE {role} SET ulid_portable.monotonic_last = '{state}'")
+                elif route == "ALTER DATABASE":
+                    conn.execute(f'ALTER DATABASE "{both}" SET ulid_portable.monotonic_last = \'{state}\'')
+            kw = {"user": role}
+            if route == "connection options":
+                kw["options"] = f"-c ulid_portable.monotonic_last={state}"
+            if route == "SET":
+                made = []
+                for _ in range(2):
+                    with psycopg.connect(cluster.conninfo(both), autocommit=True, **kw) as conn:
+                        conn.execute(f"SET ulid_portable.monotonic_last = '{state}'")
+                        conn.execute("SET ulid.monotonic_step = one")
+                        made.append([v for v, in conn.execute(
+                            "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 500)")])
+            else:
+                made = two_sessions(cluster, both, **kw)
+                with psycopg.connect(cluster.conninfo(both), autocommit=True, **kw) as conn:
+                    # the control: the session did start with the state
+                    assert conn.execute("SELECT current_setting('ulid_portable.monotonic_last')").fetchone() == (state,)
+            assert_fresh(made)
+            with cluster.connect(both) as conn:
+                conn.execute(f"ALTER ROLE {role} RESET ALL")
+                conn.execute(f'ALTER DATABASE "{both}" RESET ALL')
+    finally:
+        with cluster.connect(both) as conn:
+            conn.execute(f'ALTER DATABASE "{both}" RESET ALL')
+            conn.execute(f"DROP ROLE {role}")
