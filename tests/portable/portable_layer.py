@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import subprocess
 
+import psycopg
+
 from harness.pgcluster import ROOT, Cluster
 
 PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
@@ -59,3 +61,21 @@ def errors_of(conn, calls: list[str], inputs: list) -> list[tuple]:
             END $$""")
     rows = conn.execute("SELECT n, call, outcome FROM pg_temp.error_outcomes ORDER BY n, call").fetchall()
     return [(n, calls[k], tuple(outcome)) for n, k, outcome in rows]
+
+
+# Session settings that change how SQL reads a literal, prints a value or
+# finds a name, all at once: the layer and the type must answer in such a
+# session as in a default one (test_portable_sessions.py tries each alone).
+ALL_AT_ONCE = [("standard_conforming_strings", "off"), ("bytea_output", "escape"), ("DateStyle", "German"),
+               ("IntervalStyle", "sql_standard"), ("TimeZone", "America/St_Johns"), ("extra_float_digits", "-15"),
+               ("lc_numeric", "C.utf8"), ("lc_time", "C.utf8"), ("client_encoding", "LATIN1"),
+               ("search_path", "")]
+
+
+def session(cluster: Cluster, dbname: str, settings) -> psycopg.Connection:
+    """A new session with the settings, made before its first call of
+    either implementation (which is when PL/pgSQL reads a function)."""
+    conn = psycopg.connect(cluster.conninfo(dbname), autocommit=True)
+    for name, value in settings:
+        conn.execute("SELECT pg_catalog.set_config(%s, %s, false)", [name, value])
+    return conn

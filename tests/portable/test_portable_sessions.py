@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 import psycopg
 import pytest
 
-from portable_layer import errors_of, has_pgcrypto, install_portable
+from portable_layer import ALL_AT_ONCE, errors_of, has_pgcrypto, install_portable, session
 from test_portable_text import BAD_TEXT
 
 # one setting at a time; then all of them at once (ALL_AT_ONCE)
@@ -45,11 +45,6 @@ SETTINGS = [
     ("client_encoding", "LATIN1"),
     ("search_path", ""),
 ]
-ALL_AT_ONCE = [("standard_conforming_strings", "off"), ("bytea_output", "escape"), ("DateStyle", "German"),
-               ("IntervalStyle", "sql_standard"), ("TimeZone", "America/St_Johns"), ("extra_float_digits", "-15"),
-               ("lc_numeric", "C.utf8"), ("lc_time", "C.utf8"), ("client_encoding", "LATIN1"),
-               ("search_path", "")]
-
 # bad input of a megabyte or more, on every path of the parser: the hex
 # form, the UUID form, the ULID text, each with the problem at its end
 MEGABYTE = 1 << 20
@@ -77,15 +72,6 @@ FORMS = [
     "E'\\\\x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.uuid_send(u), 'hex')",
     "u::pg_catalog.text",
 ]
-
-
-def session(cluster, dbname, settings) -> psycopg.Connection:
-    """A new session with the settings, made before its first call of
-    either implementation (which is when PL/pgSQL reads a function)."""
-    conn = psycopg.connect(cluster.conninfo(dbname), autocommit=True)
-    for name, value in settings:
-        conn.execute("SELECT pg_catalog.set_config(%s, %s, false)", [name, value])
-    return conn
 
 
 def for_the_client(settings, inputs: list[str]) -> list[str]:
@@ -184,20 +170,10 @@ def test_a_session_setting_changes_no_answer(cluster, both, default_answers, nam
     check_session(cluster, both, [(name, value)], default_answers)
 
 
-def test_every_setting_at_once_with_a_million_values(cluster, both, default_answers):
-    """All the settings together, the catalogue, and the million values of
-    test_portable_text.py's check read and printed there."""
+def test_every_setting_at_once(cluster, both, default_answers):
+    """All of them together (and test_portable_text.py reads and prints its
+    million values in such a session)."""
     check_session(cluster, both, ALL_AT_ONCE, default_answers)
-    with session(cluster, both, ALL_AT_ONCE) as conn:
-        row = conn.execute("""
-            SELECT pg_catalog.count(*),
-                   pg_catalog.count(*) FILTER (WHERE ulid_portable.ulid_text(u) OPERATOR(pg_catalog.=) (u::native.ulid)::pg_catalog.text),
-                   pg_catalog.count(*) FILTER (WHERE ulid_portable.ulid_parse((u::native.ulid)::pg_catalog.text) OPERATOR(pg_catalog.=) u),
-                   pg_catalog.count(*) FILTER (WHERE ulid_portable.ulid_parse(E'\\\\x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.uuid_send(u), 'hex'))
-                                               OPERATOR(pg_catalog.=) u)
-            FROM (SELECT pg_catalog.md5(i::pg_catalog.text OPERATOR(pg_catalog.||) pg_catalog.random()::pg_catalog.text)::pg_catalog.uuid AS u
-                  FROM pg_catalog.generate_series(1, 1000000) AS i) AS v""").fetchone()
-    assert row == (1_000_000,) * 4
 
 
 def test_a_megabyte_of_bad_input_on_every_path(cluster, both):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-from portable_layer import PORTABLE_SQL, errors_of
+from portable_layer import ALL_AT_ONCE, PORTABLE_SQL, errors_of, session
 
 N = 1_000_000
 
@@ -23,13 +23,21 @@ FORMS = {
     "ULID text, lower case": "lower(u::native.ulid::text)",
     "ULID text, mixed case": "translate(u::native.ulid::text, 'ABCDEFGHJKMNPQRSTVWXYZ', "
                              "CASE WHEN i % 2 = 0 THEN 'aBcDeFgHjKmNpQrStVwXyZ' ELSE 'AbCdEfGhJkMnPqRsTvWxYz' END)",
-    "\\x and 32 hex digits": "'\\x' || CASE WHEN i % 2 = 0 THEN encode(uuid_send(u), 'hex') "
+    "\\x and 32 hex digits": "E'\\\\x' || CASE WHEN i % 2 = 0 THEN encode(uuid_send(u), 'hex') "
                              "ELSE upper(encode(uuid_send(u), 'hex')) END",
     "UUID text": "CASE WHEN i % 2 = 0 THEN u::text ELSE upper(u::text) END",
 }
 
 
-def test_a_million_values_read_and_print_as_the_type_does(pconn):
+def test_a_million_values_read_and_print_as_the_type_does(cluster, both):
+    """In a session whose settings would change how SQL reads a literal,
+    prints a value or finds a name, as many as can be at once (ALL_AT_ONCE;
+    the default session's answers are the same, test_portable_sessions.py)."""
+    with session(cluster, both, ALL_AT_ONCE) as pconn:
+        assert read_and_print_a_million(pconn) == (N, N, N, N, 5)
+
+
+def read_and_print_a_million(pconn) -> tuple:
     # all 128 bits random (md5), and the values at the ends of the range
     pconn.execute(f"""
         CREATE TEMP TABLE v AS
@@ -47,7 +55,7 @@ def test_a_million_values_read_and_print_as_the_type_does(pconn):
                count(*) FILTER (WHERE ulid_portable.ulid_timestamp(u) = native.ulid_timestamp(u::native.ulid)),
                count(DISTINCT i % 5)
         FROM (SELECT i, u, {form_of} AS t FROM v) f""").fetchone()
-    assert row == (N, N, N, N, 5)
+    return row
 
 
 def test_every_millisecond_boundary_and_range_bound_as_the_type(pconn):
