@@ -3,8 +3,13 @@
 //! file or from hexadecimal digits, held in memory that is cleared after
 //! use, and never printed, not even in an error.
 
+use crate::cli::CryptArgs;
+use crate::input::for_each_id;
+use crate::output::{push_id, Output};
+use crate::parse::read_id;
+use crate::{Failure, INVALID, OK};
 use std::fs::File;
-use std::io::Read;
+use std::io::{BufReader, Read, Write};
 use std::path::Path;
 use ulid_core::cipher::{Cipher, KeyLengthError, KEY_LENGTHS};
 use zeroize::Zeroizing;
@@ -57,4 +62,38 @@ pub fn cipher_from_hex(hex: &str) -> Result<Cipher, String> {
             .collect::<Vec<u8>>(),
     );
     Cipher::new(&key).map_err(|KeyLengthError(len)| format!("--key-hex: {}", length_error(len)))
+}
+
+/// `ulid encrypt` (`encrypt` true) and `ulid decrypt`.
+pub(crate) fn run<R: Read, W: Write>(
+    args: &CryptArgs,
+    encrypt: bool,
+    reader: &mut BufReader<R>,
+    errors: &mut impl Write,
+    out: &mut Output<W>,
+) -> Result<u8, Failure> {
+    let cipher = match (&args.key_file, &args.key_hex) {
+        (Some(path), _) => cipher_from_file(path),
+        (None, Some(hex)) => cipher_from_hex(hex),
+        (None, None) => Err("give the key with --key-file or --key-hex".into()),
+    }
+    .map_err(Failure::Message)?;
+    let mut invalid = false;
+    for_each_id(&args.ids, reader, out, |out, item| {
+        match read_id(&item, errors)? {
+            Some(value) => {
+                let result = if encrypt {
+                    cipher.encrypt(&value)
+                } else {
+                    cipher.decrypt(&value)
+                };
+                push_id(&mut out.buf, &result, args.format);
+                out.buf.push(b'\n');
+                out.flush_if_full()?;
+            }
+            None => invalid = true,
+        }
+        Ok(())
+    })?;
+    Ok(if invalid { INVALID } else { OK })
 }
