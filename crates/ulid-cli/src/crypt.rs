@@ -2,6 +2,16 @@
 //! the one `ulid_encrypt` and `ulid_decrypt` use. The key is read from a
 //! file or from hexadecimal digits, held in memory that is cleared after
 //! use, and never printed, not even in an error.
+//!
+//! Where the key's bytes are: the file's bytes are read into one fixed
+//! buffer (no `Vec` that could grow and leave a copy behind), the
+//! hexadecimal digits decoded into another, both cleared when dropped; the
+//! `--key-hex` string clap handed over is cleared as soon as the cipher is
+//! made; the `Cipher` clears its copy of the key and its expanded key when
+//! it is dropped. Not cleared, because this code never holds them: the
+//! process's argv (which `ps` shows while the command runs), clap's and
+//! std's own copies of the arguments, the bytes a `Cipher` leaves on the
+//! stack when it is moved, and the kernel's page cache of the file.
 
 use crate::cli::CryptArgs;
 use crate::input::for_each_id;
@@ -9,13 +19,15 @@ use crate::output::{push_id, Output};
 use crate::parse::read_id;
 use crate::{Failure, INVALID, OK};
 use std::fs::File;
-use std::io::{BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 use ulid_core::cipher::{Cipher, KeyLengthError, KEY_LENGTHS};
 use zeroize::Zeroizing;
 
-/// The longest key AES takes, plus one byte to tell a longer file.
-const READ_LIMIT: u64 = 33;
+/// The longest key AES takes.
+const MAX_KEY: usize = 32;
+/// The longest key, plus one byte to tell a longer file.
+const READ_LIMIT: usize = MAX_KEY + 1;
 
 /// The type's words for a key of `len` bytes.
 fn length_error(len: impl std::fmt::Display) -> String {
@@ -28,21 +40,26 @@ fn length_error(len: impl std::fmt::Display) -> String {
 
 /// A cipher for the raw key in `path`.
 pub fn cipher_from_file(path: &Path) -> Result<Cipher, String> {
-    let shown = path.display();
-    let mut file =
-        File::open(path).map_err(|err| format!("cannot read the key file {shown}: {err}"))?;
-    let mut key = Zeroizing::new(Vec::with_capacity(READ_LIMIT as usize));
-    (&mut file)
-        .take(READ_LIMIT)
-        .read_to_end(&mut key)
-        .map_err(|err| format!("cannot read the key file {shown}: {err}"))?;
-    if key.len() as u64 == READ_LIMIT {
+    let shown = path.display().to_string();
+    let cannot_read = |err: io::Error| format!("cannot read the key file {shown}: {err}");
+    let mut file = File::open(path).map_err(cannot_read)?;
+    let mut key = Zeroizing::new([0u8; READ_LIMIT]);
+    let mut len = 0;
+    while len < READ_LIMIT {
+        match file.read(&mut key[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(cannot_read(err)),
+        }
+    }
+    if len == READ_LIMIT {
         return Err(format!(
             "the key file {shown}: {}",
             length_error("more than 32")
         ));
     }
-    Cipher::new(&key)
+    Cipher::new(&key[..len])
         .map_err(|KeyLengthError(len)| format!("the key file {shown}: {}", length_error(len)))
 }
 
@@ -55,29 +72,35 @@ pub fn cipher_from_hex(hex: &str) -> Result<Cipher, String> {
     if !digits.len().is_multiple_of(2) || !digits.iter().all(|&c| value(c).is_some()) {
         return Err("--key-hex takes an even number of hexadecimal digits".into());
     }
-    let key = Zeroizing::new(
-        digits
-            .chunks_exact(2)
-            .map(|pair| value(pair[0]).unwrap_or(0) << 4 | value(pair[1]).unwrap_or(0))
-            .collect::<Vec<u8>>(),
-    );
-    Cipher::new(&key).map_err(|KeyLengthError(len)| format!("--key-hex: {}", length_error(len)))
+    let len = digits.len() / 2;
+    if !KEY_LENGTHS.contains(&len) {
+        return Err(format!("--key-hex: {}", length_error(len)));
+    }
+    let mut key = Zeroizing::new([0u8; MAX_KEY]);
+    for (byte, pair) in key.iter_mut().zip(digits.chunks_exact(2)) {
+        *byte = value(pair[0]).unwrap_or(0) << 4 | value(pair[1]).unwrap_or(0);
+    }
+    Cipher::new(&key[..len])
+        .map_err(|KeyLengthError(len)| format!("--key-hex: {}", length_error(len)))
 }
 
 /// `ulid encrypt` (`encrypt` true) and `ulid decrypt`.
 pub(crate) fn run<R: Read, W: Write>(
-    args: &CryptArgs,
+    mut args: CryptArgs,
     encrypt: bool,
     reader: &mut BufReader<R>,
     errors: &mut impl Write,
     out: &mut Output<W>,
 ) -> Result<u8, Failure> {
-    let cipher = match (&args.key_file, &args.key_hex) {
+    // clap's copy of --key-hex, cleared once the key is expanded
+    let hex = args.key_hex.take().map(Zeroizing::new);
+    let cipher = match (&args.key_file, &hex) {
         (Some(path), _) => cipher_from_file(path),
         (None, Some(hex)) => cipher_from_hex(hex),
         (None, None) => Err("give the key with --key-file or --key-hex".into()),
     }
     .map_err(Failure::Message)?;
+    drop(hex);
     let mut invalid = false;
     for_each_id(&args.ids, reader, out, |out, item| {
         match read_id(&item, errors)? {

@@ -91,7 +91,7 @@ fn dispatch(command: Command, out: &mut Output<io::StdoutLock<'static>>) -> Resu
         Command::Parse(args) => parse::run(&args, &mut reader, &mut errors, out),
         Command::Validate(args) => validate::run(&args, &mut reader, &mut errors, out),
         Command::FromTime(args) => from_time::run(&args, out),
-        Command::Encrypt(args) => crypt::run(&args, true, &mut reader, &mut errors, out),
-        Command::Decrypt(args) => crypt::run(&args, false, &mut reader, &mut errors, out),
+        Command::Encrypt(args) => crypt::run(args, true, &mut reader, &mut errors, out),
+        Command::Decrypt(args) => crypt::run(args, false, &mut reader, &mut errors, out),
     }
 }
