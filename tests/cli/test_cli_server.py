@@ -132,6 +132,7 @@ def test_encrypt_equals_ulid_encrypt(conn, tmp_path):
     for plain, key in cases:
         path = tmp_path / "key"
         path.write_bytes(key)
+        path.chmod(0o600)  # a key file others may read is refused
         ids = ["\\x" + plain.hex()] + [ulid("new").stdout.strip() for _ in range(2)]
         server = conn.execute(
             "SELECT array_agg(ulid_encrypt(id::ulid, %s)::text ORDER BY o) FROM unnest(%s::text[]) "

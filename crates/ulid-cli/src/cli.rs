@@ -149,10 +149,16 @@ Examples:
         long_about = "\
 The public id of each id: AES (128, 192 or 256 by the key's length) of its \
 16 bytes, exactly what ulid_encrypt(id, key) gives. The key is read from \
---key-file (the raw 16, 24 or 32 bytes) or --key-hex; it is never printed.",
+--key-file (the raw 16, 24 or 32 bytes) or --key-hex; it is never printed.
+
+A key file that group or others may open (mode & 077 not zero) is refused, \
+as ssh refuses such a private key: chmod 600 it, or pass \
+--allow-readable-key to use it with a warning. The file judged is the one \
+opened: a symlink's target, the file behind /dev/stdin. --key-hex is seen \
+by ps and kept in shell history: prefer --key-file.",
         after_help = "\
 Examples:
-  head -c 32 /dev/urandom > key.bin          a new AES-256 key
+  (umask 077; head -c 32 /dev/urandom > key.bin)    a new AES-256 key, private
   ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-file key.bin
   psql -Atc 'SELECT id FROM orders' | ulid encrypt --key-file key.bin"
     )]
@@ -163,7 +169,8 @@ Examples:
         long_about = "\
 The id behind each public id: AES decryption of its 16 bytes, exactly what \
 ulid_decrypt(id, key) gives. The key is read from --key-file (the raw 16, 24 \
-or 32 bytes) or --key-hex; it is never printed.",
+or 32 bytes) or --key-hex; it is never printed. A key file that group or \
+others may open is refused, as for encrypt.",
         after_help = "\
 Examples:
   ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin"
@@ -278,7 +285,8 @@ pub struct CryptArgs {
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
 
-    /// A file holding the key: exactly 16, 24 or 32 bytes
+    /// A file holding the key: exactly 16, 24 or 32 bytes, readable by its
+    /// owner only (chmod 600)
     #[arg(
         long,
         value_name = "FILE",
@@ -287,10 +295,15 @@ pub struct CryptArgs {
     )]
     pub key_file: Option<std::path::PathBuf>,
 
-    /// The key as 32, 48 or 64 hexadecimal digits (other users of the
-    /// machine may see a command line: prefer --key-file)
+    /// The key as 32, 48 or 64 hexadecimal digits (seen by ps and kept in
+    /// shell history: prefer --key-file)
     #[arg(long, value_name = "HEX")]
     pub key_hex: Option<String>,
+
+    /// Use a key file that group or others may open, with a warning,
+    /// instead of refusing it
+    #[arg(long, conflicts_with = "key_hex")]
+    pub allow_readable_key: bool,
 
     /// How ids are written
     #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]

@@ -3,6 +3,13 @@
 //! file or from hexadecimal digits, held in memory that is cleared after
 //! use, and never printed, not even in an error.
 //!
+//! A key file that its owner's group or others may open is refused, as ssh
+//! refuses such a private key, unless `--allow-readable-key` makes that a
+//! warning. What is judged is the file actually opened (`File::metadata`,
+//! fstat of the open descriptor): the target of a symlink, the file behind
+//! `/dev/stdin` or `/dev/fd/N`, or a pipe (0600 on Linux), never a second
+//! lookup of the path that could name another file.
+//!
 //! Where the key's bytes are: the file's bytes are read into one fixed
 //! buffer (no `Vec` that could grow and leave a copy behind), the
 //! hexadecimal digits decoded into another, both cleared when dropped; the
@@ -18,7 +25,7 @@ use crate::input::for_each_id;
 use crate::output::{push_id, Output};
 use crate::parse::read_id;
 use crate::{Failure, INVALID, OK};
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 use ulid_core::cipher::{Cipher, KeyLengthError, KEY_LENGTHS};
@@ -38,11 +45,76 @@ fn length_error(len: impl std::fmt::Display) -> String {
     )
 }
 
-/// A cipher for the raw key in `path`.
-pub fn cipher_from_file(path: &Path) -> Result<Cipher, String> {
+/// What to do with a key file that others than its owner may open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadableKey {
+    /// Refuse it (the default).
+    Refuse,
+    /// Use it, with a warning (`--allow-readable-key`).
+    Warn,
+}
+
+/// Whether the key file opened, described by `metadata`, is private to its
+/// owner: an error, or a warning on `warnings`, when it is not.
+#[cfg(unix)]
+fn check_private(
+    metadata: &Metadata,
+    path: &Path,
+    readable: ReadableKey,
+    warnings: &mut impl Write,
+) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = metadata.permissions().mode() & 0o7777;
+    if mode & 0o077 == 0 {
+        return Ok(());
+    }
+    // for the message only: the file a link led to, to be named in the
+    // advice (`chmod 600 /dev/stdin` would change another file)
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(link) if link.file_type().is_symlink() => std::fs::canonicalize(path).ok(),
+        _ => None,
+    };
+    let shown = path.display();
+    let (named, fix) = match &target {
+        Some(target) => (
+            format!("{shown} (a link to {})", target.display()),
+            target.display().to_string(),
+        ),
+        None => (shown.to_string(), shown.to_string()),
+    };
+    let why = format!(
+        "the key file {named} is open to group or others (mode {mode:04o}): \
+         a key must be readable by its owner only; chmod 600 {fix}"
+    );
+    match readable {
+        ReadableKey::Refuse => Err(format!("{why}, or pass --allow-readable-key")),
+        ReadableKey::Warn => writeln!(warnings, "ulid: warning: {why}")
+            .map_err(|err| format!("cannot write a warning: {err}")),
+    }
+}
+
+/// No modes to judge here.
+#[cfg(not(unix))]
+fn check_private(_: &Metadata, _: &Path, _: ReadableKey, _: &mut impl Write) -> Result<(), String> {
+    Ok(())
+}
+
+/// A cipher for the raw key in `path`, a file private to its owner (or,
+/// with `ReadableKey::Warn`, any file, with a warning on `warnings`).
+pub fn cipher_from_file(
+    path: &Path,
+    readable: ReadableKey,
+    warnings: &mut impl Write,
+) -> Result<Cipher, String> {
     let shown = path.display().to_string();
     let cannot_read = |err: io::Error| format!("cannot read the key file {shown}: {err}");
     let mut file = File::open(path).map_err(cannot_read)?;
+    // the file opened, after any symlinks: not another lookup of `path`
+    let metadata = file.metadata().map_err(cannot_read)?;
+    // a directory fails below, as unreadable, whatever its mode
+    if !metadata.is_dir() {
+        check_private(&metadata, path, readable, warnings)?;
+    }
     let mut key = Zeroizing::new([0u8; READ_LIMIT]);
     let mut len = 0;
     while len < READ_LIMIT {
@@ -94,8 +166,13 @@ pub(crate) fn run<R: Read, W: Write>(
 ) -> Result<u8, Failure> {
     // clap's copy of --key-hex, cleared once the key is expanded
     let hex = args.key_hex.take().map(Zeroizing::new);
+    let readable = if args.allow_readable_key {
+        ReadableKey::Warn
+    } else {
+        ReadableKey::Refuse
+    };
     let cipher = match (&args.key_file, &hex) {
-        (Some(path), _) => cipher_from_file(path),
+        (Some(path), _) => cipher_from_file(path, readable, errors),
         (None, Some(hex)) => cipher_from_hex(hex),
         (None, None) => Err("give the key with --key-file or --key-hex".into()),
     }

@@ -470,7 +470,7 @@ fn encrypt_and_decrypt_follow_fips_197() {
     for (len, cipher) in FIPS {
         let key = fips_key(len);
         let path = dir.join(format!("key{len}"));
-        std::fs::write(&path, &key).unwrap();
+        write_key(&path, &key, 0o600);
         let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
         for key_args in [
             vec!["--key-file".to_string(), path.display().to_string()],
@@ -518,7 +518,7 @@ fn a_bad_key_is_refused_and_never_shown() {
     let dir = tempdir();
     let secret = "S3CR3TS3CR3TS3CR3T-not-a-key\n";
     let path = dir.join("key.txt");
-    std::fs::write(&path, secret).unwrap();
+    write_key(&path, secret.as_bytes(), 0o600);
     let path = path.display().to_string();
     ulid()
         .args(["encrypt", SPEC, "--key-file", &path])
@@ -530,7 +530,7 @@ fn a_bad_key_is_refused_and_never_shown() {
              29 bytes (a key is 16, 24 or 32 bytes)\n"
         ));
     let long = dir.join("long");
-    std::fs::write(&long, [0x41u8; 1000]).unwrap();
+    write_key(&long, &[0x41u8; 1000], 0o600);
     ulid()
         .args(["encrypt", SPEC, "--key-file", &long.display().to_string()])
         .assert()
@@ -560,7 +560,7 @@ fn a_bad_key_is_refused_and_never_shown() {
     ulid().args(["encrypt", SPEC]).assert().code(2);
     // a bad id with a good key: exit 1, the good ones done
     let key = dir.join("good");
-    std::fs::write(&key, fips_key(16)).unwrap();
+    write_key(&key, &fips_key(16), 0o600);
     ulid()
         .args([
             "encrypt",
@@ -572,6 +572,228 @@ fn a_bad_key_is_refused_and_never_shown() {
         .assert()
         .code(1)
         .stdout(predicate::function(|out: &str| out.lines().count() == 1));
+}
+
+/// Writes a key file with the permission bits `mode` (whatever the umask).
+fn write_key(path: &std::path::Path, key: &[u8], mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, key).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The FIPS-197 AES-128 vector, as `ulid encrypt --format hex` prints it.
+fn fips_128_line() -> String {
+    format!("{}\n", FIPS[0].1)
+}
+
+#[test]
+fn a_key_file_others_may_open_is_refused() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    let shown = path.display().to_string();
+    for mode in [0o644, 0o640, 0o604, 0o660, 0o602, 0o610, 0o666] {
+        write_key(&path, &fips_key(16), mode);
+        ulid()
+            .args([
+                "encrypt",
+                FIPS_PLAIN,
+                "--format",
+                "hex",
+                "--key-file",
+                &shown,
+            ])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "ulid: the key file {shown} is open to group or others (mode {mode:04o}): \
+                 a key must be readable by its owner only; chmod 600 {shown}, or pass \
+                 --allow-readable-key\n"
+            ));
+    }
+    // decrypt alike
+    write_key(&path, &fips_key(16), 0o644);
+    ulid()
+        .args(["decrypt", FIPS[0].1, "--key-file", &shown])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("(mode 0644)")
+                .and(predicate::str::contains(format!("chmod 600 {shown}"))),
+        );
+}
+
+#[test]
+fn a_key_file_only_its_owner_may_open_is_used() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    let shown = path.display().to_string();
+    for mode in [0o600, 0o400, 0o700] {
+        write_key(&path, &fips_key(16), mode);
+        ulid()
+            .args([
+                "encrypt",
+                FIPS_PLAIN,
+                "--format",
+                "hex",
+                "--key-file",
+                &shown,
+            ])
+            .assert()
+            .success()
+            .stdout(fips_128_line())
+            .stderr("");
+    }
+}
+
+#[test]
+fn allow_readable_key_warns_and_goes_on() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    let shown = path.display().to_string();
+    write_key(&path, &fips_key(16), 0o644);
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &shown,
+        ])
+        .arg("--allow-readable-key")
+        .assert()
+        .success()
+        .stdout(fips_128_line())
+        .stderr(format!(
+            "ulid: warning: the key file {shown} is open to group or others (mode 0644): \
+             a key must be readable by its owner only; chmod 600 {shown}\n"
+        ));
+    // a private file: no warning
+    write_key(&path, &fips_key(16), 0o600);
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &shown,
+        ])
+        .arg("--allow-readable-key")
+        .assert()
+        .success()
+        .stdout(fips_128_line())
+        .stderr("");
+    // it is about key files: with --key-hex, a usage error
+    ulid()
+        .args([
+            "encrypt",
+            SPEC,
+            "--key-hex",
+            "000102030405060708090a0b0c0d0e0f",
+        ])
+        .arg("--allow-readable-key")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("--allow-readable-key"));
+}
+
+#[test]
+fn a_symlink_is_judged_by_the_file_it_leads_to() {
+    let dir = tempdir();
+    let target = dir.join("key.bin");
+    let link = dir.join("link");
+    // the link's own mode is 0777 on Linux: what counts is the target's
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    write_key(&target, &fips_key(16), 0o644);
+    let link_shown = link.display().to_string();
+    let target_shown = std::fs::canonicalize(&target)
+        .unwrap()
+        .display()
+        .to_string();
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &link_shown,
+        ])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "ulid: the key file {link_shown} (a link to {target_shown}) is open to group or \
+             others (mode 0644): a key must be readable by its owner only; chmod 600 \
+             {target_shown}, or pass --allow-readable-key\n"
+        ));
+    write_key(&target, &fips_key(16), 0o600);
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &link_shown,
+        ])
+        .assert()
+        .success()
+        .stdout(fips_128_line())
+        .stderr("");
+}
+
+#[test]
+fn a_key_on_standard_input_is_judged_by_what_stands_behind_it() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    // a pipe: private to the two processes (mode 0600 on Linux)
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            "/dev/stdin",
+        ])
+        .write_stdin(fips_key(16))
+        .assert()
+        .success()
+        .stdout(fips_128_line());
+    // a file redirected in: its own mode
+    for (mode, ok) in [(0o600, true), (0o644, false)] {
+        write_key(&path, &fips_key(16), mode);
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+            .args([
+                "encrypt",
+                FIPS_PLAIN,
+                "--format",
+                "hex",
+                "--key-file",
+                "/dev/stdin",
+            ])
+            .stdin(std::fs::File::open(&path).unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if ok {
+            assert!(output.status.success(), "{stderr}");
+            assert_eq!(String::from_utf8_lossy(&output.stdout), fips_128_line());
+        } else {
+            assert_eq!(output.status.code(), Some(2));
+            assert!(output.stdout.is_empty());
+            assert!(
+                stderr.starts_with("ulid: the key file /dev/stdin (a link to ")
+                    && stderr.contains("(mode 0644)"),
+                "{stderr}"
+            );
+        }
+    }
 }
 
 fn tempdir() -> std::path::PathBuf {
