@@ -25,11 +25,13 @@ Examples:
   ulid new                                  one new id
   ulid new 3 --monotonic                    three, strictly increasing
   ulid new --time 2025-01-01T12:00:00Z      an id for that millisecond
+  ulid from-time 2025-01-01T12:00:00Z 5     five increasing ids of that millisecond
   ulid new --layout uuidv7 --format uuid    also a valid UUIDv7, as a UUID
   ulid parse 01JGFJJZ00XHF7E02JJ03AE4T7     when it was made, and its other texts
   psql -Atc 'SELECT id FROM t' | ulid parse --format json
   ulid validate \"$ID\" || echo bad id
-  ulid from-time 2025-01-01T00:00:00Z       the lower bound of a range query
+  ulid bounds 2025-01-01T00:00:00Z 2025-01-31T23:59:59.999Z
+                                            the bounds of January, for a range query
   ulid encrypt \"$ID\" --key-file key.bin     the public id for $ID
 
 Each command has its own examples: ulid help COMMAND.";
@@ -94,6 +96,26 @@ Examples:
     )]
     New(NewArgs),
 
+    /// New ids of one millisecond, strictly increasing
+    #[command(
+        name = "from-time",
+        long_about = "\
+N new ids (1 by default) of TIME's millisecond, one a line, each greater \
+than the one before: the first with random bits, the next ones stepped up \
+within the millisecond, as ulid new --monotonic --time TIME makes them \
+(--step and --layout as for new). All of them are of that millisecond: \
+when it has no value left, ulid says so and stops with exit status 2 after \
+the ids made, rather than wrap around or move to the next millisecond.
+
+For the bounds of a range query (the smallest id of a millisecond, what \
+TIME::timestamptz::ulid gives), see ulid bounds.",
+        after_help = "\
+Examples:
+  ulid from-time 2026-04-15T00:00:00Z 5     five ids of midnight UTC
+  ulid from-time 1735689600000 3 --layout uuidv7 --format uuid"
+    )]
+    FromTime(FromTimeArgs),
+
     /// Show what an id holds: its texts, its time, its random part
     #[command(
         long_about = "\
@@ -129,20 +151,27 @@ Examples:
     )]
     Validate(ValidateArgs),
 
-    /// The smallest id of a millisecond, for range queries
+    /// The bounds of a time range, for range queries
     #[command(
-        name = "from-time",
         long_about = "\
-The smallest id of TIME's millisecond (its random part zero), what \
-TIME::timestamptz::ulid gives: every id made in that millisecond or later is \
-at least this one, and every id made before it is smaller, so two of them \
-bound a time range, as in WHERE id >= '...' AND id < '...'.",
+The smallest id of FROM's millisecond (its random part zero), what \
+FROM::timestamptz::ulid gives, and, given TO, the smallest id of the \
+millisecond after TO's, one a line. Every id made in FROM's millisecond or \
+later is at least the first, and every id made in TO's millisecond or \
+earlier is below the second, so the two bound the range from FROM to TO, \
+both included to the millisecond, as in WHERE id >= '...' AND id < '...'.
+
+TO before FROM, or TO in the last millisecond a ULID holds (no id is above \
+it: leave TO out), is an error, exit status 2.",
         after_help = "\
 Examples:
-  ulid from-time 2025-01-01T00:00:00Z       01JGFJJZ000000000000000000
-  ulid from-time 1735689600000 --format uuid"
+  ulid bounds 2025-01-01T00:00:00Z          01JGFJJZ000000000000000000
+  ulid bounds 2025-01-01T00:00:00Z 2025-01-01T23:59:59.999Z
+                                            01JGFJJZ000000000000000000
+                                            01JGJ4ZP000000000000000000
+  ulid bounds 1735689600000 --format uuid"
     )]
-    FromTime(FromTimeArgs),
+    Bounds(BoundsArgs),
 
     /// Public ids: encrypt ids with a key, as ulid_encrypt() does
     #[command(
@@ -274,7 +303,41 @@ pub struct FromTimeArgs {
     #[arg(value_name = "TIME")]
     pub time: String,
 
-    /// How the id is written
+    /// How many ids
+    #[arg(value_name = "N", default_value_t = 1)]
+    pub count: u64,
+
+    /// How far each id steps within the millisecond
+    #[arg(long, value_enum, default_value_t = StepArg::Random)]
+    pub step: StepArg,
+
+    /// Which bits are random
+    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
+    pub layout: LayoutArg,
+
+    /// How ids are written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+
+    /// Start above this id of TIME's millisecond, as if it had been made
+    /// last (for tests)
+    #[arg(long, value_name = "ID", hide = true)]
+    pub after: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BoundsArgs {
+    /// The range's first millisecond: RFC 3339 (2025-01-01T00:00:00Z) or
+    /// Unix milliseconds
+    #[arg(value_name = "FROM")]
+    pub from: String,
+
+    /// The range's last millisecond, included: the second id printed is the
+    /// smallest of the millisecond after it
+    #[arg(value_name = "TO")]
+    pub to: Option<String>,
+
+    /// How the ids are written
     #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
     pub format: IdFormat,
 }

@@ -6,12 +6,13 @@
 //! - `input`: ids from the arguments or standard input, streamed;
 //! - `output`: the texts of an id and of a time, and buffered output;
 //! - `time`: reading a time given on the command line;
-//! - `new`, `parse`, `validate`, `from_time`, `crypt`: the commands, each
-//!   with its `run`, which `dispatch` calls;
+//! - `new`, `from_time`, `parse`, `validate`, `bounds`,
+//!   `crypt`: the commands, each with its `run`, which `dispatch` calls;
 //! - `generate`: the man page and the shell completions.
 //!
 //! `main.rs` only calls `main` here.
 
+pub mod bounds;
 pub mod cli;
 pub mod crypt;
 pub mod from_time;
@@ -88,9 +89,10 @@ fn dispatch(command: Command, out: &mut Output<io::StdoutLock<'static>>) -> Resu
     let mut errors = io::stderr().lock();
     match command {
         Command::New(args) => new::run(&args, out),
+        Command::FromTime(args) => from_time::run(&args, out),
         Command::Parse(args) => parse::run(&args, &mut reader, &mut errors, out),
         Command::Validate(args) => validate::run(&args, &mut reader, &mut errors, out),
-        Command::FromTime(args) => from_time::run(&args, out),
+        Command::Bounds(args) => bounds::run(&args, out),
         Command::Encrypt(args) => crypt::run(args, true, &mut reader, &mut errors, out),
         Command::Decrypt(args) => crypt::run(args, false, &mut reader, &mut errors, out),
     }

@@ -423,30 +423,256 @@ fn validate_exit_statuses_and_reasons() {
 
 // ---- from-time -----------------------------------------------------------
 
+const Y2025_TEXT_MS: &str = "01JGFJJZ00";
+
 #[test]
-fn from_time_is_the_smallest_id_of_the_millisecond() {
+fn from_time_makes_increasing_ids_of_that_millisecond() {
+    for (time, ms) in [
+        ("2025-01-01T00:00:00Z", Y2025_MS),
+        ("2025-01-01T01:00:00.000999+01:00", Y2025_MS),
+        ("1735689600000", Y2025_MS),
+        ("2025-01-01T00:00:00.999Z", Y2025_MS + 999),
+    ] {
+        let out = stdout_of(&["from-time", time, "1000"]);
+        let ids = values(&out);
+        assert_eq!(ids.len(), 1000, "{time}");
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{time}");
+        assert!(ids.iter().all(|id| codec::timestamp_ms(id) == ms), "{time}");
+        // random, not the smallest id of the millisecond
+        assert!(ids.iter().all(|id| id[6..] != [0; 10]));
+    }
+    // one by default, none for 0
+    let one = stdout_of(&["from-time", "2025-01-01T00:00:00Z"]);
+    assert_eq!(one.len(), 27);
+    assert!(one.starts_with(Y2025_TEXT_MS));
+    assert_ne!(one, "01JGFJJZ000000000000000000\n");
+    assert_eq!(stdout_of(&["from-time", "2025-01-01T00:00:00Z", "0"]), "");
+    // two runs are not ordered among themselves, and differ
+    assert_ne!(one, stdout_of(&["from-time", "2025-01-01T00:00:00Z"]));
+}
+
+#[test]
+fn from_time_takes_the_options_of_new() {
+    let out = stdout_of(&[
+        "from-time",
+        "1735689600000",
+        "300",
+        "--step",
+        "one",
+        "--format",
+        "hex",
+    ]);
+    let numbers: Vec<u128> = values(&out)
+        .iter()
+        .map(|id| u128::from_be_bytes(*id))
+        .collect();
+    assert_eq!(numbers.len(), 300);
+    assert!(numbers.windows(2).all(|pair| pair[1] - pair[0] == 1));
+    assert!(out.lines().all(|line| line.starts_with("\\x01941f297c00")));
+    let out = stdout_of(&[
+        "from-time",
+        "2025-01-01T00:00:00Z",
+        "300",
+        "--layout",
+        "uuidv7",
+        "--format",
+        "uuid",
+    ]);
+    let ids = values(&out);
+    assert!(ids.iter().all(is_uuidv7));
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    assert!(out.lines().all(|line| line.starts_with("01941f29-7c00-7")));
+}
+
+#[test]
+fn from_time_fails_when_the_millisecond_runs_out() {
+    // three values left above the start: three ids, then the generator's error
+    let start = format!("\\x{:032x}", (u128::from(Y2025_MS) << 80) | ((1 << 80) - 4));
+    let assert = ulid()
+        .args(["from-time", "1735689600000", "10", "--step", "one"])
+        .args(["--after", &start])
+        .assert()
+        .code(2)
+        .stderr(
+            "ulid: no value left in this millisecond after 3 ids: The 80-bit random part \
+             reached its largest value; the generator fails rather than wrap around.\n",
+        );
+    let ids = values(&String::from_utf8(assert.get_output().stdout.clone()).unwrap());
+    assert_eq!(ids.len(), 3);
+    assert!(ids.iter().all(|id| codec::timestamp_ms(id) == Y2025_MS));
     assert_eq!(
-        stdout_of(&["from-time", "2025-01-01T00:00:00Z"]),
-        "01JGFJJZ000000000000000000\n"
+        u128::from_be_bytes(ids[2]),
+        u128::from(Y2025_MS) << 80 | ((1 << 80) - 1)
     );
-    assert_eq!(
-        stdout_of(&["from-time", "2025-01-01T00:00:00.999Z"]),
-        "01JGFJJZZ70000000000000000\n"
-    );
-    assert_eq!(
-        stdout_of(&["from-time", "1735689600000", "--format", "uuid"]),
-        "01941f29-7c00-0000-0000-000000000000\n"
-    );
-    assert_eq!(
-        stdout_of(&["from-time", "281474976710655", "--format", "hex"]),
-        "\\xffffffffffff00000000000000000000\n"
-    );
+    // random steps, and the UUIDv7 layout, end the same way: never past the
+    // millisecond
+    let full = format!("\\x{:032x}", (u128::from(Y2025_MS) << 80) | ((1 << 80) - 1));
+    for layout in ["ulid", "uuidv7"] {
+        let assert = ulid()
+            .args(["from-time", "1735689600000", "5", "--layout", layout])
+            .args(["--after", &full])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with(
+                "ulid: no value left in this millisecond after 0 ids",
+            ));
+        assert!(assert.get_output().stdout.is_empty(), "{layout}");
+    }
+    // a start in another millisecond is refused
+    let later = format!("\\x{:032x}", u128::from(Y2025_MS + 1) << 80);
+    ulid()
+        .args(["from-time", "1735689600000", "--after", &later])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("ulid: --after: not an id of TIME's millisecond\n");
+}
+
+#[test]
+fn from_time_refuses_what_is_not_a_time_or_a_count() {
     ulid()
         .args(["from-time", "281474976710656"])
         .assert()
         .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "ulid: timestamp out of range for ulid",
+        ));
+    ulid()
+        .args(["from-time", "tomorrow", "3"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "ulid: invalid time \"tomorrow\"",
+        ));
+    ulid().arg("from-time").assert().code(2).stdout("");
+    ulid()
+        .args(["from-time", "2025-01-01T00:00:00Z", "three"])
+        .assert()
+        .code(2)
         .stdout("");
-    ulid().arg("from-time").assert().code(2);
+    ulid()
+        .args(["from-time", "2025-01-01T00:00:00Z", "-1"])
+        .assert()
+        .code(2)
+        .stdout("");
+}
+
+// ---- bounds --------------------------------------------------------------
+
+#[test]
+fn bounds_is_the_smallest_id_of_the_millisecond() {
+    assert_eq!(
+        stdout_of(&["bounds", "2025-01-01T00:00:00Z"]),
+        "01JGFJJZ000000000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["bounds", "2025-01-01T00:00:00.999Z"]),
+        "01JGFJJZZ70000000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["bounds", "1735689600000", "--format", "uuid"]),
+        "01941f29-7c00-0000-0000-000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["bounds", "281474976710655", "--format", "hex"]),
+        "\\xffffffffffff00000000000000000000\n"
+    );
+    ulid()
+        .args(["bounds", "281474976710656"])
+        .assert()
+        .code(2)
+        .stdout("");
+    ulid().arg("bounds").assert().code(2);
+}
+
+#[test]
+fn bounds_of_a_range_include_its_last_millisecond() {
+    // a day: the second bound is the smallest id of the next day
+    assert_eq!(
+        stdout_of(&["bounds", "2025-01-01T00:00:00Z", "2025-01-01T23:59:59.999Z"]),
+        "01JGFJJZ000000000000000000\n01JGJ4ZP000000000000000000\n"
+    );
+    // to the millisecond, whatever the form of each time
+    let out = stdout_of(&[
+        "bounds",
+        "2025-01-01 01:00:00+01",
+        "1735689600000",
+        "--format",
+        "hex",
+    ]);
+    assert_eq!(
+        out,
+        format!(
+            "\\x{:012x}00000000000000000000\n\\x{:012x}00000000000000000000\n",
+            Y2025_MS,
+            Y2025_MS + 1
+        )
+    );
+    // a time within a millisecond bounds that millisecond
+    let out = stdout_of(&[
+        "bounds",
+        "2025-01-01T00:00:00.0005Z",
+        "2025-01-01T00:00:00.0009Z",
+    ]);
+    let ids = values(&out);
+    assert_eq!(codec::timestamp_ms(&ids[0]), Y2025_MS);
+    assert_eq!(codec::timestamp_ms(&ids[1]), Y2025_MS + 1);
+    // ids made in the range lie between the bounds, ids made just after do not
+    let made = values(&stdout_of(&["from-time", "2025-01-01T00:00:00.999Z", "50"]));
+    let bounds = values(&stdout_of(&[
+        "bounds",
+        "2025-01-01T00:00:00Z",
+        "2025-01-01T00:00:00.999Z",
+    ]));
+    assert!(made.iter().all(|id| bounds[0] <= *id && *id < bounds[1]));
+    let next = values(&stdout_of(&["from-time", "2025-01-01T00:00:01Z", "50"]));
+    assert!(next.iter().all(|id| *id >= bounds[1]));
+    // the last millisecond a ULID holds may start a range
+    assert_eq!(
+        stdout_of(&[
+            "bounds",
+            "281474976710654",
+            "281474976710654",
+            "--format",
+            "hex"
+        ]),
+        "\\xfffffffffffe00000000000000000000\n\\xffffffffffff00000000000000000000\n"
+    );
+}
+
+#[test]
+fn bounds_refuses_a_range_it_cannot_bound() {
+    ulid()
+        .args(["bounds", "2025-01-02T00:00:00Z", "2025-01-01T23:59:59.999Z"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            "ulid: TO (2025-01-01T23:59:59.999Z) is before FROM (2025-01-02T00:00:00.000Z): \
+             no id lies between them\n",
+        );
+    ulid()
+        .args(["bounds", "0", "281474976710655"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            "ulid: TO (10889-08-02T05:31:50.655Z) is the last millisecond a ULID holds: no id \
+             is above it; leave TO out (id >= FROM alone)\n",
+        );
+    ulid()
+        .args(["bounds", "2025-01-01T00:00:00Z", "later"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with("ulid: invalid time \"later\""));
+    ulid()
+        .args(["bounds", "1", "2", "3"])
+        .assert()
+        .code(2)
+        .stdout("");
 }
 
 // ---- encrypt and decrypt -------------------------------------------------
@@ -885,6 +1111,7 @@ fn help_has_examples_and_no_colour_in_a_pipe() {
         &["parse", "--help"][..],
         &["validate", "--help"][..],
         &["from-time", "--help"][..],
+        &["bounds", "--help"][..],
         &["encrypt", "--help"][..],
         &["decrypt", "--help"][..],
     ] {

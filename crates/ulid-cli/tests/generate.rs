@@ -51,6 +51,7 @@ fn the_man_page_renders_without_warnings() {
         "ulid parse",
         "ulid validate",
         "ulid from-time",
+        "ulid bounds",
         "ulid encrypt",
         "ulid decrypt",
         "--monotonic",
