@@ -24,6 +24,7 @@ const EXAMPLES: &str = "\
 Examples:
   ulid new                                  one new id
   ulid new 3 --monotonic                    three, strictly increasing
+  ulid monotonic 3                          the same
   ulid new --time 2025-01-01T12:00:00Z      an id for that millisecond
   ulid from-time 2025-01-01T12:00:00Z 5     five increasing ids of that millisecond
   ulid new --layout uuidv7 --format uuid    also a valid UUIDv7, as a UUID
@@ -95,6 +96,19 @@ Examples:
   ulid new --layout uuidv7 --format uuid    01941f29-7c00-7e5e-b700-529006a71347 (say)"
     )]
     New(NewArgs),
+
+    /// New ids, each greater than the one before: ulid new --monotonic
+    #[command(
+        long_about = "\
+N new ids (1 by default), one a line, each greater than the one before: \
+what ulid new N --monotonic does, with the same options (--time, --step, \
+--layout, --format); ulid help new says how the ids step.",
+        after_help = "\
+Examples:
+  ulid monotonic 10                         ten ids, strictly increasing
+  ulid monotonic 3 --step one --time 2025-01-01T00:00:00Z"
+    )]
+    Monotonic(MonotonicArgs),
 
     /// New ids of one millisecond, strictly increasing
     #[command(
@@ -295,6 +309,48 @@ pub struct ValidateArgs {
     /// Ids in any of the three forms; none: one a line from standard input
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MonotonicArgs {
+    /// How many ids
+    #[arg(value_name = "N", default_value_t = 1)]
+    pub count: u64,
+
+    /// Make ids of this time instead of now: RFC 3339 (2025-01-01T12:00:00Z,
+    /// 2025-01-01T13:00:00.250+01:00) or Unix milliseconds (1735732800000)
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+
+    /// How far each id steps within one millisecond
+    #[arg(long, value_enum, default_value_t = StepArg::Random)]
+    pub step: StepArg,
+
+    /// Which bits are random
+    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
+    pub layout: LayoutArg,
+
+    /// How ids are written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+
+    /// Start above this id, as if it had been made last (for tests)
+    #[arg(long, value_name = "ID", hide = true)]
+    pub after: Option<String>,
+}
+
+impl From<MonotonicArgs> for NewArgs {
+    fn from(args: MonotonicArgs) -> Self {
+        NewArgs {
+            count: args.count,
+            time: args.time,
+            monotonic: true,
+            step: args.step,
+            layout: args.layout,
+            format: args.format,
+            after: args.after,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,7 @@
 //! - `input`: ids from the arguments or standard input, streamed;
 //! - `output`: the texts of an id and of a time, and buffered output;
 //! - `time`: reading a time given on the command line;
-//! - `new`, `from_time`, `parse`, `validate`, `bounds`,
+//! - `new` (and `monotonic`), `from_time`, `parse`, `validate`, `bounds`,
 //!   `crypt`: the commands, each with its `run`, which `dispatch` calls;
 //! - `generate`: the man page and the shell completions.
 //!
@@ -89,6 +89,7 @@ fn dispatch(command: Command, out: &mut Output<io::StdoutLock<'static>>) -> Resu
     let mut errors = io::stderr().lock();
     match command {
         Command::New(args) => new::run(&args, out),
+        Command::Monotonic(args) => new::run(&args.into(), out),
         Command::FromTime(args) => from_time::run(&args, out),
         Command::Parse(args) => parse::run(&args, &mut reader, &mut errors, out),
         Command::Validate(args) => validate::run(&args, &mut reader, &mut errors, out),

@@ -421,6 +421,53 @@ fn validate_exit_statuses_and_reasons() {
         .stderr("ulid: line 2: not an id: a line longer than 4096 bytes\n");
 }
 
+// ---- monotonic -----------------------------------------------------------
+
+#[test]
+fn monotonic_is_new_monotonic() {
+    let ids = values(&stdout_of(&["monotonic", "1000"]));
+    assert_eq!(ids.len(), 1000);
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    assert_eq!(values(&stdout_of(&["monotonic"])).len(), 1);
+    // the options of new: --time, --step, --layout, --format
+    let out = stdout_of(&[
+        "monotonic",
+        "500",
+        "--time",
+        "2025-01-01T00:00:00Z",
+        "--step",
+        "one",
+        "--layout",
+        "uuidv7",
+        "--format",
+        "uuid",
+    ]);
+    let ids = values(&out);
+    assert_eq!(ids.len(), 500);
+    assert!(out.lines().all(|line| line.len() == 36));
+    assert!(ids.iter().all(is_uuidv7));
+    assert!(ids.iter().all(|id| codec::timestamp_ms(id) == Y2025_MS));
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    // and what new does when the millisecond runs out
+    let start = format!("\\x{:032x}", (u128::from(Y2025_MS) << 80) | ((1 << 80) - 4));
+    ulid()
+        .args([
+            "monotonic",
+            "10",
+            "--step",
+            "one",
+            "--time",
+            "1735689600000",
+        ])
+        .args(["--after", &start])
+        .assert()
+        .code(2)
+        .stdout(predicate::function(|out: &str| out.lines().count() == 3))
+        .stderr(predicate::str::starts_with(
+            "ulid: no value left in this millisecond after 3 ids",
+        ));
+}
+
 // ---- from-time -----------------------------------------------------------
 
 const Y2025_TEXT_MS: &str = "01JGFJJZ00";
@@ -1110,6 +1157,7 @@ fn help_has_examples_and_no_colour_in_a_pipe() {
         &["new", "--help"][..],
         &["parse", "--help"][..],
         &["validate", "--help"][..],
+        &["monotonic", "--help"][..],
         &["from-time", "--help"][..],
         &["bounds", "--help"][..],
         &["encrypt", "--help"][..],

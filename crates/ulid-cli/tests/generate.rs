@@ -50,6 +50,7 @@ fn the_man_page_renders_without_warnings() {
         "ulid new",
         "ulid parse",
         "ulid validate",
+        "ulid monotonic",
         "ulid from-time",
         "ulid bounds",
         "ulid encrypt",
