@@ -1,7 +1,7 @@
 """The `ulid` command-line tool against the extension in a real server:
 for the same values, `ulid parse` prints what the type's casts give
-(ULID text, uuid, bytea, ulid_timestamp), `ulid from-time` and
-`ulid new --time` agree with `timestamptz::ulid` and `ulid_timestamp`,
+(ULID text, uuid, bytea, ulid_timestamp), `ulid bounds`, `ulid from-time`
+and `ulid new --time` agree with `timestamptz::ulid` and `ulid_timestamp`,
 `ulid validate` gives the DETAIL of the type's own error, and
 `ulid encrypt`/`decrypt` equal `ulid_encrypt`/`ulid_decrypt`. The ids
 reach the tool the way users pipe them: `psql -At ... | ulid parse`."""
@@ -89,16 +89,22 @@ def test_times_agree_with_the_casts(conn):
         # psql prints a timestamptz as the tool reads it, and Unix ms too
         shown = conn.execute("SELECT %s::timestamptz::text", [time]).fetchone()[0]
         if not shown.startswith("10889"):  # RFC 3339 has four-digit years
-            assert ulid("from-time", shown).stdout == bound + "\n", time
-        assert ulid("from-time", str(ms)).stdout == bound + "\n", time
-        made = ulid("new", "5", "--time", str(ms), "--monotonic").stdout.split()
-        stamps = conn.execute("SELECT array_agg(ulid_timestamp(id::ulid) = ulid_timestamp(%s::ulid)) "
-                              "FROM unnest(%s::text[]) AS id", [bound, made]).fetchone()[0]
-        assert stamps == [True] * 5, time
+            assert ulid("bounds", shown).stdout == bound + "\n", time
+        assert ulid("bounds", str(ms)).stdout == bound + "\n", time
+        if not shown.startswith("10889"):  # the last millisecond has none after it
+            # the range of one millisecond: up to the next one's cast
+            after = conn.execute("SELECT (%s::timestamptz + interval '1 millisecond')::ulid::text",
+                                 [time]).fetchone()[0]
+            assert ulid("bounds", str(ms), shown).stdout == f"{bound}\n{after}\n", time
+        for made in (ulid("new", "5", "--time", str(ms), "--monotonic").stdout.split(),
+                     ulid("from-time", str(ms), "5").stdout.split()):
+            stamps = conn.execute("SELECT array_agg(ulid_timestamp(id::ulid) = ulid_timestamp(%s::ulid)) "
+                                  "FROM unnest(%s::text[]) AS id", [bound, made]).fetchone()[0]
+            assert stamps == [True] * 5, time
     # a time no ULID holds: the server's 22008, the tool's exit status 2
     with pytest.raises(psycopg.errors.DatetimeFieldOverflow) as raised:
         conn.execute("SELECT '1969-12-31 23:59:59.999+00'::timestamptz::ulid")
-    refused = ulid("from-time", "1969-12-31T23:59:59.999Z", check=False)
+    refused = ulid("bounds", "1969-12-31T23:59:59.999Z", check=False)
     assert refused.returncode == 2
     assert refused.stderr == f"ulid: timestamp out of range for ulid: {raised.value.diag.message_detail}\n"
 
@@ -132,6 +138,7 @@ def test_encrypt_equals_ulid_encrypt(conn, tmp_path):
     for plain, key in cases:
         path = tmp_path / "key"
         path.write_bytes(key)
+        path.chmod(0o600)  # a key file others may read is refused
         ids = ["\\x" + plain.hex()] + [ulid("new").stdout.strip() for _ in range(2)]
         server = conn.execute(
             "SELECT array_agg(ulid_encrypt(id::ulid, %s)::text ORDER BY o) FROM unnest(%s::text[]) "

@@ -134,7 +134,7 @@ def test_the_command_line_tool_runs_from_its_tarball(release, tmp_path):
     for name in ("ulid", "ulid.1", "completions/ulid.bash", "completions/_ulid", "completions/ulid.fish",
                  "LICENSE"):
         assert (top / name).is_file(), name
-    assert out(top / "ulid", "from-time", "2025-01-01T00:00:00Z").strip() == "01JGFJJZ000000000000000000"
+    assert out(top / "ulid", "bounds", "2025-01-01T00:00:00Z").strip() == "01JGFJJZ000000000000000000"
 
 
 def test_the_apt_repository_indexes_every_package_and_is_signed(release, tmp_path):

@@ -24,12 +24,15 @@ const EXAMPLES: &str = "\
 Examples:
   ulid new                                  one new id
   ulid new 3 --monotonic                    three, strictly increasing
+  ulid monotonic 3                          the same
   ulid new --time 2025-01-01T12:00:00Z      an id for that millisecond
+  ulid from-time 2025-01-01T12:00:00Z 5     five increasing ids of that millisecond
   ulid new --layout uuidv7 --format uuid    also a valid UUIDv7, as a UUID
   ulid parse 01JGFJJZ00XHF7E02JJ03AE4T7     when it was made, and its other texts
   psql -Atc 'SELECT id FROM t' | ulid parse --format json
   ulid validate \"$ID\" || echo bad id
-  ulid from-time 2025-01-01T00:00:00Z       the lower bound of a range query
+  ulid bounds 2025-01-01T00:00:00Z 2025-01-31T23:59:59.999Z
+                                            the bounds of January, for a range query
   ulid encrypt \"$ID\" --key-file key.bin     the public id for $ID
 
 Each command has its own examples: ulid help COMMAND.";
@@ -94,6 +97,39 @@ Examples:
     )]
     New(NewArgs),
 
+    /// New ids, each greater than the one before: ulid new --monotonic
+    #[command(
+        long_about = "\
+N new ids (1 by default), one a line, each greater than the one before: \
+what ulid new N --monotonic does, with the same options (--time, --step, \
+--layout, --format); ulid help new says how the ids step.",
+        after_help = "\
+Examples:
+  ulid monotonic 10                         ten ids, strictly increasing
+  ulid monotonic 3 --step one --time 2025-01-01T00:00:00Z"
+    )]
+    Monotonic(MonotonicArgs),
+
+    /// New ids of one millisecond, strictly increasing
+    #[command(
+        name = "from-time",
+        long_about = "\
+N new ids (1 by default) of TIME's millisecond, one a line, each greater \
+than the one before: the first with random bits, the next ones stepped up \
+within the millisecond, as ulid new --monotonic --time TIME makes them \
+(--step and --layout as for new). All of them are of that millisecond: \
+when it has no value left, ulid says so and stops with exit status 2 after \
+the ids made, rather than wrap around or move to the next millisecond.
+
+For the bounds of a range query (the smallest id of a millisecond, what \
+TIME::timestamptz::ulid gives), see ulid bounds.",
+        after_help = "\
+Examples:
+  ulid from-time 2026-04-15T00:00:00Z 5     five ids of midnight UTC
+  ulid from-time 1735689600000 3 --layout uuidv7 --format uuid"
+    )]
+    FromTime(FromTimeArgs),
+
     /// Show what an id holds: its texts, its time, its random part
     #[command(
         long_about = "\
@@ -129,30 +165,43 @@ Examples:
     )]
     Validate(ValidateArgs),
 
-    /// The smallest id of a millisecond, for range queries
+    /// The bounds of a time range, for range queries
     #[command(
-        name = "from-time",
         long_about = "\
-The smallest id of TIME's millisecond (its random part zero), what \
-TIME::timestamptz::ulid gives: every id made in that millisecond or later is \
-at least this one, and every id made before it is smaller, so two of them \
-bound a time range, as in WHERE id >= '...' AND id < '...'.",
+The smallest id of FROM's millisecond (its random part zero), what \
+FROM::timestamptz::ulid gives, and, given TO, the smallest id of the \
+millisecond after TO's, one a line. Every id made in FROM's millisecond or \
+later is at least the first, and every id made in TO's millisecond or \
+earlier is below the second, so the two bound the range from FROM to TO, \
+both included to the millisecond, as in WHERE id >= '...' AND id < '...'.
+
+TO before FROM, or TO in the last millisecond a ULID holds (no id is above \
+it: leave TO out), is an error, exit status 2.",
         after_help = "\
 Examples:
-  ulid from-time 2025-01-01T00:00:00Z       01JGFJJZ000000000000000000
-  ulid from-time 1735689600000 --format uuid"
+  ulid bounds 2025-01-01T00:00:00Z          01JGFJJZ000000000000000000
+  ulid bounds 2025-01-01T00:00:00Z 2025-01-01T23:59:59.999Z
+                                            01JGFJJZ000000000000000000
+                                            01JGJ4ZP000000000000000000
+  ulid bounds 1735689600000 --format uuid"
     )]
-    FromTime(FromTimeArgs),
+    Bounds(BoundsArgs),
 
     /// Public ids: encrypt ids with a key, as ulid_encrypt() does
     #[command(
         long_about = "\
 The public id of each id: AES (128, 192 or 256 by the key's length) of its \
 16 bytes, exactly what ulid_encrypt(id, key) gives. The key is read from \
---key-file (the raw 16, 24 or 32 bytes) or --key-hex; it is never printed.",
+--key-file (the raw 16, 24 or 32 bytes) or --key-hex; it is never printed.
+
+A key file that group or others may open (mode & 077 not zero) is refused, \
+as ssh refuses such a private key: chmod 600 it, or pass \
+--allow-readable-key to use it with a warning. The file judged is the one \
+opened: a symlink's target, the file behind /dev/stdin. --key-hex is seen \
+by ps and kept in shell history: prefer --key-file.",
         after_help = "\
 Examples:
-  head -c 32 /dev/urandom > key.bin          a new AES-256 key
+  (umask 077; head -c 32 /dev/urandom > key.bin)    a new AES-256 key, private
   ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-file key.bin
   psql -Atc 'SELECT id FROM orders' | ulid encrypt --key-file key.bin"
     )]
@@ -163,7 +212,8 @@ Examples:
         long_about = "\
 The id behind each public id: AES decryption of its 16 bytes, exactly what \
 ulid_decrypt(id, key) gives. The key is read from --key-file (the raw 16, 24 \
-or 32 bytes) or --key-hex; it is never printed.",
+or 32 bytes) or --key-hex; it is never printed. A key file that group or \
+others may open is refused, as for encrypt.",
         after_help = "\
 Examples:
   ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin"
@@ -262,12 +312,88 @@ pub struct ValidateArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct MonotonicArgs {
+    /// How many ids
+    #[arg(value_name = "N", default_value_t = 1)]
+    pub count: u64,
+
+    /// Make ids of this time instead of now: RFC 3339 (2025-01-01T12:00:00Z,
+    /// 2025-01-01T13:00:00.250+01:00) or Unix milliseconds (1735732800000)
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+
+    /// How far each id steps within one millisecond
+    #[arg(long, value_enum, default_value_t = StepArg::Random)]
+    pub step: StepArg,
+
+    /// Which bits are random
+    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
+    pub layout: LayoutArg,
+
+    /// How ids are written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+
+    /// Start above this id, as if it had been made last (for tests)
+    #[arg(long, value_name = "ID", hide = true)]
+    pub after: Option<String>,
+}
+
+impl From<MonotonicArgs> for NewArgs {
+    fn from(args: MonotonicArgs) -> Self {
+        NewArgs {
+            count: args.count,
+            time: args.time,
+            monotonic: true,
+            step: args.step,
+            layout: args.layout,
+            format: args.format,
+            after: args.after,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
 pub struct FromTimeArgs {
     /// RFC 3339 (2025-01-01T00:00:00Z) or Unix milliseconds
     #[arg(value_name = "TIME")]
     pub time: String,
 
-    /// How the id is written
+    /// How many ids
+    #[arg(value_name = "N", default_value_t = 1)]
+    pub count: u64,
+
+    /// How far each id steps within the millisecond
+    #[arg(long, value_enum, default_value_t = StepArg::Random)]
+    pub step: StepArg,
+
+    /// Which bits are random
+    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
+    pub layout: LayoutArg,
+
+    /// How ids are written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+
+    /// Start above this id of TIME's millisecond, as if it had been made
+    /// last (for tests)
+    #[arg(long, value_name = "ID", hide = true)]
+    pub after: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BoundsArgs {
+    /// The range's first millisecond: RFC 3339 (2025-01-01T00:00:00Z) or
+    /// Unix milliseconds
+    #[arg(value_name = "FROM")]
+    pub from: String,
+
+    /// The range's last millisecond, included: the second id printed is the
+    /// smallest of the millisecond after it
+    #[arg(value_name = "TO")]
+    pub to: Option<String>,
+
+    /// How the ids are written
     #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
     pub format: IdFormat,
 }
@@ -278,7 +404,8 @@ pub struct CryptArgs {
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
 
-    /// A file holding the key: exactly 16, 24 or 32 bytes
+    /// A file holding the key: exactly 16, 24 or 32 bytes, readable by its
+    /// owner only (chmod 600)
     #[arg(
         long,
         value_name = "FILE",
@@ -287,10 +414,15 @@ pub struct CryptArgs {
     )]
     pub key_file: Option<std::path::PathBuf>,
 
-    /// The key as 32, 48 or 64 hexadecimal digits (other users of the
-    /// machine may see a command line: prefer --key-file)
+    /// The key as 32, 48 or 64 hexadecimal digits (seen by ps and kept in
+    /// shell history: prefer --key-file)
     #[arg(long, value_name = "HEX")]
     pub key_hex: Option<String>,
+
+    /// Use a key file that group or others may open, with a warning,
+    /// instead of refusing it
+    #[arg(long, conflicts_with = "key_hex")]
+    pub allow_readable_key: bool,
 
     /// How ids are written
     #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]

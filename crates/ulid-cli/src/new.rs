@@ -2,12 +2,13 @@
 //! so that tests can freeze the clock, step it back, or start the
 //! monotonic state near the end of a millisecond.
 
-use crate::cli::IdFormat;
+use crate::cli::{IdFormat, LayoutArg, NewArgs, StepArg};
 use crate::output::{push_id, Output};
+use crate::{time, Failure, OK};
 use std::io::{self, Write};
-use ulid_core::codec::BYTES;
+use ulid_core::codec::{self, BYTES};
 use ulid_core::monotonic::{self, GenerateError, Layout, Monotonic, Step};
-use ulid_core::rng::RandomSource;
+use ulid_core::rng::{ProcessRng, RandomSource};
 
 /// Where the millisecond of each new id comes from.
 pub trait Clock {
@@ -90,4 +91,65 @@ pub fn write_new<W: Write>(
         out.flush_if_full()?;
     }
     Ok(())
+}
+
+/// The layout `arg` names.
+pub fn layout(arg: LayoutArg) -> Layout {
+    match arg {
+        LayoutArg::Ulid => Layout::Ulid,
+        LayoutArg::Uuidv7 => Layout::UuidV7,
+    }
+}
+
+/// The step `arg` names.
+pub fn step(arg: StepArg) -> Step {
+    match arg {
+        StepArg::Random => Step::Random,
+        StepArg::One => Step::One,
+    }
+}
+
+/// What is said when no value could be made after `made` ids.
+pub fn generate_failure(err: GenerateError, made: u64, layout: Layout) -> String {
+    let what = match err {
+        GenerateError::Exhausted => "no value left in this millisecond",
+        GenerateError::TimestampOutOfRange => "timestamp out of range for ulid",
+    };
+    let ids = if made == 1 { "id" } else { "ids" };
+    format!("{what} after {made} {ids}: {}", err.detail(layout))
+}
+
+/// `ulid new`.
+pub(crate) fn run<W: Write>(args: &NewArgs, out: &mut Output<W>) -> Result<u8, Failure> {
+    let after = match &args.after {
+        Some(text) => Some(codec::parse(text.trim().as_bytes()).map_err(|err| {
+            Failure::Message(format!("--after: {}", err.detail(text.trim().as_bytes())))
+        })?),
+        None => None,
+    };
+    let options = NewOptions {
+        count: args.count,
+        monotonic: args.monotonic.then_some(step(args.step)),
+        layout: layout(args.layout),
+        format: args.format,
+        after,
+    };
+    let mut rng = ProcessRng::new();
+    let mut rng = rng.for_process(std::process::id() as i32);
+    let result = match &args.time {
+        Some(text) => {
+            let ms = time::parse_time(text).map_err(Failure::Message)?;
+            write_new(&options, &mut Frozen(ms), &mut rng, out)
+        }
+        None => write_new(&options, &mut SystemClock, &mut rng, out),
+    };
+    match result {
+        Ok(()) => Ok(OK),
+        Err(NewError::Io(err)) => Err(Failure::Io(err)),
+        Err(NewError::Generate { err, made }) => Err(Failure::Message(generate_failure(
+            err,
+            made,
+            options.layout,
+        ))),
+    }
 }

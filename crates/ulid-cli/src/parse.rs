@@ -2,13 +2,36 @@
 //! forms, saying what each holds, and reporting the ones that are not ids
 //! in the words of the type's own error DETAIL.
 
-use crate::cli::ParseFormat;
-use crate::input::{Item, MAX_LINE};
-use crate::output::{bytea_text, hex_text, push_decimal, time_text, uuid_text, TIME_LEN};
+use crate::cli::{ParseArgs, ParseFormat};
+use crate::input::{for_each_id, Item, MAX_LINE};
+use crate::output::{bytea_text, hex_text, push_decimal, time_text, uuid_text, Output, TIME_LEN};
+use crate::{Failure, INVALID, OK};
 use serde::Serialize;
-use std::io::{self, Write};
+use std::io::{self, BufReader, Read, Write};
 use ulid_core::codec::{self, BYTES, RANDOM_BYTES, TEXT_LEN};
 use ulid_core::monotonic::is_uuidv7;
+
+/// `ulid parse`: what each id holds; a bad one is reported and skipped.
+pub(crate) fn run<R: Read, W: Write>(
+    args: &ParseArgs,
+    reader: &mut BufReader<R>,
+    errors: &mut impl Write,
+    out: &mut Output<W>,
+) -> Result<u8, Failure> {
+    let mut printer = Printer::new(args.format);
+    let mut invalid = false;
+    for_each_id(&args.ids, reader, out, |out, item| {
+        match read_id(&item, errors)? {
+            Some(value) => {
+                printer.print(&mut out.buf, &value);
+                out.flush_if_full()?;
+            }
+            None => invalid = true,
+        }
+        Ok(())
+    })?;
+    Ok(if invalid { INVALID } else { OK })
+}
 
 /// Reads one id, or says on `errors` why it is not one.
 pub fn read_id(item: &Item<'_>, errors: &mut impl Write) -> io::Result<Option<[u8; BYTES]>> {

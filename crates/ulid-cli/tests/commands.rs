@@ -421,32 +421,305 @@ fn validate_exit_statuses_and_reasons() {
         .stderr("ulid: line 2: not an id: a line longer than 4096 bytes\n");
 }
 
-// ---- from-time -----------------------------------------------------------
+// ---- monotonic -----------------------------------------------------------
 
 #[test]
-fn from_time_is_the_smallest_id_of_the_millisecond() {
+fn monotonic_is_new_monotonic() {
+    let ids = values(&stdout_of(&["monotonic", "1000"]));
+    assert_eq!(ids.len(), 1000);
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    assert_eq!(values(&stdout_of(&["monotonic"])).len(), 1);
+    // the options of new: --time, --step, --layout, --format
+    let out = stdout_of(&[
+        "monotonic",
+        "500",
+        "--time",
+        "2025-01-01T00:00:00Z",
+        "--step",
+        "one",
+        "--layout",
+        "uuidv7",
+        "--format",
+        "uuid",
+    ]);
+    let ids = values(&out);
+    assert_eq!(ids.len(), 500);
+    assert!(out.lines().all(|line| line.len() == 36));
+    assert!(ids.iter().all(is_uuidv7));
+    assert!(ids.iter().all(|id| codec::timestamp_ms(id) == Y2025_MS));
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    // and what new does when the millisecond runs out
+    let start = format!("\\x{:032x}", (u128::from(Y2025_MS) << 80) | ((1 << 80) - 4));
+    ulid()
+        .args([
+            "monotonic",
+            "10",
+            "--step",
+            "one",
+            "--time",
+            "1735689600000",
+        ])
+        .args(["--after", &start])
+        .assert()
+        .code(2)
+        .stdout(predicate::function(|out: &str| out.lines().count() == 3))
+        .stderr(predicate::str::starts_with(
+            "ulid: no value left in this millisecond after 3 ids",
+        ));
+}
+
+// ---- from-time -----------------------------------------------------------
+
+const Y2025_TEXT_MS: &str = "01JGFJJZ00";
+
+#[test]
+fn from_time_makes_increasing_ids_of_that_millisecond() {
+    for (time, ms) in [
+        ("2025-01-01T00:00:00Z", Y2025_MS),
+        ("2025-01-01T01:00:00.000999+01:00", Y2025_MS),
+        ("1735689600000", Y2025_MS),
+        ("2025-01-01T00:00:00.999Z", Y2025_MS + 999),
+    ] {
+        let out = stdout_of(&["from-time", time, "1000"]);
+        let ids = values(&out);
+        assert_eq!(ids.len(), 1000, "{time}");
+        assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{time}");
+        assert!(ids.iter().all(|id| codec::timestamp_ms(id) == ms), "{time}");
+        // random, not the smallest id of the millisecond
+        assert!(ids.iter().all(|id| id[6..] != [0; 10]));
+    }
+    // one by default, none for 0
+    let one = stdout_of(&["from-time", "2025-01-01T00:00:00Z"]);
+    assert_eq!(one.len(), 27);
+    assert!(one.starts_with(Y2025_TEXT_MS));
+    assert_ne!(one, "01JGFJJZ000000000000000000\n");
+    assert_eq!(stdout_of(&["from-time", "2025-01-01T00:00:00Z", "0"]), "");
+    // two runs are not ordered among themselves, and differ
+    assert_ne!(one, stdout_of(&["from-time", "2025-01-01T00:00:00Z"]));
+}
+
+#[test]
+fn from_time_takes_the_options_of_new() {
+    let out = stdout_of(&[
+        "from-time",
+        "1735689600000",
+        "300",
+        "--step",
+        "one",
+        "--format",
+        "hex",
+    ]);
+    let numbers: Vec<u128> = values(&out)
+        .iter()
+        .map(|id| u128::from_be_bytes(*id))
+        .collect();
+    assert_eq!(numbers.len(), 300);
+    assert!(numbers.windows(2).all(|pair| pair[1] - pair[0] == 1));
+    assert!(out.lines().all(|line| line.starts_with("\\x01941f297c00")));
+    let out = stdout_of(&[
+        "from-time",
+        "2025-01-01T00:00:00Z",
+        "300",
+        "--layout",
+        "uuidv7",
+        "--format",
+        "uuid",
+    ]);
+    let ids = values(&out);
+    assert!(ids.iter().all(is_uuidv7));
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]));
+    assert!(out.lines().all(|line| line.starts_with("01941f29-7c00-7")));
+}
+
+#[test]
+fn from_time_fails_when_the_millisecond_runs_out() {
+    // three values left above the start: three ids, then the generator's error
+    let start = format!("\\x{:032x}", (u128::from(Y2025_MS) << 80) | ((1 << 80) - 4));
+    let assert = ulid()
+        .args(["from-time", "1735689600000", "10", "--step", "one"])
+        .args(["--after", &start])
+        .assert()
+        .code(2)
+        .stderr(
+            "ulid: no value left in this millisecond after 3 ids: The 80-bit random part \
+             reached its largest value; the generator fails rather than wrap around.\n",
+        );
+    let ids = values(&String::from_utf8(assert.get_output().stdout.clone()).unwrap());
+    assert_eq!(ids.len(), 3);
+    assert!(ids.iter().all(|id| codec::timestamp_ms(id) == Y2025_MS));
     assert_eq!(
-        stdout_of(&["from-time", "2025-01-01T00:00:00Z"]),
-        "01JGFJJZ000000000000000000\n"
+        u128::from_be_bytes(ids[2]),
+        u128::from(Y2025_MS) << 80 | ((1 << 80) - 1)
     );
-    assert_eq!(
-        stdout_of(&["from-time", "2025-01-01T00:00:00.999Z"]),
-        "01JGFJJZZ70000000000000000\n"
-    );
-    assert_eq!(
-        stdout_of(&["from-time", "1735689600000", "--format", "uuid"]),
-        "01941f29-7c00-0000-0000-000000000000\n"
-    );
-    assert_eq!(
-        stdout_of(&["from-time", "281474976710655", "--format", "hex"]),
-        "\\xffffffffffff00000000000000000000\n"
-    );
+    // random steps, and the UUIDv7 layout, end the same way: never past the
+    // millisecond
+    let full = format!("\\x{:032x}", (u128::from(Y2025_MS) << 80) | ((1 << 80) - 1));
+    for layout in ["ulid", "uuidv7"] {
+        let assert = ulid()
+            .args(["from-time", "1735689600000", "5", "--layout", layout])
+            .args(["--after", &full])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with(
+                "ulid: no value left in this millisecond after 0 ids",
+            ));
+        assert!(assert.get_output().stdout.is_empty(), "{layout}");
+    }
+    // a start in another millisecond is refused
+    let later = format!("\\x{:032x}", u128::from(Y2025_MS + 1) << 80);
+    ulid()
+        .args(["from-time", "1735689600000", "--after", &later])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("ulid: --after: not an id of TIME's millisecond\n");
+}
+
+#[test]
+fn from_time_refuses_what_is_not_a_time_or_a_count() {
     ulid()
         .args(["from-time", "281474976710656"])
         .assert()
         .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "ulid: timestamp out of range for ulid",
+        ));
+    ulid()
+        .args(["from-time", "tomorrow", "3"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "ulid: invalid time \"tomorrow\"",
+        ));
+    ulid().arg("from-time").assert().code(2).stdout("");
+    ulid()
+        .args(["from-time", "2025-01-01T00:00:00Z", "three"])
+        .assert()
+        .code(2)
         .stdout("");
-    ulid().arg("from-time").assert().code(2);
+    ulid()
+        .args(["from-time", "2025-01-01T00:00:00Z", "-1"])
+        .assert()
+        .code(2)
+        .stdout("");
+}
+
+// ---- bounds --------------------------------------------------------------
+
+#[test]
+fn bounds_is_the_smallest_id_of_the_millisecond() {
+    assert_eq!(
+        stdout_of(&["bounds", "2025-01-01T00:00:00Z"]),
+        "01JGFJJZ000000000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["bounds", "2025-01-01T00:00:00.999Z"]),
+        "01JGFJJZZ70000000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["bounds", "1735689600000", "--format", "uuid"]),
+        "01941f29-7c00-0000-0000-000000000000\n"
+    );
+    assert_eq!(
+        stdout_of(&["bounds", "281474976710655", "--format", "hex"]),
+        "\\xffffffffffff00000000000000000000\n"
+    );
+    ulid()
+        .args(["bounds", "281474976710656"])
+        .assert()
+        .code(2)
+        .stdout("");
+    ulid().arg("bounds").assert().code(2);
+}
+
+#[test]
+fn bounds_of_a_range_include_its_last_millisecond() {
+    // a day: the second bound is the smallest id of the next day
+    assert_eq!(
+        stdout_of(&["bounds", "2025-01-01T00:00:00Z", "2025-01-01T23:59:59.999Z"]),
+        "01JGFJJZ000000000000000000\n01JGJ4ZP000000000000000000\n"
+    );
+    // to the millisecond, whatever the form of each time
+    let out = stdout_of(&[
+        "bounds",
+        "2025-01-01 01:00:00+01",
+        "1735689600000",
+        "--format",
+        "hex",
+    ]);
+    assert_eq!(
+        out,
+        format!(
+            "\\x{:012x}00000000000000000000\n\\x{:012x}00000000000000000000\n",
+            Y2025_MS,
+            Y2025_MS + 1
+        )
+    );
+    // a time within a millisecond bounds that millisecond
+    let out = stdout_of(&[
+        "bounds",
+        "2025-01-01T00:00:00.0005Z",
+        "2025-01-01T00:00:00.0009Z",
+    ]);
+    let ids = values(&out);
+    assert_eq!(codec::timestamp_ms(&ids[0]), Y2025_MS);
+    assert_eq!(codec::timestamp_ms(&ids[1]), Y2025_MS + 1);
+    // ids made in the range lie between the bounds, ids made just after do not
+    let made = values(&stdout_of(&["from-time", "2025-01-01T00:00:00.999Z", "50"]));
+    let bounds = values(&stdout_of(&[
+        "bounds",
+        "2025-01-01T00:00:00Z",
+        "2025-01-01T00:00:00.999Z",
+    ]));
+    assert!(made.iter().all(|id| bounds[0] <= *id && *id < bounds[1]));
+    let next = values(&stdout_of(&["from-time", "2025-01-01T00:00:01Z", "50"]));
+    assert!(next.iter().all(|id| *id >= bounds[1]));
+    // the last millisecond a ULID holds may start a range
+    assert_eq!(
+        stdout_of(&[
+            "bounds",
+            "281474976710654",
+            "281474976710654",
+            "--format",
+            "hex"
+        ]),
+        "\\xfffffffffffe00000000000000000000\n\\xffffffffffff00000000000000000000\n"
+    );
+}
+
+#[test]
+fn bounds_refuses_a_range_it_cannot_bound() {
+    ulid()
+        .args(["bounds", "2025-01-02T00:00:00Z", "2025-01-01T23:59:59.999Z"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            "ulid: TO (2025-01-01T23:59:59.999Z) is before FROM (2025-01-02T00:00:00.000Z): \
+             no id lies between them\n",
+        );
+    ulid()
+        .args(["bounds", "0", "281474976710655"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            "ulid: TO (10889-08-02T05:31:50.655Z) is the last millisecond a ULID holds: no id \
+             is above it; leave TO out (id >= FROM alone)\n",
+        );
+    ulid()
+        .args(["bounds", "2025-01-01T00:00:00Z", "later"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with("ulid: invalid time \"later\""));
+    ulid()
+        .args(["bounds", "1", "2", "3"])
+        .assert()
+        .code(2)
+        .stdout("");
 }
 
 // ---- encrypt and decrypt -------------------------------------------------
@@ -470,7 +743,7 @@ fn encrypt_and_decrypt_follow_fips_197() {
     for (len, cipher) in FIPS {
         let key = fips_key(len);
         let path = dir.join(format!("key{len}"));
-        std::fs::write(&path, &key).unwrap();
+        write_key(&path, &key, 0o600);
         let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
         for key_args in [
             vec!["--key-file".to_string(), path.display().to_string()],
@@ -518,7 +791,7 @@ fn a_bad_key_is_refused_and_never_shown() {
     let dir = tempdir();
     let secret = "S3CR3TS3CR3TS3CR3T-not-a-key\n";
     let path = dir.join("key.txt");
-    std::fs::write(&path, secret).unwrap();
+    write_key(&path, secret.as_bytes(), 0o600);
     let path = path.display().to_string();
     ulid()
         .args(["encrypt", SPEC, "--key-file", &path])
@@ -530,7 +803,7 @@ fn a_bad_key_is_refused_and_never_shown() {
              29 bytes (a key is 16, 24 or 32 bytes)\n"
         ));
     let long = dir.join("long");
-    std::fs::write(&long, [0x41u8; 1000]).unwrap();
+    write_key(&long, &[0x41u8; 1000], 0o600);
     ulid()
         .args(["encrypt", SPEC, "--key-file", &long.display().to_string()])
         .assert()
@@ -560,7 +833,7 @@ fn a_bad_key_is_refused_and_never_shown() {
     ulid().args(["encrypt", SPEC]).assert().code(2);
     // a bad id with a good key: exit 1, the good ones done
     let key = dir.join("good");
-    std::fs::write(&key, fips_key(16)).unwrap();
+    write_key(&key, &fips_key(16), 0o600);
     ulid()
         .args([
             "encrypt",
@@ -572,6 +845,228 @@ fn a_bad_key_is_refused_and_never_shown() {
         .assert()
         .code(1)
         .stdout(predicate::function(|out: &str| out.lines().count() == 1));
+}
+
+/// Writes a key file with the permission bits `mode` (whatever the umask).
+fn write_key(path: &std::path::Path, key: &[u8], mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, key).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The FIPS-197 AES-128 vector, as `ulid encrypt --format hex` prints it.
+fn fips_128_line() -> String {
+    format!("{}\n", FIPS[0].1)
+}
+
+#[test]
+fn a_key_file_others_may_open_is_refused() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    let shown = path.display().to_string();
+    for mode in [0o644, 0o640, 0o604, 0o660, 0o602, 0o610, 0o666] {
+        write_key(&path, &fips_key(16), mode);
+        ulid()
+            .args([
+                "encrypt",
+                FIPS_PLAIN,
+                "--format",
+                "hex",
+                "--key-file",
+                &shown,
+            ])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "ulid: the key file {shown} is open to group or others (mode {mode:04o}): \
+                 a key must be readable by its owner only; chmod 600 {shown}, or pass \
+                 --allow-readable-key\n"
+            ));
+    }
+    // decrypt alike
+    write_key(&path, &fips_key(16), 0o644);
+    ulid()
+        .args(["decrypt", FIPS[0].1, "--key-file", &shown])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("(mode 0644)")
+                .and(predicate::str::contains(format!("chmod 600 {shown}"))),
+        );
+}
+
+#[test]
+fn a_key_file_only_its_owner_may_open_is_used() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    let shown = path.display().to_string();
+    for mode in [0o600, 0o400, 0o700] {
+        write_key(&path, &fips_key(16), mode);
+        ulid()
+            .args([
+                "encrypt",
+                FIPS_PLAIN,
+                "--format",
+                "hex",
+                "--key-file",
+                &shown,
+            ])
+            .assert()
+            .success()
+            .stdout(fips_128_line())
+            .stderr("");
+    }
+}
+
+#[test]
+fn allow_readable_key_warns_and_goes_on() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    let shown = path.display().to_string();
+    write_key(&path, &fips_key(16), 0o644);
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &shown,
+        ])
+        .arg("--allow-readable-key")
+        .assert()
+        .success()
+        .stdout(fips_128_line())
+        .stderr(format!(
+            "ulid: warning: the key file {shown} is open to group or others (mode 0644): \
+             a key must be readable by its owner only; chmod 600 {shown}\n"
+        ));
+    // a private file: no warning
+    write_key(&path, &fips_key(16), 0o600);
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &shown,
+        ])
+        .arg("--allow-readable-key")
+        .assert()
+        .success()
+        .stdout(fips_128_line())
+        .stderr("");
+    // it is about key files: with --key-hex, a usage error
+    ulid()
+        .args([
+            "encrypt",
+            SPEC,
+            "--key-hex",
+            "000102030405060708090a0b0c0d0e0f",
+        ])
+        .arg("--allow-readable-key")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("--allow-readable-key"));
+}
+
+#[test]
+fn a_symlink_is_judged_by_the_file_it_leads_to() {
+    let dir = tempdir();
+    let target = dir.join("key.bin");
+    let link = dir.join("link");
+    // the link's own mode is 0777 on Linux: what counts is the target's
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    write_key(&target, &fips_key(16), 0o644);
+    let link_shown = link.display().to_string();
+    let target_shown = std::fs::canonicalize(&target)
+        .unwrap()
+        .display()
+        .to_string();
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &link_shown,
+        ])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(format!(
+            "ulid: the key file {link_shown} (a link to {target_shown}) is open to group or \
+             others (mode 0644): a key must be readable by its owner only; chmod 600 \
+             {target_shown}, or pass --allow-readable-key\n"
+        ));
+    write_key(&target, &fips_key(16), 0o600);
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            &link_shown,
+        ])
+        .assert()
+        .success()
+        .stdout(fips_128_line())
+        .stderr("");
+}
+
+#[test]
+fn a_key_on_standard_input_is_judged_by_what_stands_behind_it() {
+    let dir = tempdir();
+    let path = dir.join("key.bin");
+    // a pipe: private to the two processes (mode 0600 on Linux)
+    ulid()
+        .args([
+            "encrypt",
+            FIPS_PLAIN,
+            "--format",
+            "hex",
+            "--key-file",
+            "/dev/stdin",
+        ])
+        .write_stdin(fips_key(16))
+        .assert()
+        .success()
+        .stdout(fips_128_line());
+    // a file redirected in: its own mode
+    for (mode, ok) in [(0o600, true), (0o644, false)] {
+        write_key(&path, &fips_key(16), mode);
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+            .args([
+                "encrypt",
+                FIPS_PLAIN,
+                "--format",
+                "hex",
+                "--key-file",
+                "/dev/stdin",
+            ])
+            .stdin(std::fs::File::open(&path).unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if ok {
+            assert!(output.status.success(), "{stderr}");
+            assert_eq!(String::from_utf8_lossy(&output.stdout), fips_128_line());
+        } else {
+            assert_eq!(output.status.code(), Some(2));
+            assert!(output.stdout.is_empty());
+            assert!(
+                stderr.starts_with("ulid: the key file /dev/stdin (a link to ")
+                    && stderr.contains("(mode 0644)"),
+                "{stderr}"
+            );
+        }
+    }
 }
 
 fn tempdir() -> std::path::PathBuf {
@@ -662,7 +1157,9 @@ fn help_has_examples_and_no_colour_in_a_pipe() {
         &["new", "--help"][..],
         &["parse", "--help"][..],
         &["validate", "--help"][..],
+        &["monotonic", "--help"][..],
         &["from-time", "--help"][..],
+        &["bounds", "--help"][..],
         &["encrypt", "--help"][..],
         &["decrypt", "--help"][..],
     ] {
