@@ -60,7 +60,7 @@ LONG_BAD = [
     "0" * MEGABYTE,
 ]
 
-N = 20_000
+N = 5_000
 # the values, from the row number alone, so that every session has the
 # same ones; and their text in each form the type reads (E'' strings:
 # read alike whatever standard_conforming_strings says)
