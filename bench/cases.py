@@ -590,6 +590,15 @@ def timescaledb(b: Bench) -> None:
 PORTABLE_GEN = "ulid_portable.gen_ulid()"
 PORTABLE_MONO = "ulid_portable.gen_monotonic_ulid()"
 PORTABLE_MONO_TABLE = "ulid_portable.gen_monotonic_ulid(), its state in a temporary table"
+# The one-line generator people paste (with pgcrypto's gen_random_bytes):
+# the floor a SQL-only gen_ulid() is held to, though it checks neither the
+# range nor ulid.layout.
+ONE_LINER = ("(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0') "
+             "|| encode(gen_random_bytes(10), 'hex'))::uuid")
+ONE_LINER_NAME = "the common one-line SQL generator (pgcrypto)"
+# Bad input of these lengths through ulid_portable.ulid_parse: its time per
+# character must not grow with the length.
+BAD_INPUT_LENGTHS = (1_000, 10_000, 100_000, 1_000_000)
 # A statement's calls of the temporary-table variant update one row again
 # and again in one transaction: every read goes through all the row's
 # versions so far, so that a call costs more the more calls came before it
@@ -636,16 +645,20 @@ def portable(b: Bench) -> None:
     def per_call(query: str, calls: int = n) -> float:
         return b.timed(query, conn=conn) * 1e9 / calls
 
+    pgcrypto = conn.execute("SELECT count(*) FROM pg_available_extensions WHERE name = 'pgcrypto'").fetchone()[0]
+    if pgcrypto:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pgcrypto")
     funcs = {
         "clock_timestamp()": ("clock_timestamp()", n),
         "gen_random_uuid()": ("gen_random_uuid()", n),
         "gen_ulid()": ("gen_ulid()", n),
         PORTABLE_GEN: (PORTABLE_GEN, n),
+        **({ONE_LINER_NAME: (ONE_LINER, n)} if pgcrypto else {}),
         "gen_monotonic_ulid() (not preloaded)": ("gen_monotonic_ulid()", n),
         PORTABLE_MONO: (PORTABLE_MONO, n),
         PORTABLE_MONO_TABLE: (monotonic_in_a_table(conn), min(n, PORTABLE_MONO_TABLE_CALLS)),
     }
-    b.interleave(
+    generated = b.interleave(
         Result("portable layer: generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
                baseline="gen_random_uuid()", key="portable-gen",
                note=f"{n:,} calls per measurement, {min(n, PORTABLE_MONO_TABLE_CALLS):,} for the temporary-table "
@@ -654,6 +667,25 @@ def portable(b: Bench) -> None:
         {name: (lambda f=f, calls=calls: per_call(f"SELECT count({f}) FROM generate_series(1, {calls})", calls))
          for name, (f, calls) in funcs.items()},
         repeats=3 * b.sizes.repeats,
+        warmup=True,
+    )
+    if not pgcrypto:
+        generated.missing[ONE_LINER_NAME] = f"PostgreSQL {b.version} here has no pgcrypto"
+
+    # bad input, refused: time per character at each length
+    def refused(length: int) -> float:
+        started = b.timed(f"""DO $$ BEGIN
+                                  PERFORM ulid_portable.ulid_parse(repeat('a', {length}) || 'é');
+                              EXCEPTION WHEN invalid_text_representation THEN NULL;
+                              END $$""", conn=conn)
+        return started * 1e9 / length
+    b.interleave(
+        Result("portable layer: ulid_parse of bad input, time per character by length", "ns/char",
+               baseline=f"{BAD_INPUT_LENGTHS[0]:,} characters", key="portable-bad-input",
+               note="each input is that many letters and a non-ASCII character last, refused with 22P02; "
+                    "the time per character stays flat when parsing is linear in the length"),
+        {f"{length:,} characters": (lambda length=length: refused(length)) for length in BAD_INPUT_LENGTHS},
+        repeats=b.sizes.repeats,
         warmup=True,
     )
 

@@ -1,0 +1,163 @@
+"""Every page says only what is true of this repository: read from the pages
+themselves, so that a new page is checked without editing this file.
+
+- `cargo pgrx install`, which writes into the library a running server has
+  loaded, is named only in a paragraph that warns against it;
+- every link to a file of the repository, and to a heading of a page,
+  leads somewhere;
+- every script a page names exists;
+- every SQL function of ulid or of the portable layer, and every `ulid.`
+  setting a page names, exists on a server with the extension;
+- every option a page passes to the `ulid` command is one that command
+  takes.
+
+Run on one build (the SQL surface is the same on every one, and the
+per-build tests check the examples themselves).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from harness.cli import ulid
+from harness.pgcluster import ROOT
+
+pytestmark = pytest.mark.builds("15")
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
+
+
+def name(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def paragraphs(page: Path) -> list[str]:
+    """The page's paragraphs, each fenced block joined to the paragraph
+    before it."""
+    parts: list[list[str]] = [[]]
+    fence = False
+    for line in page.read_text().splitlines():
+        if line.startswith("```"):
+            if not fence and parts[-1] == [] and len(parts) > 1:
+                parts.pop()  # the block goes with the paragraph before it
+            fence = not fence
+        if line.strip() or fence:
+            parts[-1].append(line)
+        elif parts[-1]:
+            parts.append([])
+    return ["\n".join(p) for p in parts if p]
+
+
+def code(page: Path) -> str:
+    """What a page shows as code: its fenced blocks and inline code spans."""
+    text = page.read_text()
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M)
+    spans = re.findall(r"`([^`\n]+)`", re.sub(r"^```.*?^```", "", text, flags=re.S | re.M))
+    return "\n".join(blocks + spans)
+
+
+WARNS = re.compile(r"crash|do not|don't|never|not use|instead|writes (the new|into)", re.I)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_cargo_pgrx_install_only_with_a_warning(page):
+    bad = [p for p in paragraphs(page) if "cargo pgrx install" in p and not WARNS.search(p)]
+    assert not bad, bad
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor, as GitHub makes it."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+@cache
+def anchors(page: Path) -> set[str]:
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
+    return {slug(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_every_link_leads_somewhere(page):
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue  # another site
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(target)
+    assert not broken, broken
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_every_script_named_exists(page):
+    named = set(re.findall(r"\bscripts/([\w.-]+)", page.read_text()))
+    missing = [s for s in sorted(named) if not (ROOT / "scripts" / s.rstrip(".")).exists()]
+    assert not missing, missing
+
+
+@cache
+def portable_functions() -> set[str]:
+    return set(re.findall(r"CREATE OR REPLACE FUNCTION ulid_portable\.(\w+)\(", PORTABLE_SQL.read_text()))
+
+
+def test_every_function_and_setting_named_exists(conn):
+    """Functions whose names are ulid's own (`ulid_...`, `gen_ulid`,
+    `gen_monotonic_ulid`), with or without a schema, and `ulid.` settings."""
+    conn.execute("LOAD 'ulid'")
+    functions = {r[0] for r in conn.execute(
+        """SELECT p.proname FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+           JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::regclass
+           WHERE e.extname = 'ulid'""")}
+    settings = {r[0] for r in conn.execute("SELECT name FROM pg_settings WHERE name LIKE 'ulid.%'")}
+    assert {"gen_ulid", "ulid_timestamp"} <= functions and "ulid.layout" in settings
+    missing = []
+    for page in PAGES:
+        shown = code(page)
+        for schema, fn in re.findall(r"\b(?:(\w+)\.)?((?:ulid_|gen_ulid|gen_monotonic_ulid)\w*)\s*\(", shown):
+            known = portable_functions() if schema == "ulid_portable" else functions
+            if fn not in known:
+                missing.append((name(page), f"{schema + '.' if schema else ''}{fn}()"))
+        for setting in re.findall(r"\bulid\.([a-z_]+)\b(?!\.)", shown):
+            if setting not in ("control", "so", "sql") and f"ulid.{setting}" not in settings:
+                missing.append((name(page), f"ulid.{setting}"))
+    assert not missing, sorted(set(missing))
+
+
+@cache
+def cli_help(command: str) -> str:
+    """The command's --help, and the options the tool hides from it
+    (declared `hide = true` in its definition) for packagers."""
+    hidden = re.findall(r"#\[arg\(long[^\]]*hide = true[^\]]*\]\s*pub (\w+):",
+                        (ROOT / "crates" / "ulid-cli" / "src" / "cli.rs").read_text())
+    return ulid(*([command] if command else []), "--help").stdout + "".join(
+        f"\n--{h.replace('_', '-')}" for h in hidden)
+
+
+def test_every_option_given_to_the_command_line_tool_exists():
+    """`ulid COMMAND ... --option` and `ulid --option` wherever a page shows
+    a command line, against the tool's own --help."""
+    commands = set(re.findall(r"^  (\w[\w-]*)\s", cli_help(""), re.M))
+    assert {"new", "parse", "validate", "monotonic", "from-time", "bounds"} <= commands, commands
+    wrong, seen = [], 0
+    for page in PAGES:
+        for line in code(page).splitlines():
+            for first, rest in re.findall(r"(?<![\w.:/$-])ulid\s+(\S+)([^|;&)`]*)", line):
+                if first not in commands and not first.startswith("--"):
+                    continue  # SQL's `EXTENSION ulid ...`, not the tool
+                seen += 1
+                command = first if first in commands else ""
+                for option in re.findall(r"(?<!\S)(--[a-z][\w-]*)", f"{first} {rest}"):
+                    if not re.search(re.escape(option) + r"(?![\w-])", cli_help(command)):
+                        wrong.append((name(page), f"ulid {command} {option}".replace("  ", " ")))
+    assert seen > 20, seen
+    assert not wrong, sorted(set(wrong))
