@@ -53,10 +53,12 @@ def paragraphs(page: Path) -> list[str]:
     return ["\n".join(p) for p in parts if p]
 
 
-def code(page: Path) -> str:
-    """What a page shows as code: its fenced blocks and inline code spans."""
+def code(page: Path, languages: tuple[str, ...] | None = None) -> str:
+    """What a page shows as code: its fenced blocks (of those languages
+    only, when given) and its inline code spans."""
     text = page.read_text()
-    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M)
+    blocks = [body for lang, body in re.findall(r"^```([^\n]*)\n(.*?)^```", text, re.S | re.M)
+              if languages is None or lang.strip() in languages]
     spans = re.findall(r"`([^`\n]+)`", re.sub(r"^```.*?^```", "", text, flags=re.S | re.M))
     return "\n".join(blocks + spans)
 
@@ -107,12 +109,23 @@ def test_every_script_named_exists(page):
 
 @cache
 def portable_functions() -> set[str]:
-    return set(re.findall(r"CREATE OR REPLACE FUNCTION ulid_portable\.(\w+)\(", PORTABLE_SQL.read_text()))
+    sql = PORTABLE_SQL.read_text()
+    names = set(re.findall(r"CREATE OR REPLACE FUNCTION ulid_portable\.(\w+)\(", sql))
+    # ulid_%1$s: one function for each word of the array its DO block loops over
+    words = re.findall(r"'\{([\w,]+)\}'::pg_catalog\.text\[\]", sql)
+    for template in re.findall(r"FUNCTION ulid_portable\.(\w*)%1\$s", sql):
+        names |= {template + word for word in words[0].split(",")}
+    return names
+
+
+# words after `ulid.` that are files, not settings (ulid.so, ulid.control...)
+FILES = {"so", "control", "sql", "js", "fish", "gpg", "list", "deb", "asc", "bash", "zsh", "to"}
 
 
 def test_every_function_and_setting_named_exists(conn):
     """Functions whose names are ulid's own (`ulid_...`, `gen_ulid`,
-    `gen_monotonic_ulid`), with or without a schema, and `ulid.` settings."""
+    `gen_monotonic_ulid`) in SQL and inline code, with or without a schema,
+    and `ulid.` settings; a page may show a misspelt setting being refused."""
     conn.execute("LOAD 'ulid'")
     functions = {r[0] for r in conn.execute(
         """SELECT p.proname FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
@@ -120,16 +133,20 @@ def test_every_function_and_setting_named_exists(conn):
            WHERE e.extname = 'ulid'""")}
     settings = {r[0] for r in conn.execute("SELECT name FROM pg_settings WHERE name LIKE 'ulid.%'")}
     assert {"gen_ulid", "ulid_timestamp"} <= functions and "ulid.layout" in settings
+    assert {"ulid_encrypt", "ulid_decrypt", "ulid_text", "version"} <= portable_functions()
     missing = []
     for page in PAGES:
-        shown = code(page)
+        shown = code(page, ("sql", "psql"))
         for schema, fn in re.findall(r"\b(?:(\w+)\.)?((?:ulid_|gen_ulid|gen_monotonic_ulid)\w*)\s*\(", shown):
-            known = portable_functions() if schema == "ulid_portable" else functions
+            # unqualified: either's (the portable page names its own short)
+            known = {"ulid_portable": portable_functions(), "": functions | portable_functions()}.get(schema, functions)
             if fn not in known:
                 missing.append((name(page), f"{schema + '.' if schema else ''}{fn}()"))
-        for setting in re.findall(r"\bulid\.([a-z_]+)\b(?!\.)", shown):
-            if setting not in ("control", "so", "sql") and f"ulid.{setting}" not in settings:
-                missing.append((name(page), f"ulid.{setting}"))
+        refused = set(re.findall(r'configuration parameter (?:name )?"(ulid\.\w+)"', page.read_text()))
+        for setting in re.findall(r"\bulid\.([a-z_]+)\b(?![.(])", shown):
+            named = f"ulid.{setting}"
+            if setting not in FILES and named not in settings and named not in refused:
+                missing.append((name(page), named))
     assert not missing, sorted(set(missing))
 
 
