@@ -885,6 +885,57 @@ END
 $do$;
 
 
+-- ---- after the move to the extension ----------------------------------------
+--
+-- Where the ulid extension is installed (ulid's own type: 16 bytes, not
+-- pgx_ulid's, which some services install under the same name), the
+-- functions that read a value take the type too, so that code written for
+-- this layer keeps working on a column moved to `ulid` (ALTER TABLE ...
+-- TYPE ulid): ulid_text, ulid_timestamp, ulid_encrypt and ulid_decrypt get
+-- a `ulid` overload, each calling the `uuid` one with the same bytes. They
+-- also get a `text` one, so that a literal or an untyped parameter, which
+-- could now be read as either type, is read as a text as PostgreSQL reads
+-- an unknown value where a function takes text (then as a uuid, as
+-- before). Run the file again after CREATE EXTENSION ulid to add them;
+-- DROP EXTENSION ulid needs CASCADE while they exist.
+
+DO $do$
+DECLARE
+    native pg_catalog.text;
+    overload pg_catalog.text;
+BEGIN
+    SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO native
+    FROM pg_catalog.pg_extension e
+    JOIN pg_catalog.pg_depend d ON d.refobjid OPERATOR(pg_catalog.=) e.oid
+         AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+         AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass
+    JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) d.objid
+    JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+    WHERE e.extname OPERATOR(pg_catalog.=) 'ulid' AND t.typname OPERATOR(pg_catalog.=) 'ulid'
+      AND t.typlen OPERATOR(pg_catalog.=) 16;
+    IF native IS NULL THEN
+        RETURN;
+    END IF;
+    FOREACH overload IN ARRAY ARRAY[native, 'pg_catalog.text'] LOOP
+        EXECUTE pg_catalog.format($sql$
+CREATE OR REPLACE FUNCTION ulid_portable.ulid_text(id %1$s)
+    RETURNS pg_catalog.text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $fn$ SELECT ulid_portable.ulid_text(id::pg_catalog.uuid) $fn$;
+CREATE OR REPLACE FUNCTION ulid_portable.ulid_timestamp(id %1$s)
+    RETURNS pg_catalog.timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$ SELECT ulid_portable.ulid_timestamp(id::pg_catalog.uuid) $fn$;
+CREATE OR REPLACE FUNCTION ulid_portable.ulid_encrypt(id %1$s, key pg_catalog.bytea)
+    RETURNS pg_catalog.uuid LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$ SELECT ulid_portable.ulid_encrypt(id::pg_catalog.uuid, key) $fn$;
+CREATE OR REPLACE FUNCTION ulid_portable.ulid_decrypt(id %1$s, key pg_catalog.bytea)
+    RETURNS pg_catalog.uuid LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$ SELECT ulid_portable.ulid_decrypt(id::pg_catalog.uuid, key) $fn$;
+$sql$, overload);
+    END LOOP;
+END
+$do$;
+
+
 -- ---- what each function is -------------------------------------------------
 
 COMMENT ON FUNCTION ulid_portable.gen_ulid() IS

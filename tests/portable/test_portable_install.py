@@ -65,9 +65,13 @@ def operators() -> set[str]:
 def own_functions() -> list[tuple[str, str]]:
     """The file's own functions, as name and argument types (IN only)."""
     found = []
-    for name, args in re.findall(r"CREATE OR REPLACE FUNCTION ulid_portable\.(\w+)\(([^)]*)\)", sql_of_the_file()):
-        types = [a.split()[-1] for a in args.split(",") if a.strip() and not a.strip().startswith("OUT ")]
-        found.append((name.replace("%1$s", "encrypt"), ", ".join(types)))
+    for name, args in re.findall(r"CREATE OR REPLACE FUNCTION ulid_portable\.([\w%$]+)\(([^)]*)\)", sql_of_the_file()):
+        # a type written in by format() (the overloads made when the
+        # extension is there): as text, one of them
+        types = [a.split()[-1].replace("%1$s", "pg_catalog.text")
+                 for a in args.split(",") if a.strip() and not a.strip().startswith("OUT ")]
+        for fn in ([name.replace("%1$s", w) for w in ("encrypt", "decrypt")] if "%1$s" in name else [name]):
+            found.append((fn, ", ".join(types)))
     return found
 
 
