@@ -284,6 +284,31 @@ release_env() {
     fi
 }
 
+# The time a release's files carry (every file's time in the tarballs and
+# packages, the date of changelog.Debian.gz): SOURCE_DATE_EPOCH when set,
+# otherwise the time of the commit checked out, so that two builds of one
+# commit make the same bytes.
+source_date_epoch() {
+    if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+        echo "$SOURCE_DATE_EPOCH"
+    else
+        git -C "$ULID_ROOT" log -1 --format=%ct 2>/dev/null || date +%s
+    fi
+}
+
+# Makes OUT, a gzipped tarball of DIR/NAME, the same bytes wherever it is
+# made from the same files: members sorted by name, owned by 0:0 with no
+# names, every time SOURCE_DATE_EPOCH's (source_date_epoch), modes 644, or
+# 755 for directories and programs (whatever the umask), and no name or
+# time in gzip's header.
+#   release_tarball DIR NAME OUT
+release_tarball() {
+    local epoch
+    epoch=$(source_date_epoch)
+    tar -C "$1" --format=gnu --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
+        --mode=u=rwX,go=rX -c "$2" | gzip -9n >"$3"
+}
+
 # The newest glibc symbol version an ELF file asks for (2.28), or nothing.
 glibc_needed() {
     objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1

@@ -1,6 +1,7 @@
 """What a release holds, file by file: names, architectures, the glibc
 floor, the Debian packages' metadata and contents, the checksums and their
-signature, and the signed apt repository.
+signature, the signed apt repository, and that its tarballs and packages
+are made again byte for byte from the same files.
 """
 
 from __future__ import annotations
@@ -263,4 +264,53 @@ def test_sign_release_with_a_key_file_or_a_key_of_the_keyring(tmp_path):
     finally:
         for home in (keyring, tmp_path / "clean"):
             subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], capture_output=True)
+
+
+def commit_time() -> int:
+    return int(out("git", "-C", ROOT, "log", "-1", "--format=%ct"))
+
+
+def deb_of(tarball: Path) -> str:
+    """The name of the package made from the same tree as TARBALL."""
+    cli = re.fullmatch(r"ulid-cli-(.+)-linux-(x86_64|aarch64)\.tar\.gz", tarball.name)
+    if cli:
+        return f"ulid-cli_{cli.group(1).replace('-', '~')}-1_{MACHINES[cli.group(2)][0]}.deb"
+    ext = TARBALL.fullmatch(tarball.name)
+    return f"postgresql-{ext.group(1)}-ulid_{VERSION.replace('-', '~')}-1_{MACHINES[ext.group(2)][0]}.deb"
+
+
+def test_tarballs_and_packages_are_made_again_byte_for_byte(release, tmp_path):
+    """Each tarball, unpacked with other times and modes (as another
+    checkout, umask or clock would leave its files), is tarred again by
+    lib.sh's release_tarball and packaged again by scripts/package-deb: the
+    same bytes as the release's. Its members carry the commit's time, root
+    as owner, fixed modes, and gzip's header no name or time."""
+    epoch = commit_time()
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    tarballs = release.files("*.tar.gz")
+    assert tarballs
+    for tarball in tarballs:
+        data = tarball.read_bytes()
+        assert data[3] & 0x08 == 0 and data[4:8] == b"\0\0\0\0", f"{tarball.name}: gzip header has a name or time"
+        with tarfile.open(tarball) as tar:
+            members = tar.getmembers()
+        for m in members:
+            assert (m.uid, m.gid, m.uname, m.gname) == (0, 0, "", ""), (tarball.name, m.name)
+            assert m.mtime == epoch, (tarball.name, m.name, m.mtime, epoch)
+            assert m.mode in ((0o755,) if m.isdir() else (0o644, 0o755)), (tarball.name, m.name, oct(m.mode))
+        name = tarball.name.removesuffix(".tar.gz")
+        tree = unpacked(tarball, tmp_path / name) / name
+        for path in [tree, *tree.rglob("*")]:
+            path.chmod(0o700 if path.is_dir() or path.stat().st_mode & 0o100 else 0o600)
+            os.utime(path)
+        again = tmp_path / "again"
+        again.mkdir(exist_ok=True)
+        subprocess.run(["bash", "-c", 'source "$1/scripts/lib.sh" && release_tarball "$2" "$3" "$4"', "-", ROOT,
+                        tree.parent, name, again / tarball.name], check=True, env=env)
+        assert (again / tarball.name).read_bytes() == data, f"{tarball.name} made again differs"
+        deb = deb_of(tarball)
+        what = "cli" if tarball.name.startswith("ulid-cli-") else TARBALL.fullmatch(tarball.name).group(1)
+        subprocess.run([ROOT / "scripts" / "package-deb", "--out", again, deb.rsplit("_", 1)[1].removesuffix(".deb"),
+                        what, tree], check=True, capture_output=True, env=env)
+        assert (again / deb).read_bytes() == (release.dir / deb).read_bytes(), f"{deb} made again differs"
 
