@@ -271,17 +271,31 @@ release_pg_config() {
 # takes its headers from that major version's pg_config there. (On amd64
 # the C that pgrx compiles, with this machine's compiler and headers, is
 # linked by Zig like the rest: a symbol newer than the floor would not link.)
+#
+# No path of this machine goes into what a release build makes, so that
+# two machines or checkouts make the same bytes (scripts/release): the
+# crates' sources under CARGO_HOME and the code generated into the cargo
+# target directory (pgrx's bindings, which panic messages name, and its C
+# shim, whose __FILE__ PostgreSQL's error macros keep) are renamed to
+# /cargo and /target, for rustc and for the C compiler. Our own crates'
+# sources need no renaming: cargo hands rustc their paths relative to the
+# checkout. The flags are the same for every checkout, so that no checkout
+# rebuilds what another one compiled into the same target directory.
 release_env() {
-    local arch=$1 major=${2:-} target var
+    local arch=$1 major=${2:-} target var cargo_home rustflags
     target=$(rust_target "$arch")
     var=$(echo "$target" | tr 'a-z-' 'A-Z_')
+    cargo_home=${CARGO_HOME:-$HOME/.cargo}
+    rustflags="--remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$ULID_CARGO_TARGET=/target"
     echo "export CARGO_ZIGBUILD_ZIG_PATH=$ULID_ZIG"
     echo "export CARGO_TARGET_${var}_LINKER=$(zig_cc "$arch")"
+    echo "export CFLAGS_${target//-/_}='-ffile-prefix-map=$cargo_home=/cargo -ffile-prefix-map=$ULID_CARGO_TARGET=/target'"
     if [ "$arch" = arm64 ]; then
         echo "export CC_${target//-/_}=$(zig_cc "$arch")"
-        echo "export CARGO_TARGET_${var}_RUSTFLAGS=--sysroot=$ULID_ARM64_ROOT/usr"
+        rustflags="--sysroot=$ULID_ARM64_ROOT/usr $rustflags"
         [ -z "$major" ] || echo "export PGRX_PG_CONFIG_PATH=$(release_pg_config arm64 "$major")"
     fi
+    echo "export CARGO_TARGET_${var}_RUSTFLAGS='$rustflags'"
 }
 
 # The time a release's files carry (every file's time in the tarballs and

@@ -1,7 +1,8 @@
 """What a release holds, file by file: names, architectures, the glibc
 floor, the Debian packages' metadata and contents, the checksums and their
 signature, the signed apt repository, and that its tarballs and packages
-are made again byte for byte from the same files.
+are made again byte for byte from the same files, with no path of the
+build machine in them.
 """
 
 from __future__ import annotations
@@ -314,3 +315,19 @@ def test_tarballs_and_packages_are_made_again_byte_for_byte(release, tmp_path):
                         what, tree], check=True, capture_output=True, env=env)
         assert (again / deb).read_bytes() == (release.dir / deb).read_bytes(), f"{deb} made again differs"
 
+
+def test_no_path_of_the_build_machine_in_a_library_or_program(release, tmp_path):
+    """No checkout, home, cargo registry or cargo target directory path in
+    what a release build made (lib.sh: release_env), which two checkouts
+    would make differently."""
+    paths = {str(ROOT), str(Path.home()) + "/", os.environ.get("CARGO_HOME", str(Path.home() / ".cargo")),
+             os.environ.get("ULID_CARGO_TARGET", str(Path.home() / ".cache" / "ulid"))}
+    checked = 0
+    for n, path in enumerate(release.files("*.tar.gz") + release.files("*.deb")):
+        for elf in unpacked(path, tmp_path / str(n)).rglob("*"):
+            if elf.is_file() and elf.read_bytes()[:4] == b"\x7fELF":
+                data = elf.read_bytes()
+                found = {p: data.count(p.encode()) for p in paths if p.encode() in data}
+                assert not found, (path.name, elf.name, found)
+                checked += 1
+    assert checked >= 2 * len(release.files("*.deb"))
