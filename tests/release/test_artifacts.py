@@ -1,8 +1,8 @@
 """What a release holds, file by file: names, architectures, the glibc
 floor, the Debian packages' metadata and contents, the checksums and their
 signature, the signed apt repository, and that its tarballs and packages
-are made again byte for byte from the same files, with no path of the
-build machine in them.
+are made again byte for byte from the same files (scripts/test-release
+also makes them again from a second checkout: test_reproducible.py).
 """
 
 from __future__ import annotations
