@@ -271,17 +271,56 @@ release_pg_config() {
 # takes its headers from that major version's pg_config there. (On amd64
 # the C that pgrx compiles, with this machine's compiler and headers, is
 # linked by Zig like the rest: a symbol newer than the floor would not link.)
+#
+# No path of this machine goes into what a release build makes, so that
+# two machines or checkouts make the same bytes (scripts/release): the
+# crates' sources under CARGO_HOME and the code generated into the cargo
+# target directory (pgrx's bindings, which panic messages name, and its C
+# shim, whose __FILE__ PostgreSQL's error macros keep) are renamed to
+# /cargo and /target, for rustc and for the C compiler. Our own crates'
+# sources need no renaming: cargo hands rustc their paths relative to the
+# checkout. The flags are the same for every checkout, so that no checkout
+# rebuilds what another one compiled into the same target directory.
 release_env() {
-    local arch=$1 major=${2:-} target var
+    local arch=$1 major=${2:-} target var cargo_home rustflags
     target=$(rust_target "$arch")
     var=$(echo "$target" | tr 'a-z-' 'A-Z_')
+    cargo_home=${CARGO_HOME:-$HOME/.cargo}
+    rustflags="--remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$ULID_CARGO_TARGET=/target"
     echo "export CARGO_ZIGBUILD_ZIG_PATH=$ULID_ZIG"
     echo "export CARGO_TARGET_${var}_LINKER=$(zig_cc "$arch")"
+    echo "export CFLAGS_${target//-/_}='-ffile-prefix-map=$cargo_home=/cargo -ffile-prefix-map=$ULID_CARGO_TARGET=/target'"
     if [ "$arch" = arm64 ]; then
         echo "export CC_${target//-/_}=$(zig_cc "$arch")"
-        echo "export CARGO_TARGET_${var}_RUSTFLAGS=--sysroot=$ULID_ARM64_ROOT/usr"
+        rustflags="--sysroot=$ULID_ARM64_ROOT/usr $rustflags"
         [ -z "$major" ] || echo "export PGRX_PG_CONFIG_PATH=$(release_pg_config arm64 "$major")"
     fi
+    echo "export CARGO_TARGET_${var}_RUSTFLAGS='$rustflags'"
+}
+
+# The time a release's files carry (every file's time in the tarballs and
+# packages, the date of changelog.Debian.gz): SOURCE_DATE_EPOCH when set,
+# otherwise the time of the commit checked out, so that two builds of one
+# commit make the same bytes.
+source_date_epoch() {
+    if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+        echo "$SOURCE_DATE_EPOCH"
+    else
+        git -C "$ULID_ROOT" log -1 --format=%ct 2>/dev/null || date +%s
+    fi
+}
+
+# Makes OUT, a gzipped tarball of DIR/NAME, the same bytes wherever it is
+# made from the same files: members sorted by name, owned by 0:0 with no
+# names, every time SOURCE_DATE_EPOCH's (source_date_epoch), modes 644, or
+# 755 for directories and programs (whatever the umask), and no name or
+# time in gzip's header.
+#   release_tarball DIR NAME OUT
+release_tarball() {
+    local epoch
+    epoch=$(source_date_epoch)
+    tar -C "$1" --format=gnu --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
+        --mode=u=rwX,go=rX -c "$2" | gzip -9n >"$3"
 }
 
 # The newest glibc symbol version an ELF file asks for (2.28), or nothing.

@@ -1,15 +1,19 @@
 """What a release holds, file by file: names, architectures, the glibc
-floor, the Debian packages' metadata and contents, the checksums, and the
-signed apt repository.
+floor, the Debian packages' metadata and contents, the checksums and their
+signature, the signed apt repository, and that its tarballs and packages
+are made again byte for byte from the same files (scripts/test-release
+also makes them again from a second checkout: test_reproducible.py).
 """
 
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import subprocess
 import tarfile
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -161,3 +165,169 @@ def test_the_apt_repository_indexes_every_package_and_is_signed(release, tmp_pat
     rejected = subprocess.run(["gpgv", "--keyring", release.keyring, repo / "dists/stable/Release.gpg", forged],
                               capture_output=True, text=True)
     assert rejected.returncode != 0
+
+
+def gpg(home: Path, *args, check=True) -> subprocess.CompletedProcess:
+    """gpg in the GnuPG home HOME alone, as a user with nothing else would run it."""
+    home.mkdir(mode=0o700, exist_ok=True)
+    return subprocess.run(["gpg", "--homedir", str(home), "--batch", *map(str, args)], capture_output=True,
+                          text=True, check=check)
+
+
+def fingerprints(home: Path, key: Path) -> list[str]:
+    shown = gpg(home, "--with-colons", "--show-keys", key).stdout
+    return re.findall(r"^pub:.*\nfpr:(?:[^:]*:){8}([0-9A-F]+):", shown, re.M)
+
+
+def test_sha256sums_is_signed_by_the_release_key(release, tmp_path):
+    if release.keyring is None:
+        pytest.skip("this release is not signed (scripts/release without --sign or --sign-key)")
+    key = release.dir / "ulid-release-key.asc"
+    home = tmp_path / "gnupg"
+    try:
+        # one key, the one the apt repository's keyring holds
+        (fingerprint,) = fingerprints(home, key)
+        assert fingerprints(home, release.keyring) == [fingerprint]
+        # as the install page says: the key imported, then gpg --verify
+        gpg(home, "--import", key)
+        verified = gpg(home, "--status-fd", "1", "--verify", release.dir / "SHA256SUMS.asc",
+                       release.dir / "SHA256SUMS", check=False)
+        assert verified.returncode == 0, verified.stderr
+        assert re.search(rf"^\[GNUPG:\] VALIDSIG .* {fingerprint}$", verified.stdout, re.M), verified.stdout
+        # a SHA256SUMS with one digit changed does not verify
+        sums = (release.dir / "SHA256SUMS").read_text()
+        tampered = tmp_path / "SHA256SUMS"
+        tampered.write_text(sums.replace(sums[0], "0" if sums[0] != "0" else "1", 1))
+        rejected = gpg(home, "--status-fd", "1", "--verify", release.dir / "SHA256SUMS.asc", tampered, check=False)
+        assert rejected.returncode != 0 and "[GNUPG:] BADSIG" in rejected.stdout, rejected.stdout
+    finally:
+        subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], capture_output=True)
+
+
+def processes_naming(text: str) -> list[str]:
+    return [line for line in out("ps", "-eo", "args").splitlines() if text in line]
+
+
+def test_sign_release_with_a_key_file_or_a_key_of_the_keyring(tmp_path):
+    """scripts/sign-release, as scripts/release runs it, on a release of
+    two small files: a key of the user's keyring signs, and only its public
+    part is exported; a key file's GnuPG home and agent are gone afterwards,
+    also when signing fails; without a key, nothing is signed and it says
+    so."""
+    script = ROOT / "scripts" / "sign-release"
+    dist = tmp_path / "dist"
+    (dist / "apt" / "dists" / "stable").mkdir(parents=True)
+    (dist / "SHA256SUMS").write_text(f"{'0' * 64}  ulid-cli_{VERSION}-1_amd64.deb\n")
+    (dist / "apt" / "dists" / "stable" / "Release").write_text("Origin: ulid\nSuite: stable\n")
+    keyring = tmp_path / "keyring"
+    env = {k: v for k, v in os.environ.items() if k != "GNUPGHOME"}
+    try:
+        for who in ("release", "someone-else"):
+            gpg(keyring, "--passphrase", "", "--quick-gen-key", f"{who} <{who}@ulid.invalid>", "ed25519", "sign",
+                "never")
+        listed = gpg(keyring, "--with-colons", "--list-keys", "release@ulid.invalid").stdout
+        wanted = re.search(r"^fpr:(?:[^:]*:){8}([0-9A-F]+):", listed, re.M).group(1)
+
+        # without a key
+        unsigned = subprocess.run([script, dist], capture_output=True, text=True, env=env)
+        assert unsigned.returncode == 0 and "NOT signed" in unsigned.stderr, unsigned.stderr
+        assert not (dist / "SHA256SUMS.asc").exists()
+
+        # a key of the user's keyring (GNUPGHOME), named by its address
+        signed = subprocess.run([script, "--sign-key", "release@ulid.invalid", dist], capture_output=True,
+                                text=True, env={**env, "GNUPGHOME": str(keyring)})
+        assert signed.returncode == 0, signed.stderr
+        assert wanted in signed.stderr
+        clean = tmp_path / "clean"
+        assert fingerprints(clean, dist / "ulid-release-key.asc") == [wanted]
+        assert fingerprints(clean, dist / "apt" / "ulid-archive-keyring.gpg") == [wanted]
+        gpg(clean, "--import", dist / "ulid-release-key.asc")
+        gpg(clean, "--verify", dist / "SHA256SUMS.asc", dist / "SHA256SUMS")
+        gpg(clean, "--verify", dist / "apt" / "dists" / "stable" / "InRelease")
+        for made in ("SHA256SUMS.asc", "ulid-release-key.asc", "apt"):
+            subprocess.run(["rm", "-rf", dist / made], check=True)
+        (dist / "apt" / "dists" / "stable").mkdir(parents=True)
+        (dist / "apt" / "dists" / "stable" / "Release").write_text("Origin: ulid\nSuite: stable\n")
+
+        # a key file, in a GnuPG home of the run's own, under TMPDIR
+        keyfile = tmp_path / "key.asc"
+        keyfile.write_text(gpg(keyring, "--armor", "--export-secret-keys", wanted).stdout)
+        temp = tmp_path / "tmp"
+        temp.mkdir()
+        for args, ok in ((["--check", "--sign", keyfile], True), (["--sign", keyfile, dist], True),
+                         (["--sign", keyfile, tmp_path / "no-release"], False),
+                         (["--sign", dist / "SHA256SUMS", dist], False)):
+            run = subprocess.run([script, *args], capture_output=True, text=True, env={**env, "TMPDIR": str(temp)})
+            assert (run.returncode == 0) == ok, (args, run.stderr)
+            assert not list(temp.iterdir()), (args, "the GnuPG home is left behind")
+            assert not processes_naming(str(temp)), (args, processes_naming(str(temp)))
+        gpg(clean, "--verify", dist / "SHA256SUMS.asc", dist / "SHA256SUMS")
+    finally:
+        for home in (keyring, tmp_path / "clean"):
+            subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], capture_output=True)
+
+
+def commit_time() -> int:
+    return int(out("git", "-C", ROOT, "log", "-1", "--format=%ct"))
+
+
+def deb_of(tarball: Path) -> str:
+    """The name of the package made from the same tree as TARBALL."""
+    cli = re.fullmatch(r"ulid-cli-(.+)-linux-(x86_64|aarch64)\.tar\.gz", tarball.name)
+    if cli:
+        return f"ulid-cli_{cli.group(1).replace('-', '~')}-1_{MACHINES[cli.group(2)][0]}.deb"
+    ext = TARBALL.fullmatch(tarball.name)
+    return f"postgresql-{ext.group(1)}-ulid_{VERSION.replace('-', '~')}-1_{MACHINES[ext.group(2)][0]}.deb"
+
+
+def test_tarballs_and_packages_are_made_again_byte_for_byte(release, tmp_path):
+    """Each tarball, unpacked with other times and modes (as another
+    checkout, umask or clock would leave its files), is tarred again by
+    lib.sh's release_tarball and packaged again by scripts/package-deb: the
+    same bytes as the release's. Its members carry the commit's time, root
+    as owner, fixed modes, and gzip's header no name or time."""
+    epoch = commit_time()
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    tarballs = release.files("*.tar.gz")
+    assert tarballs
+    for tarball in tarballs:
+        data = tarball.read_bytes()
+        assert data[3] & 0x08 == 0 and data[4:8] == b"\0\0\0\0", f"{tarball.name}: gzip header has a name or time"
+        with tarfile.open(tarball) as tar:
+            members = tar.getmembers()
+        for m in members:
+            assert (m.uid, m.gid, m.uname, m.gname) == (0, 0, "", ""), (tarball.name, m.name)
+            assert m.mtime == epoch, (tarball.name, m.name, m.mtime, epoch)
+            assert m.mode in ((0o755,) if m.isdir() else (0o644, 0o755)), (tarball.name, m.name, oct(m.mode))
+        name = tarball.name.removesuffix(".tar.gz")
+        tree = unpacked(tarball, tmp_path / name) / name
+        for path in [tree, *tree.rglob("*")]:
+            path.chmod(0o700 if path.is_dir() or path.stat().st_mode & 0o100 else 0o600)
+            os.utime(path)
+        again = tmp_path / "again"
+        again.mkdir(exist_ok=True)
+        subprocess.run(["bash", "-c", 'source "$1/scripts/lib.sh" && release_tarball "$2" "$3" "$4"', "-", ROOT,
+                        tree.parent, name, again / tarball.name], check=True, env=env)
+        assert (again / tarball.name).read_bytes() == data, f"{tarball.name} made again differs"
+        deb = deb_of(tarball)
+        what = "cli" if tarball.name.startswith("ulid-cli-") else TARBALL.fullmatch(tarball.name).group(1)
+        subprocess.run([ROOT / "scripts" / "package-deb", "--out", again, deb.rsplit("_", 1)[1].removesuffix(".deb"),
+                        what, tree], check=True, capture_output=True, env=env)
+        assert (again / deb).read_bytes() == (release.dir / deb).read_bytes(), f"{deb} made again differs"
+
+
+def test_no_path_of_the_build_machine_in_a_library_or_program(release, tmp_path):
+    """No checkout, home, cargo registry or cargo target directory path in
+    what a release build made (lib.sh: release_env), which two checkouts
+    would make differently."""
+    paths = {str(ROOT), str(Path.home()) + "/", os.environ.get("CARGO_HOME", str(Path.home() / ".cargo")),
+             os.environ.get("ULID_CARGO_TARGET", str(Path.home() / ".cache" / "ulid"))}
+    checked = 0
+    for n, path in enumerate(release.files("*.tar.gz") + release.files("*.deb")):
+        for elf in unpacked(path, tmp_path / str(n)).rglob("*"):
+            if elf.is_file() and elf.read_bytes()[:4] == b"\x7fELF":
+                data = elf.read_bytes()
+                found = {p: data.count(p.encode()) for p in paths if p.encode() in data}
+                assert not found, (path.name, elf.name, found)
+                checked += 1
+    assert checked >= 2 * len(release.files("*.deb"))
