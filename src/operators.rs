@@ -139,6 +139,12 @@ CREATE AGGREGATE @extschema@.max(@extschema@.ulid) (
 // from 18. Each statement is a file in sql/shared/ because the update
 // scripts add the same objects to a database that lacks them
 // (sql/shared/version_dependent.sql).
+//
+// Every block of the install script requires the one before it, these at
+// the end: cargo-pgrx orders blocks that no `requires` orders differently
+// from one build to the next (it adds the graph's edges in hash-map
+// order), and a release's files must be the same bytes whenever they are
+// built (tests/release checks that the blocks form one chain).
 #[cfg(not(feature = "pg13"))]
 mod brin_multi_and_bloom {
     use pgrx::prelude::*;
@@ -146,7 +152,7 @@ mod brin_multi_and_bloom {
     extension_sql_file!(
         "../sql/shared/brin_minmax_multi_ops.sql",
         name = "ulid_brin_minmax_multi_ops",
-        requires = ["ulid_ops"],
+        requires = ["ulid_public_ids"],
     );
     extension_sql_file!(
         "../sql/shared/brin_bloom_ops.sql",
@@ -168,7 +174,7 @@ mod skip_support {
     extension_sql_file!(
         "../sql/shared/skipsupport_function.sql",
         name = "ulid_skipsupport_function",
-        requires = ["ulid_ops"],
+        requires = ["ulid_brin_bloom_ops"],
     );
     extension_sql_file!(
         "../sql/shared/skipsupport_in_btree_family.sql",
