@@ -55,7 +55,7 @@ CREATE CAST (pg_catalog.bytea AS @extschema@.ulid)
     WITH FUNCTION @extschema@.ulid_from_bytea(pg_catalog.bytea);
 "#,
     name = "ulid_casts",
-    requires = ["ulid_ops"],
+    requires = ["ulid_uuid_comparisons"],
 );
 
 /// Raises SQLSTATE 22008 for a timestamp outside what a ULID can hold.

@@ -15,6 +15,11 @@
 //! very code they run on uuid. Only what core does not have for uuid is
 //! written here: the `smaller`/`larger` transition functions of `min` and
 //! `max`.
+//!
+//! The comparisons of a ulid with a uuid, either way round
+//! (`sql/shared/uuid_comparisons.sql`), are the same C functions under
+//! cross-type signatures, in the same btree and hash families, which then
+//! hold uuid's own operators too.
 
 use crate::fmgr::{arg, arg_ulid, core_function, pg_function};
 use pgrx::prelude::*;
@@ -132,6 +137,15 @@ CREATE AGGREGATE @extschema@.max(@extschema@.ulid) (
 "#,
     name = "ulid_ops",
     requires = ["ulid_type"],
+);
+
+// Comparisons between ulid and uuid, both ways round, in the btree and hash
+// families above. A file in sql/shared/ because the update from 0.3.0
+// adds the same objects.
+extension_sql_file!(
+    "../sql/shared/uuid_comparisons.sql",
+    name = "ulid_uuid_comparisons",
+    requires = ["ulid_ops"],
 );
 
 // What exists only on some servers: BRIN minmax-multi and bloom from

@@ -106,14 +106,16 @@ OPERATORS_ON_BUILTINS = [
 ]
 
 # Once the extension exists (before an update): operators on ulid with
-# other types, in the extension's schema; on ulid itself only elsewhere, as
-# the extension's own take those names there.
+# other types, in the extension's schema; on ulid itself and between ulid
+# and uuid only elsewhere, as the extension's own take those names there
+# (the update to 0.4.0 adds the ulid-uuid ones, and one made beforehand in
+# the extension's schema stops it: test_own_ulid_uuid_operators_stop_the_update).
 def operators_on_ulid(extschema: str, elsewhere: bool) -> list[tuple[str, str, str]]:
     ulid = f"{extschema}.ulid"
-    ops = [("=", ulid, "uuid"), ("=", "uuid", ulid), ("<", ulid, "uuid"), ("=", ulid, "text"),
-           ("=", ulid, "bytea"), ("=", "oid", ulid)]
+    ops = [("=", ulid, "text"), ("=", ulid, "bytea"), ("=", "oid", ulid)]
     if elsewhere:
         ops += [(op, ulid, ulid) for op in ("=", "<>", "<", "<=", ">", ">=")]
+        ops += [("=", ulid, "uuid"), ("=", "uuid", ulid), ("<", ulid, "uuid")]
     return ops
 
 
@@ -315,6 +317,33 @@ def test_a_type_named_ulid_in_the_target_schema_stops_the_install(mallory, serve
         assert su.execute("SELECT count(*) FROM pg_extension WHERE extname = 'ulid'").fetchone() == (0,)
         assert su.execute("SELECT is_called FROM mallory_log.calls").fetchone() == (False,)
         assert su.execute("SELECT rolsuper FROM pg_roles WHERE rolname = %s", [ROLE]).fetchone() == (False,)
+
+
+def test_own_ulid_uuid_operators_stop_the_update(swap, mallory, server):
+    """The update to 0.4.0 adds the operators between ulid and uuid. One the
+    updating role made before, in the extension's schema, is never adopted:
+    the update stops, names it and says what to do, and nothing of it runs;
+    once it is dropped, the update goes through."""
+    old = RELEASES[-1]
+    swap.install_release(old)
+    try:
+        mallory.conn.execute(f"CREATE EXTENSION ulid VERSION '{old}' SCHEMA target")
+    finally:
+        swap.restore()
+    mallory.reconnect()
+    mallory.plant("target", "squat", [("=", "uuid", "target.ulid")])
+    with pytest.raises(psycopg.errors.DuplicateFunction) as refused:
+        mallory.conn.execute("ALTER EXTENSION ulid UPDATE")
+    assert "schema target already has =(uuid,ulid)" in str(refused.value)
+    assert "Drop those operators" in refused.value.diag.message_hint
+    assert mallory.conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'ulid'").fetchone() == (old,)
+    assert_nothing_ran(server, mallory.db, "the refused update")
+
+    mallory.conn.execute("DROP OPERATOR target.= (uuid, target.ulid)")
+    mallory.conn.execute("ALTER EXTENSION ulid UPDATE")
+    assert mallory.conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'ulid'").fetchone() == (VERSION,)
+    assert_nothing_ran(server, mallory.db, "the update")
+    extension_works(mallory.conn, "target")
 
 
 def test_array_type_name_taken_in_the_target_schema(mallory, server):

@@ -28,10 +28,12 @@ INSERT INTO ids (l) VALUES ('01941f29-7c00-ec5e-7700-529006a71347'::uuid);
 UPDATE ids SET u = l;
 SELECT u, l FROM ids;
 
--- But comparisons need an explicit cast: no operator is guessed.
-SELECT l = u FROM ids;
+-- Neither is cast implicitly: ulid and uuid compare through operators of
+-- their own (uuid_comparisons.sql), and what has none needs a cast.
+SELECT l = u AS equal, l = u::ulid AS equal_as_ulid, l::uuid = u AS equal_as_uuid FROM ids;
+SELECT COALESCE(l, u) FROM ids;
 \echo :LAST_ERROR_SQLSTATE
-SELECT l = u::ulid AS equal, l::uuid = u AS equal_as_uuid FROM ids;
+SELECT COALESCE(l, u::ulid) AS first_not_null FROM ids;
 
 -- ulid -> timestamptz: the exact millisecond. IMMUTABLE: a timestamptz is an
 -- absolute instant, whatever the session's TimeZone.

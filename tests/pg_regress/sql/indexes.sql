@@ -9,13 +9,14 @@ WHERE c.opcintype = 'ulid'::regtype
 ORDER BY am.amname, c.opcname;
 
 -- The support functions: the ulid ones hand their calls to core's uuid
--- functions; the others are core's generic ones.
+-- functions; the others are core's generic ones. (Those for ulid with
+-- uuid: uuid_comparisons.sql.)
 SELECT am.amname, f.opfname, p.amprocnum, p.amproc::regprocedure AS function,
        (SELECT l.lanname FROM pg_proc x JOIN pg_language l ON l.oid = x.prolang WHERE x.oid = p.amproc) AS language
 FROM pg_amproc p
 JOIN pg_opfamily f ON f.oid = p.amprocfamily
 JOIN pg_am am ON am.oid = f.opfmethod
-WHERE p.amproclefttype = 'ulid'::regtype AND p.amprocnum <> 6
+WHERE p.amproclefttype = 'ulid'::regtype AND p.amprocrighttype = 'ulid'::regtype AND p.amprocnum <> 6
 ORDER BY am.amname, f.opfname, p.amprocnum;
 
 -- A ulid hashes exactly like the uuid with the same bytes.

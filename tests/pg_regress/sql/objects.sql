@@ -33,7 +33,7 @@ JOIN LATERAL (
     FROM pg_amproc p WHERE p.amprocfamily = f.oid
 ) m ON true
 WHERE f.opfname LIKE 'ulid%'
-ORDER BY 1, 2 DESC, 3;
+ORDER BY 1, 2 DESC, 3, 4;
 
 -- Dropping the extension leaves nothing behind.
 DROP EXTENSION ulid;

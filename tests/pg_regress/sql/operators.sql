@@ -55,8 +55,7 @@ FROM (SELECT row_number() OVER (ORDER BY id) AS by_id,
              row_number() OVER (ORDER BY ulid_send(id)) AS by_bytes
       FROM r) s;
 
--- Operators on mixed types are not invented: ulid = uuid needs a cast.
-SELECT '01JGFJJZ00XHF7E02JJ03AE4T7'::ulid = '0194215c-2580-3c5e-7702-942039a2c7a0'::uuid;
-\echo :LAST_ERROR_SQLSTATE
+-- Operators on mixed types are not invented: ulid = text needs a cast.
+-- (ulid and uuid have operators of their own: uuid_comparisons.sql.)
 SELECT '01JGFJJZ00XHF7E02JJ03AE4T7'::ulid = '01JGFJJZ00XHF7E02JJ03AE4T7'::text;
 \echo :LAST_ERROR_SQLSTATE
