@@ -290,7 +290,6 @@ def test_a_statement_returning_the_id_is_prepared_again_after_the_move(cluster):
         conn.execute(f'DROP DATABASE "{db}" WITH (FORCE)')
 
 
-@pytest.mark.skip(reason="needs the portable file's ulid overloads")
 def test_the_portable_functions_read_a_ulid_column(cluster):
     """The application's reads that pass the id to the portable functions:
     ulid_portable.ulid_text(ulid) and ulid_portable.ulid_timestamp(ulid),
