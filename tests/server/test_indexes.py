@@ -45,7 +45,8 @@ def test_amcheck_verifies_btrees_with_heapallindexed(cluster, big):
 
 BTREE_CMP = """
     UPDATE pg_amproc SET amproc = %s::regproc
-    WHERE amprocnum = 1 AND amprocfamily = (
+    WHERE amprocnum = 1 AND amproclefttype = 'ulid'::regtype AND amprocrighttype = 'ulid'::regtype
+      AND amprocfamily = (
         SELECT opcfamily FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
         WHERE c.opcname = 'ulid_ops' AND a.amname = 'btree')
 """
