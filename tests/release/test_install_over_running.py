@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import subprocess
 import tarfile
+import time
 
 import psycopg
 import pytest
@@ -66,6 +67,11 @@ def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(releas
         assert library.stat().st_ino == inode
         with pytest.raises(psycopg.OperationalError):
             call_every_generator(lambda: cluster.connect(db), sessions=1)
+        # (the postmaster logs the crash when it reaps the backend, which can
+        # be a moment after the client saw its connection close)
+        deadline = time.monotonic() + 10
+        while not crashes_in(cluster.log_tail(10_000)) and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert crashes_in(cluster.log_tail(10_000)), "a backend running the overwritten library should have crashed"
     finally:
         cluster.stop("immediate")
