@@ -72,6 +72,19 @@ ALL_AT_ONCE = [("standard_conforming_strings", "off"), ("bytea_output", "escape"
                ("search_path", "")]
 
 
+# PostgreSQL 19 reads every string literal as the standard does: it refuses
+# to turn standard_conforming_strings off (0A000, "non-standard string
+# literals are not supported"), so sessions there cannot have that setting.
+def server_takes(cluster: Cluster, name: str, value: str) -> bool:
+    return not (cluster.version >= 19 and name.lower() == "standard_conforming_strings"
+                and value.lower() in ("off", "false", "0", "no"))
+
+
+def all_at_once(cluster: Cluster) -> list[tuple[str, str]]:
+    """ALL_AT_ONCE less what this build's server refuses to set."""
+    return [(name, value) for name, value in ALL_AT_ONCE if server_takes(cluster, name, value)]
+
+
 def session(cluster: Cluster, dbname: str, settings) -> psycopg.Connection:
     """A new session with the settings, made before its first call of
     either implementation (which is when PL/pgSQL reads a function)."""

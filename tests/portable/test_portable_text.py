@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 
-from portable_layer import ALL_AT_ONCE, PORTABLE_SQL, errors_of, session
+from portable_layer import PORTABLE_SQL, all_at_once, errors_of, session
 
 N = 1_000_000
 
@@ -31,9 +31,9 @@ FORMS = {
 
 def test_a_million_values_read_and_print_as_the_type_does(cluster, both):
     """In a session whose settings would change how SQL reads a literal,
-    prints a value or finds a name, as many as can be at once (ALL_AT_ONCE;
+    prints a value or finds a name, as many as can be at once (all_at_once;
     the default session's answers are the same, test_portable_sessions.py)."""
-    with session(cluster, both, ALL_AT_ONCE) as pconn:
+    with session(cluster, both, all_at_once(cluster)) as pconn:
         assert read_and_print_a_million(pconn) == (N, N, N, N, 5)
 
 
