@@ -8,6 +8,7 @@ also makes them again from a second checkout: test_reproducible.py).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import re
 import subprocess
@@ -53,7 +54,7 @@ def unpacked(path, into):
 
 def test_every_file_is_named_in_sha256sums_and_matches(release):
     listed = {line.split()[1] for line in (release.dir / "SHA256SUMS").read_text().splitlines()}
-    present = {p.name for p in release.dir.iterdir() if p.suffix in (".deb", ".gz")}
+    present = {p.name for p in release.dir.iterdir() if p.suffix in (".deb", ".gz", ".sql")}
     assert listed == present and present
     assert "OK" in out("sha256sum", "-c", "SHA256SUMS", cwd=release.dir)
     # and a changed byte is caught
@@ -67,6 +68,17 @@ def test_every_file_is_named_in_sha256sums_and_matches(release):
     check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=tampered, capture_output=True, text=True)
     assert check.returncode != 0 and f"{victim.name}: FAILED" in check.stdout
     subprocess.run(["rm", "-rf", tampered], check=True)
+
+
+def test_the_portable_layer_is_a_file_of_the_release(release):
+    """ulid_portable.sql, listed in SHA256SUMS, is the tree's file: the one
+    the portable tests install, whose version() is this release's."""
+    shipped = release.one("ulid_portable.sql")
+    assert shipped.read_bytes() == (ROOT / "portable" / "ulid_portable.sql").read_bytes()
+    assert f"SELECT '{VERSION}'::pg_catalog.text" in shipped.read_text()
+    listed = dict(reversed(line.split()) for line in (release.dir / "SHA256SUMS").read_text().splitlines())
+    assert listed["ulid_portable.sql"] == hashlib.sha256(shipped.read_bytes()).hexdigest()
+    assert oct(shipped.stat().st_mode & 0o777) == "0o644"
 
 
 def test_each_extension_tarball_and_package_for_a_release_build(release):
