@@ -246,6 +246,33 @@ def test_a_source_and_a_binary_package_of_one_name_are_named_with_their_kind(tmp
     assert "inputs.manifest pins no debian-binary:pkg" in result.stderr
 
 
+def test_two_suites_packages_of_one_name_are_named_with_their_suite(tmp_path, archive):
+    # libpq5 is pinned for the 19 build (experimental) and the 13 build
+    # (bullseye-security)
+    new, old = b"deb 19" * 50, b"deb 13" * 50
+    archive.put("pkg-bin_19-1_amd64.deb", new)
+    archive.put("pkg-bin_13-1_amd64.deb", old)
+    pins = manifest(
+        tmp_path,
+        f"debian-binary debian experimental pkg-bin 19-1 {POOL}/pkg-bin_19-1_amd64.deb {len(new)} {sha(new)}",
+        f"debian-binary debian bullseye-security pkg-bin 13-1 {POOL}/pkg-bin_13-1_amd64.deb "
+        f"{len(old)} {sha(old)}",
+    )
+    dl = str(tmp_path / "dl")
+
+    result = fetch(tmp_path, archive, pins, dl, "debian-binary:pkg-bin")
+    assert result.returncode == 1
+    assert ("pins debian-binary:pkg-bin in 2 suites, lines 3, 4: name one of "
+            "debian-binary:pkg-bin/experimental, debian-binary:pkg-bin/bullseye-security") in result.stderr
+
+    result = fetch(tmp_path, archive, pins, dl, "debian-binary:pkg-bin/bullseye-security", "pkg-bin/experimental")
+    assert result.returncode == 0, result.stderr
+    assert [Path(path).read_bytes() for path in result.stdout.split()] == [old, new]
+    result = fetch(tmp_path, archive, pins, dl, "debian-binary:pkg-bin/sid")
+    assert result.returncode == 1
+    assert "inputs.manifest pins no debian-binary:pkg-bin/sid" in result.stderr
+
+
 def test_the_repository_manifest_is_well_formed():
     """Every line of inputs.manifest is of a known kind with its fields, and
     every lock file it names exists."""
@@ -270,9 +297,11 @@ def test_the_repository_manifest_is_well_formed():
         # (a .deb of another architecture as PACKAGE:ARCH), an upstream
         # tarball by its source package's, which may be a .deb's too
         # (postgresql-18): callers then name the kind
+        # (two suites' .debs of one name, libpq5, by PACKAGE/SUITE)
         if kind in ("debian-source", "debian-binary", "debian-system"):
             key = (kind, rest[2])
             if kind == "debian-binary":
+                key = (kind, rest[2], rest[1])
                 package, _, arch = rest[2].partition(":")
                 assert rest[4].endswith(f"_{arch or 'amd64'}.deb") or rest[4].endswith("_all.deb"), line
         elif kind == "system":
