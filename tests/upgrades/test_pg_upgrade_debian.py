@@ -6,7 +6,7 @@ errors the pg_attver lines, and leaves a fresh install's catalog.
 
 Debian's 18 is sid's postgresql-18 18.6-3 and postgresql-client-18 (the
 `debian-system` lines of inputs.manifest), unpacked with the sid
-libraries it needs by lib.sh's unpack_sid_postgres, as PostgreSQL 19's
+libraries it needs by lib.sh's unpack_debian_postgres, as PostgreSQL 19's
 build is, and never installed into the system. Debian's 15 is a copy of
 the system's /usr/lib/postgresql/15 and /usr/share/postgresql/15, so
 that nothing is written into the system's own. ulid goes into both as
@@ -36,8 +36,10 @@ pytestmark = pytest.mark.builds("18")
 
 # sid's server and client of 18, and the libraries of sid they need beside
 # Debian 12's (libpq5 and SID_LIBRARIES, pinned for the 19 build); each
-# named by its kind, as other Debian systems pin packages of the same names
-DEBIAN_18_PACKAGES = ["debian-system:postgresql-18", "debian-system:postgresql-client-18", "debian-binary:libpq5"]
+# named by its kind, as other Debian systems pin packages of the same names,
+# and libpq5 by its suite too (the 13 build pins bullseye's)
+DEBIAN_18_PACKAGES = ["debian-system:postgresql-18", "debian-system:postgresql-client-18",
+                      "debian-binary:libpq5/experimental"]
 
 
 def lib_sh(command: str) -> str:
@@ -100,13 +102,13 @@ def with_staged_ulid(build: str, root: Path, major: int) -> None:
 def debian_18() -> Path:
     """Debian's PostgreSQL 18 unpacked, with ulid; its bin directory."""
     root = CLUSTER_ROOT / "debian-18"
-    pins = lib_sh("manifest debian-system | awk '$3 ~ /^postgresql(-client)?-18$/'; pg19_pins")
+    pins = lib_sh("manifest debian-system | awk '$3 ~ /^postgresql(-client)?-18$/'; debian_binary_pins 19")
     stamp = hashlib.sha256(pins.encode()).hexdigest()
     pinned = root / ".pins"
     if not pinned.exists() or pinned.read_text() != stamp:
         lib_sh('mapfile -t debs < <("$ULID_ROOT/scripts/fetch-debian" "$ULID_DOWNLOADS" '
                + " ".join(DEBIAN_18_PACKAGES) + ' "${SID_LIBRARIES[@]/#/debian-binary:}") && '
-               f'unpack_sid_postgres "{root}" 18 "${{debs[@]}}"')
+               f'unpack_debian_postgres "{root}" 18 "${{debs[@]}}"')
         pinned.write_text(stamp)
     with_staged_ulid("18", root, 18)
     return root / "usr/lib/postgresql/18/bin"
