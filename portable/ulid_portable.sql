@@ -583,12 +583,20 @@ $fn$;
 
 -- ---- generators ------------------------------------------------------------
 --
+-- The time: the timestamp's own microseconds since 2000-01-01, read
+-- exactly from its binary form (timestamptz_send, as
+-- ulid_from_timestamptz reads them), whatever the session's time zone,
+-- moved to the Unix epoch and divided down to milliseconds, as 6 bytes
+-- (the last 6 of int8send's 8).
+--
 -- Random bits come from gen_random_uuid(), PostgreSQL's own CSPRNG (core
--- from 13 on). Its text 'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx' has 120
--- random bits in whole hexadecimal digits, the version 4 and the variant y
--- apart: overlay(... FROM 9 FOR 16) keeps its first 8 and last 12 digits,
--- 80 random bits; substr(..., 16) is 'xxx-yxxx-xxxxxxxxxxxx', exactly the
--- 74 random bits and the variant that a UUIDv7 has after its version digit.
+-- from 13 on). Its 16 bytes have 122 random bits: all of bytes 0-5 and
+-- 9-15, and all of bytes 6-8 but the version 4 and the variant.
+-- overlay(... FROM 4 FOR 6) keeps bytes 0-2 and 9-15, 80 random bits. For
+-- a UUIDv7, its text 'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx' from the 16th
+-- character, 'xxx-yxxx-xxxxxxxxxxxx', is exactly the 74 random bits and the
+-- variant that a UUIDv7 has after its version digit (uuid's input takes a
+-- hyphen after any four digits).
 --
 -- ulid.layout decides which (see ulid_portable._setting_is); the common
 -- values are compared in SQL so that gen_ulid() stays one inlined
@@ -596,22 +604,28 @@ $fn$;
 -- rather than call it with clock_timestamp(): a SQL function that uses an
 -- argument more than once is not inlined when the argument is volatile,
 -- and one that is not inlined runs as a query of its own on every call.
+-- Bytes are joined as bytea and made text once (encode), the cheapest
+-- path to uuid's input that core offers.
 
 -- gen_ulid(): the current millisecond and 80 random bits (74 and the UUIDv7
 -- version and variant under ulid.layout = uuidv7).
 CREATE OR REPLACE FUNCTION ulid_portable.gen_ulid()
     RETURNS pg_catalog.uuid LANGUAGE sql VOLATILE PARALLEL SAFE
 AS $fn$
-SELECT (pg_catalog.substr(pg_catalog.to_hex((pg_catalog.date_part('epoch', pg_catalog.date_trunc('milliseconds', pg_catalog.clock_timestamp()))
-                                             OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8 OPERATOR(pg_catalog.+) 281474976710656), 2)
-        OPERATOR(pg_catalog.||) CASE
-            WHEN COALESCE(pg_catalog.current_setting('ulid.layout', true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
-            THEN pg_catalog.overlay(pg_catalog.gen_random_uuid()::pg_catalog.text, '', 9, 16)
-            WHEN pg_catalog.current_setting('ulid.layout', true) OPERATOR(pg_catalog.=) 'uuidv7'
-                 OR ulid_portable._layout_is_uuidv7()
-            THEN '7' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16)
-            ELSE pg_catalog.overlay(pg_catalog.gen_random_uuid()::pg_catalog.text, '', 9, 16)
-        END)::pg_catalog.uuid
+SELECT CASE
+    WHEN COALESCE(pg_catalog.current_setting('ulid.layout', true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
+    THEN pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
+                           OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
+    WHEN pg_catalog.current_setting('ulid.layout', true) OPERATOR(pg_catalog.=) 'uuidv7'
+         OR ulid_portable._layout_is_uuidv7()
+    THEN (pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3), 'hex')
+          OPERATOR(pg_catalog.||) '7' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16))::pg_catalog.uuid
+    ELSE pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
+                           OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
+END
 $fn$;
 
 -- gen_ulid(timestamptz): that millisecond and random bits, for backfills.
@@ -621,16 +635,20 @@ AS $fn$
 SELECT CASE
     WHEN (ts OPERATOR(pg_catalog.>=) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz)
          AND (ts OPERATOR(pg_catalog.<) '10889-08-02 05:31:50.656+00'::pg_catalog.timestamptz)
-    THEN (pg_catalog.substr(pg_catalog.to_hex((pg_catalog.date_part('epoch', pg_catalog.date_trunc('milliseconds', ts))
-                                               OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8 OPERATOR(pg_catalog.+) 281474976710656), 2)
-          OPERATOR(pg_catalog.||) CASE
-              WHEN COALESCE(pg_catalog.current_setting('ulid.layout', true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
-              THEN pg_catalog.overlay(pg_catalog.gen_random_uuid()::pg_catalog.text, '', 9, 16)
-              WHEN pg_catalog.current_setting('ulid.layout', true) OPERATOR(pg_catalog.=) 'uuidv7'
-                   OR ulid_portable._layout_is_uuidv7()
-              THEN '7' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16)
-              ELSE pg_catalog.overlay(pg_catalog.gen_random_uuid()::pg_catalog.text, '', 9, 16)
-          END)::pg_catalog.uuid
+    THEN CASE
+        WHEN COALESCE(pg_catalog.current_setting('ulid.layout', true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
+        THEN pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
+                               OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
+        WHEN pg_catalog.current_setting('ulid.layout', true) OPERATOR(pg_catalog.=) 'uuidv7'
+             OR ulid_portable._layout_is_uuidv7()
+        THEN (pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3), 'hex')
+              OPERATOR(pg_catalog.||) '7' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16))::pg_catalog.uuid
+        ELSE pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
+                               OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
+    END
     ELSE ulid_portable._timestamp_out_of_range(ts)
 END
 $fn$;
