@@ -21,9 +21,7 @@ use pgrx::pg_sys::Datum;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use ulid_core::codec::{self, BYTES};
-use ulid_core::time::{
-    timestamptz_from_unix_ms, unix_ms_from_timestamptz, OutOfRange, RANGE_DETAIL,
-};
+use ulid_core::time::{timestamptz_from_unix_ms, unix_ms_from_timestamptz, OutOfRange};
 
 extension_sql!(
     r#"
@@ -62,10 +60,10 @@ CREATE CAST (pg_catalog.bytea AS @extschema@.ulid)
 pub fn report_timestamp_out_of_range() -> ! {
     ErrorReport::new(
         PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
-        "timestamp out of range for ulid",
+        OutOfRange.message(),
         "ulid",
     )
-    .set_detail(RANGE_DETAIL)
+    .set_detail(OutOfRange.detail())
     .report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
 }

@@ -171,14 +171,16 @@ fn report(err: GenerateError, layout: Layout) -> ! {
     match err {
         GenerateError::TimestampOutOfRange => report_timestamp_out_of_range(),
         GenerateError::Exhausted => {
-            ErrorReport::new(
+            let mut report = ErrorReport::new(
                 PgSqlErrorCode::ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED,
-                "gen_monotonic_ulid() has no value left in this millisecond",
+                format!("gen_monotonic_ulid() has {}", err.message()),
                 "gen_monotonic_ulid",
             )
-            .set_detail(err.detail(layout))
-            .set_hint("Values are available again from the next millisecond.")
-            .report(PgLogLevel::ERROR);
+            .set_detail(err.detail(layout));
+            if let Some(hint) = err.hint() {
+                report = report.set_hint(hint);
+            }
+            report.report(PgLogLevel::ERROR);
             unreachable!("ERROR does not return")
         }
     }

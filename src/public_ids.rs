@@ -104,19 +104,18 @@ unsafe extern "C-unwind" fn forget_key(arg: *mut c_void) {
 fn new_cipher(key: &[u8], function: &'static str) -> Cipher {
     match Cipher::new(key) {
         Ok(cipher) => cipher,
-        Err(KeyLengthError(len)) => report_key_length(len, function),
+        Err(err) => report_key_length(err, function),
     }
 }
 
 /// Raises SQLSTATE 22023 for a key AES does not take.
-fn report_key_length(len: usize, function: &'static str) -> ! {
-    let unit = if len == 1 { "byte" } else { "bytes" };
+fn report_key_length(err: KeyLengthError, function: &'static str) -> ! {
     ErrorReport::new(
         PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-        format!("invalid key length for ulid_encrypt and ulid_decrypt: {len} {unit}"),
+        err.message(),
         function,
     )
-    .set_detail("The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.")
+    .set_detail(err.detail())
     .report(PgLogLevel::ERROR);
     unreachable!("ERROR does not return")
 }

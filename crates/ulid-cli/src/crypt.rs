@@ -28,7 +28,7 @@ use crate::{Failure, INVALID, OK};
 use std::fs::{File, Metadata};
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
-use ulid_core::cipher::{Cipher, KeyLengthError, KEY_LENGTHS};
+use ulid_core::cipher::{Cipher, KeyLengthError, KEY_LENGTHS, KEY_LENGTH_DETAIL};
 use zeroize::Zeroizing;
 
 /// The longest key AES takes.
@@ -36,13 +36,10 @@ const MAX_KEY: usize = 32;
 /// The longest key, plus one byte to tell a longer file.
 const READ_LIMIT: usize = MAX_KEY + 1;
 
-/// The type's words for a key of `len` bytes.
-fn length_error(len: impl std::fmt::Display) -> String {
-    format!(
-        "invalid key length for ulid_encrypt and ulid_decrypt: {len} bytes \
-         (a key is {}, {} or {} bytes)",
-        KEY_LENGTHS[0], KEY_LENGTHS[1], KEY_LENGTHS[2]
-    )
+/// The type's words for a key of another length: its message, and its
+/// DETAIL in brackets.
+fn length_error(err: KeyLengthError) -> String {
+    format!("{} ({})", err.message(), err.detail())
 }
 
 /// What to do with a key file that others than its owner may open.
@@ -127,12 +124,11 @@ pub fn cipher_from_file(
     }
     if len == READ_LIMIT {
         return Err(format!(
-            "the key file {shown}: {}",
-            length_error("more than 32")
+            "the key file {shown}: {} ({KEY_LENGTH_DETAIL})",
+            KeyLengthError::message_for(format!("more than {MAX_KEY}"), "bytes")
         ));
     }
-    Cipher::new(&key[..len])
-        .map_err(|KeyLengthError(len)| format!("the key file {shown}: {}", length_error(len)))
+    Cipher::new(&key[..len]).map_err(|err| format!("the key file {shown}: {}", length_error(err)))
 }
 
 /// A cipher for the key written as hexadecimal digits (an optional `\x`
@@ -146,14 +142,13 @@ pub fn cipher_from_hex(hex: &str) -> Result<Cipher, String> {
     }
     let len = digits.len() / 2;
     if !KEY_LENGTHS.contains(&len) {
-        return Err(format!("--key-hex: {}", length_error(len)));
+        return Err(format!("--key-hex: {}", length_error(KeyLengthError(len))));
     }
     let mut key = Zeroizing::new([0u8; MAX_KEY]);
     for (byte, pair) in key.iter_mut().zip(digits.chunks_exact(2)) {
         *byte = value(pair[0]).unwrap_or(0) << 4 | value(pair[1]).unwrap_or(0);
     }
-    Cipher::new(&key[..len])
-        .map_err(|KeyLengthError(len)| format!("--key-hex: {}", length_error(len)))
+    Cipher::new(&key[..len]).map_err(|err| format!("--key-hex: {}", length_error(err)))
 }
 
 /// `ulid encrypt` (`encrypt` true) and `ulid decrypt`.

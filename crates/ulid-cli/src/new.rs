@@ -111,12 +111,12 @@ pub fn step(arg: StepArg) -> Step {
 
 /// What is said when no value could be made after `made` ids.
 pub fn generate_failure(err: GenerateError, made: u64, layout: Layout) -> String {
-    let what = match err {
-        GenerateError::Exhausted => "no value left in this millisecond",
-        GenerateError::TimestampOutOfRange => "timestamp out of range for ulid",
-    };
     let ids = if made == 1 { "id" } else { "ids" };
-    format!("{what} after {made} {ids}: {}", err.detail(layout))
+    format!(
+        "{} after {made} {ids}: {}",
+        err.message(),
+        err.detail(layout)
+    )
 }
 
 /// `ulid new`.

@@ -6,11 +6,11 @@
 
 use std::str::FromStr;
 use ulid_core::codec::MAX_TIMESTAMP_MS;
-use ulid_core::time::RANGE_DETAIL;
+use ulid_core::time::OutOfRange;
 
 /// The Unix millisecond of `text`, or what is wrong with it.
 pub fn parse_time(text: &str) -> Result<u64, String> {
-    let out_of_range = || format!("timestamp out of range for ulid: {RANGE_DETAIL}");
+    let out_of_range = || format!("{}: {}", OutOfRange.message(), OutOfRange.detail());
     let text = text.trim();
     if !text.is_empty() && text.bytes().all(|c| c.is_ascii_digit()) {
         return match text.parse::<u64>() {

@@ -800,7 +800,7 @@ fn a_bad_key_is_refused_and_never_shown() {
         .stdout("")
         .stderr(format!(
             "ulid: the key file {path}: invalid key length for ulid_encrypt and ulid_decrypt: \
-             29 bytes (a key is 16, 24 or 32 bytes)\n"
+             29 bytes (The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.)\n"
         ));
     let long = dir.join("long");
     write_key(&long, &[0x41u8; 1000], 0o600);
@@ -817,7 +817,7 @@ fn a_bad_key_is_refused_and_never_shown() {
         .args(["decrypt", SPEC, "--key-hex", hex_secret])
         .assert()
         .code(2)
-        .stderr("ulid: --key-hex: invalid key length for ulid_encrypt and ulid_decrypt: 8 bytes (a key is 16, 24 or 32 bytes)\n");
+        .stderr("ulid: --key-hex: invalid key length for ulid_encrypt and ulid_decrypt: 8 bytes (The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.)\n");
     ulid()
         .args(["decrypt", SPEC, "--key-hex", "0123456789abcdefXX"])
         .assert()

@@ -24,6 +24,29 @@ const MAX_KEY: usize = 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyLengthError(pub usize);
 
+/// What the error for a key of another length says, before the length.
+pub const KEY_LENGTH_MESSAGE: &str = "invalid key length for ulid_encrypt and ulid_decrypt";
+/// The lengths a key may have, in one sentence: the DETAIL of that error.
+pub const KEY_LENGTH_DETAIL: &str = "The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.";
+
+impl KeyLengthError {
+    /// The error's message, with the length the key had: what the
+    /// extension raises (SQLSTATE 22023) and the command-line tool prints.
+    pub fn message(&self) -> String {
+        Self::message_for(self.0, if self.0 == 1 { "byte" } else { "bytes" })
+    }
+
+    /// The message for a length said otherwise (`more than 32`), in `unit`.
+    pub fn message_for(len: impl core::fmt::Display, unit: &str) -> String {
+        format!("{KEY_LENGTH_MESSAGE}: {len} {unit}")
+    }
+
+    /// The DETAIL: the lengths a key may have.
+    pub fn detail(&self) -> &'static str {
+        KEY_LENGTH_DETAIL
+    }
+}
+
 enum Aes {
     Aes128(Aes128),
     Aes192(Aes192),
@@ -138,6 +161,36 @@ impl Drop for Cipher {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_key_of_another_length_is_refused_in_the_types_words() {
+        for (len, message) in [
+            (
+                0,
+                "invalid key length for ulid_encrypt and ulid_decrypt: 0 bytes",
+            ),
+            (
+                1,
+                "invalid key length for ulid_encrypt and ulid_decrypt: 1 byte",
+            ),
+            (
+                33,
+                "invalid key length for ulid_encrypt and ulid_decrypt: 33 bytes",
+            ),
+        ] {
+            let Err(err) = Cipher::new(&vec![0; len]) else {
+                panic!("a key of {len} bytes was taken")
+            };
+            assert_eq!(
+                (err, err.message().as_str()),
+                (KeyLengthError(len), message)
+            );
+            assert_eq!(
+                err.detail(),
+                "The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256."
+            );
+        }
+    }
 
     fn hex<const N: usize>(text: &str) -> [u8; N] {
         let mut out = [0; N];

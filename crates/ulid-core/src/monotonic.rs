@@ -38,6 +38,26 @@ pub enum GenerateError {
 }
 
 impl GenerateError {
+    /// What went wrong, in the words of the error's message: the
+    /// extension's (after the generator's name for the exhausted
+    /// millisecond) and the command-line tool's.
+    pub fn message(&self) -> &'static str {
+        match self {
+            GenerateError::TimestampOutOfRange => crate::time::RANGE_MESSAGE,
+            GenerateError::Exhausted => "no value left in this millisecond",
+        }
+    }
+
+    /// What to do about it, where there is something to do: the HINT.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            GenerateError::TimestampOutOfRange => None,
+            GenerateError::Exhausted => {
+                Some("Values are available again from the next millisecond.")
+            }
+        }
+    }
+
     /// Why no value could be made, in one sentence: the DETAIL of the
     /// generators' errors, and what the command-line tool says.
     pub fn detail(&self, layout: Layout) -> &'static str {

@@ -12,9 +12,24 @@ const POSTGRES_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 pub const RANGE_DETAIL: &str = "A ULID holds times from 1970-01-01 00:00:00 UTC to \
     10889-08-02 05:31:50.655 UTC, to the millisecond; infinite timestamps have no ULID.";
 
+/// The message of the error for a time no ULID holds.
+pub const RANGE_MESSAGE: &str = "timestamp out of range for ulid";
+
 /// A timestamptz that no ULID can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutOfRange;
+
+impl OutOfRange {
+    /// The error's message (SQLSTATE 22008 in the extension).
+    pub fn message(&self) -> &'static str {
+        RANGE_MESSAGE
+    }
+
+    /// The DETAIL: what times a ULID holds.
+    pub fn detail(&self) -> &'static str {
+        RANGE_DETAIL
+    }
+}
 
 /// The Unix millisecond of a `timestamptz` (microseconds since 2000-01-01
 /// UTC), truncated toward the past: the millisecond the instant falls in.
