@@ -52,7 +52,31 @@ impl From<io::Error> for Failure {
 
 /// Runs the command line of this process.
 pub fn main() -> ExitCode {
-    ExitCode::from(run(Cli::parse()))
+    match Cli::try_parse() {
+        Ok(cli) => ExitCode::from(run(cli)),
+        Err(err) => match an_id_given_as_a_command(&err) {
+            Some(id) => {
+                eprintln!("ulid: {id:?} is an id, not a command: to read it, ulid parse {id}");
+                ExitCode::from(FAILED)
+            }
+            None => err.exit(),
+        },
+    }
+}
+
+/// The id in place of a command (`ulid 01JG...`), which the type would
+/// read, when that is why the command line was refused.
+fn an_id_given_as_a_command(err: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    match err.get(ContextKind::InvalidSubcommand)? {
+        ContextValue::String(word) if ulid_core::codec::parse(word.trim().as_bytes()).is_ok() => {
+            Some(word.clone())
+        }
+        _ => None,
+    }
 }
 
 /// Runs `cli` and returns the exit status.

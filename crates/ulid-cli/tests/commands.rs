@@ -1180,3 +1180,21 @@ fn help_has_examples_and_no_colour_in_a_pipe() {
     assert!(!stdout_of(&["--help"]).contains("--generate"));
     assert!(stdout_of(&["--version"]).starts_with("ulid 0."));
 }
+
+#[test]
+fn an_id_in_place_of_a_command_says_how_to_read_it() {
+    for id in [
+        "01JGFJJZ00XHF7E02JJ03AE4T7",
+        "01941f29-7c00-ec5e-7700-529006a71347",
+    ] {
+        ulid().arg(id).assert().code(2).stdout("").stderr(format!(
+            "ulid: \"{id}\" is an id, not a command: to read it, ulid parse {id}\n"
+        ));
+    }
+    // a word that is no id is clap's own error, naming the commands
+    ulid()
+        .arg("newww")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unrecognized subcommand 'newww'"));
+}
