@@ -332,7 +332,13 @@ def run_psql(cluster, statements: list[Statement]) -> list[list[str]]:
         script.append(statement.sql)
     script.append(f"\\echo '{MARK} end'")
     env = cluster.env()
-    env.update(PGDATABASE=DATABASE, PGOPTIONS="-c TimeZone=UTC -c DateStyle=ISO",
+    # TimeZone and DateStyle as the pages print times; and settings that
+    # change no printed value here but would change what code that leans on
+    # them computes (numbers, times and messages in another locale, more
+    # float digits): the pages' answers must not move with them
+    env.update(PGDATABASE=DATABASE,
+               PGOPTIONS="-c TimeZone=UTC -c DateStyle=ISO -c extra_float_digits=3 "
+                         "-c lc_numeric=C.utf8 -c lc_time=C.utf8 -c lc_messages=C.utf8",
                PGCLIENTENCODING="UTF8", PAGER="", PSQL_PAGER="")
     env.pop("PSQLRC", None)
     result = subprocess.run(
