@@ -178,3 +178,23 @@ def test_every_option_given_to_the_command_line_tool_exists():
                         wrong.append((name(page), f"ulid {command} {option}".replace("  ", " ")))
     assert seen > 20, seen
     assert not wrong, sorted(set(wrong))
+
+
+# the file names of a release, as scripts/release makes them
+RELEASE_FILE = re.compile(r"ulid-(\d+\.\d+\.\d+)-pg\d+-linux|postgresql-\d+-ulid_(\d+\.\d+\.\d+)-1_"
+                          r"|ulid-cli-(\d+\.\d+\.\d+)-linux|ulid-cli_(\d+\.\d+\.\d+)-1_")
+
+
+def test_the_pages_name_this_version_and_say_whether_it_is_out():
+    """Every release file a page names is of this version (Cargo.toml's);
+    while that version is not among the releases (sql/RELEASES), the
+    install pages say so, and once it is, they no longer do."""
+    version = re.search(r'^version = "(.*)"', (ROOT / "Cargo.toml").read_text(), re.M).group(1)
+    released = {line.split()[0] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
+                if line.strip() and not line.startswith("#")}
+    for page in PAGES:
+        named = {v for m in RELEASE_FILE.finditer(page.read_text()) for v in m.groups() if v}
+        assert named <= {version}, (name(page), named)
+    for page in (ROOT / "README.md", ROOT / "docs" / "install.md"):
+        says_unpublished = f"until {version} is published" in " ".join(page.read_text().split())
+        assert says_unpublished == (version not in released), name(page)
