@@ -25,6 +25,7 @@ import pytest
 
 from harness.cli import ulid
 from harness.pgcluster import ROOT
+from harness.upgrading import RELEASES, VERSION
 
 pytestmark = pytest.mark.builds("15")
 
@@ -189,12 +190,9 @@ def test_the_pages_name_this_version_and_say_whether_it_is_out():
     """Every release file a page names is of this version (Cargo.toml's);
     while that version is not among the releases (sql/RELEASES), the
     install pages say so, and once it is, they no longer do."""
-    version = re.search(r'^version = "(.*)"', (ROOT / "Cargo.toml").read_text(), re.M).group(1)
-    released = {line.split()[0] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
-                if line.strip() and not line.startswith("#")}
     for page in PAGES:
         named = {v for m in RELEASE_FILE.finditer(page.read_text()) for v in m.groups() if v}
-        assert named <= {version}, (name(page), named)
+        assert named <= {VERSION}, (name(page), named)
     for page in (ROOT / "README.md", ROOT / "docs" / "install.md"):
-        says_unpublished = f"until {version} is published" in " ".join(page.read_text().split())
-        assert says_unpublished == (version not in released), name(page)
+        says_unpublished = f"until {VERSION} is published" in " ".join(page.read_text().split())
+        assert says_unpublished == (VERSION not in RELEASES), name(page)
