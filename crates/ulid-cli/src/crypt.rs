@@ -36,10 +36,10 @@ const MAX_KEY: usize = 32;
 /// The longest key, plus one byte to tell a longer file.
 const READ_LIMIT: usize = MAX_KEY + 1;
 
-/// The type's words for a key of another length: its message, and its
-/// DETAIL in brackets.
-fn length_error(err: KeyLengthError) -> String {
-    format!("{} ({})", err.message(), err.detail())
+/// The type's words for a key of another length: its message (from
+/// `KeyLengthError`), and its DETAIL in brackets.
+fn length_error(message: String) -> String {
+    format!("{message} ({KEY_LENGTH_DETAIL})")
 }
 
 /// What to do with a key file that others than its owner may open.
@@ -124,11 +124,15 @@ pub fn cipher_from_file(
     }
     if len == READ_LIMIT {
         return Err(format!(
-            "the key file {shown}: {} ({KEY_LENGTH_DETAIL})",
-            KeyLengthError::message_for(format!("more than {MAX_KEY}"), "bytes")
+            "the key file {shown}: {}",
+            length_error(KeyLengthError::message_for(
+                format!("more than {MAX_KEY}"),
+                "bytes"
+            ))
         ));
     }
-    Cipher::new(&key[..len]).map_err(|err| format!("the key file {shown}: {}", length_error(err)))
+    Cipher::new(&key[..len])
+        .map_err(|err| format!("the key file {shown}: {}", length_error(err.message())))
 }
 
 /// A cipher for the key written as hexadecimal digits (an optional `\x`
@@ -142,13 +146,16 @@ pub fn cipher_from_hex(hex: &str) -> Result<Cipher, String> {
     }
     let len = digits.len() / 2;
     if !KEY_LENGTHS.contains(&len) {
-        return Err(format!("--key-hex: {}", length_error(KeyLengthError(len))));
+        return Err(format!(
+            "--key-hex: {}",
+            length_error(KeyLengthError(len).message())
+        ));
     }
     let mut key = Zeroizing::new([0u8; MAX_KEY]);
     for (byte, pair) in key.iter_mut().zip(digits.chunks_exact(2)) {
         *byte = value(pair[0]).unwrap_or(0) << 4 | value(pair[1]).unwrap_or(0);
     }
-    Cipher::new(&key[..len]).map_err(|err| format!("--key-hex: {}", length_error(err)))
+    Cipher::new(&key[..len]).map_err(|err| format!("--key-hex: {}", length_error(err.message())))
 }
 
 /// `ulid encrypt` (`encrypt` true) and `ulid decrypt`.
