@@ -341,6 +341,7 @@ BEGIN
             ELSIF pg_catalog.strpos(hex, c) OPERATOR(pg_catalog.=) 0 THEN
                 detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
                                             ulid_portable._show_character(c), i);
+                hint := uuid_form;
                 RETURN;
             END IF;
         END LOOP;
@@ -351,6 +352,7 @@ BEGIN
                 detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
                                             ulid_portable._show_character(pg_catalog.substr(input, ascii_run OPERATOR(pg_catalog.+) 1, 1)),
                                             ascii_run OPERATOR(pg_catalog.+) 1);
+                hint := uuid_form;
                 RETURN;
             END IF;
             detail := pg_catalog.format('Expected 36 characters in the UUID form, found %s.', bytes);

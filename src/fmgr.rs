@@ -184,7 +184,7 @@ CREATE FUNCTION @extschema@.ulid_test_panic() RETURNS pg_catalog.void
 
     /// The SQLSTATE, message and DETAIL of the error `sql` raises, in a
     /// subtransaction so that the test goes on.
-    fn error_report_of(sql: &str) -> Option<(PgSqlErrorCode, String, Option<String>)> {
+    pub(crate) fn error_report_of(sql: &str) -> Option<(PgSqlErrorCode, String, Option<String>)> {
         unsafe {
             let context = pg_sys::CurrentMemoryContext;
             let owner = pg_sys::CurrentResourceOwner;

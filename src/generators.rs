@@ -173,7 +173,7 @@ fn report(err: GenerateError, layout: Layout) -> ! {
         GenerateError::Exhausted => {
             let mut report = ErrorReport::new(
                 PgSqlErrorCode::ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED,
-                format!("gen_monotonic_ulid() has {}", err.message()),
+                err.message_of("gen_monotonic_ulid()"),
                 "gen_monotonic_ulid",
             )
             .set_detail(err.detail(layout));
@@ -299,6 +299,62 @@ mod tests {
     /// The random part as a number.
     fn random_number(value: [u8; BYTES]) -> u128 {
         u128::from_be_bytes(value) & ((1 << 80) - 1)
+    }
+
+    /// The monotonic runs of tests/vectors/ulid.json, which ulid-core, the
+    /// portable layer and the command-line tool run too: the state set to
+    /// each run's `after` (far ahead of the clock, so its millisecond is
+    /// kept), the step of one, the values made in order, then the error.
+    #[pg_test]
+    fn the_vectors_monotonic_runs() {
+        let vectors: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/vectors/ulid.json")).unwrap();
+        serialize_monotonic_tests();
+        let _restore = RestoreState(with_monotonic_state(|state| *state));
+        Spi::run("SET LOCAL ulid.monotonic_step = one").unwrap();
+        let error = &vectors["exhausted_error"];
+        let runs = vectors["monotonic"].as_array().unwrap();
+        assert!(runs.len() >= 4);
+        for case in runs {
+            let layout = case["layout"].as_str().unwrap();
+            Spi::run(&format!("SET LOCAL ulid.layout = {layout}")).unwrap();
+            let after = codec::parse(case["after"].as_str().unwrap().as_bytes()).unwrap();
+            with_monotonic_state(|state| *state = Monotonic::new());
+            with_monotonic_state(|state| state.advance_past(after));
+            let mut made = Vec::new();
+            let mut failed = None;
+            for _ in 0..case["count"].as_u64().unwrap() {
+                match crate::fmgr::tests::error_report_of("SELECT gen_monotonic_ulid()") {
+                    None => {
+                        let value = with_monotonic_state(|state| state.last());
+                        made.push(String::from_utf8(codec::encode(&value).to_vec()).unwrap());
+                    }
+                    Some(report) => {
+                        failed = Some(report);
+                        break;
+                    }
+                }
+            }
+            let expected: Vec<&str> = case["next"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap())
+                .collect();
+            assert_eq!(made, expected, "{case}");
+            match case["error"].as_str() {
+                Some("exhausted") => {
+                    let (code, message, detail) = failed.expect("the millisecond runs out");
+                    assert_eq!(
+                        code,
+                        PgSqlErrorCode::ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED
+                    );
+                    assert_eq!(message, error["message"].as_str().unwrap());
+                    assert_eq!(detail.as_deref(), error["detail"][layout].as_str());
+                }
+                _ => assert!(failed.is_none(), "{case}: {failed:?}"),
+            }
+        }
     }
 
     #[pg_test]

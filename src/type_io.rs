@@ -105,10 +105,7 @@ impl BadText {
     /// which the command-line tool prints too.
     pub fn new(text: &[u8], err: DecodeError) -> Self {
         BadText {
-            message: format!(
-                "invalid input syntax for type ulid: \"{}\"",
-                String::from_utf8_lossy(text)
-            ),
+            message: DecodeError::message(text),
             detail: err.detail(text),
             hint: err.hint(),
         }

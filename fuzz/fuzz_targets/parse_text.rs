@@ -84,11 +84,15 @@ fn is_consistent(input: &[u8], err: DecodeError) -> bool {
         DecodeError::HexDigit(pos) => {
             ascii_before(pos)
                 && !hex(input[pos])
-                && if input.starts_with(b"\\x") {
-                    pos >= 2 && input[2..pos].iter().all(|&c| hex(c))
-                } else {
-                    input.contains(&b'-') && !(hyphen_at(pos) && input[pos] == b'-')
-                }
+                && input.starts_with(b"\\x")
+                && pos >= 2
+                && input[2..pos].iter().all(|&c| hex(c))
+        }
+        DecodeError::UuidHexDigit(pos) => {
+            ascii_before(pos)
+                && !hex(input[pos])
+                && input.contains(&b'-')
+                && !(hyphen_at(pos) && input[pos] == b'-')
         }
         DecodeError::Hyphen(pos) => input[pos] == b'-' && !hyphen_at(pos),
         DecodeError::MissingHyphen(pos) => input[pos] != b'-' && hyphen_at(pos),

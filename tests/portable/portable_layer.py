@@ -9,6 +9,7 @@ import subprocess
 import psycopg
 
 from harness.pgcluster import ROOT, Cluster
+from harness.vectors import outcomes as errors_of  # noqa: F401 (the portable tests' name)
 
 PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
 
@@ -30,37 +31,6 @@ def install_portable(cluster: Cluster, dbname: str, user: str = "postgres",
 def has_pgcrypto(conn) -> bool:
     return conn.execute(
         "SELECT count(*) FROM pg_available_extensions WHERE name = 'pgcrypto'").fetchone()[0] == 1
-
-
-def errors_of(conn, calls: list[str], inputs: list) -> list[tuple]:
-    """Each call (an SQL expression of its one parameter, $1) on each input,
-    in a loop in the server: the SQLSTATE, message, detail and hint of the
-    error it raised, or ('accepted', its value as text) when it raised none.
-    Returns (input's index, call, outcome) for every pair."""
-    conn.execute("DROP TABLE IF EXISTS pg_temp.error_cases, pg_temp.error_outcomes")
-    conn.execute("CREATE TEMP TABLE error_cases (n int, input text)")
-    conn.execute("CREATE TEMP TABLE error_outcomes (n int, call int, outcome text[])")
-    with conn.cursor().copy("COPY error_cases (n, input) FROM STDIN") as copy:
-        for n, value in enumerate(inputs):
-            copy.write_row((n, value))
-    for k, call in enumerate(calls):
-        conn.execute(f"""
-            DO $$
-            DECLARE c record; result text; st text; msg text; det text; hnt text;
-            BEGIN
-                FOR c IN SELECT n, input FROM pg_temp.error_cases LOOP
-                    BEGIN
-                        result := ({call.replace("$1", "c.input")})::text;
-                        INSERT INTO pg_temp.error_outcomes VALUES (c.n, {k}, ARRAY['accepted', result]);
-                    EXCEPTION WHEN OTHERS THEN
-                        GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
-                                                det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
-                        INSERT INTO pg_temp.error_outcomes VALUES (c.n, {k}, ARRAY[st, msg, det, hnt]);
-                    END;
-                END LOOP;
-            END $$""")
-    rows = conn.execute("SELECT n, call, outcome FROM pg_temp.error_outcomes ORDER BY n, call").fetchall()
-    return [(n, calls[k], tuple(outcome)) for n, k, outcome in rows]
 
 
 # Session settings that change how SQL reads a literal, prints a value or

@@ -64,7 +64,7 @@ def test_a_key_of_another_length_is_the_native_error(crypto):
         length = len(keys[n]) // 2
         assert got[calls[0]] == ("22023", f"invalid key length for ulid_encrypt and ulid_decrypt: {length} "
                                  f"{'byte' if length == 1 else 'bytes'}",
-                                 "The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.", "")
+                                 "The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.", None)
     assert len(outcomes) == len(keys)
 
 

@@ -48,6 +48,16 @@ impl GenerateError {
         }
     }
 
+    /// The message as a generator named `generator` raises it: the
+    /// extension's `gen_monotonic_ulid() has no value left in this
+    /// millisecond`.
+    pub fn message_of(&self, generator: &str) -> String {
+        match self {
+            GenerateError::TimestampOutOfRange => self.message().to_string(),
+            GenerateError::Exhausted => format!("{generator} has {}", self.message()),
+        }
+    }
+
     /// What to do about it, where there is something to do: the HINT.
     pub fn hint(&self) -> Option<&'static str> {
         match self {
