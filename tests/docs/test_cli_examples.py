@@ -2,19 +2,25 @@
 and prints what the page shows.
 
 A fenced block whose info string is `sh` and whose first line starts with
-`$ ` is a shell transcript: a line starting `$ ` is a command, run with
-bash, and the lines up to the next `$ ` are what it prints (standard output
-and standard error together). Comparison is exact except for trailing
-whitespace and trailing blank lines; `…` (U+2026) in an expected line
-matches any run of characters within that line, for values that vary (a
-new id, the current time). Other `sh` blocks (install instructions) are
-not run.
+`$ ` is a shell transcript: a line starting `$ ` is a command, and the
+lines up to the next `$ ` are what it prints (standard output and standard
+error together). Comparison is exact except for trailing whitespace and
+trailing blank lines; `…` (U+2026) in an expected line matches any run of
+characters within that line, for values that vary (a new id, the current
+time). Other `sh` blocks (install instructions) are not run.
+
+A page says `sh`, so its commands must work in any POSIX shell, not in
+bash alone: each page runs twice, once with bash and once with dash (or
+`sh`, where dash is not installed), which has none of bash's extensions
+($'...', [[ ]], arrays, <(...), `source`, brace expansion). Every `sh`
+block, run or not, must also be read by that shell without a syntax error
+(`-n`).
 
 The commands of a page run one after the other in a directory of their
 own (a file one makes, the next can read), with the `ulid` that
 scripts/test built first in PATH, and psql connected to a database of the
-build under test with the extension created, so that a page can show
-`psql -Atc '...' | ulid parse`.
+build under test with the extension created (anew for each shell), so that
+a page can show `psql -Atc '...' | ulid parse`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +41,11 @@ from harness.pgcluster import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DATABASE = "cli_docs"
+# a POSIX shell without bash's extensions; Debian's /bin/sh is dash
+POSIX_SH = shutil.which("dash") or "sh"
+# how each shell runs a command: bash fails a pipeline when any part does
+# (dash has no pipefail; the output compared tells a failure there)
+SHELLS = {"bash": ["bash", "-o", "pipefail", "-c"], "sh": [POSIX_SH, "-c"]}
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 
 
@@ -70,7 +82,32 @@ def transcripts(path: Path) -> list[Command]:
     return commands
 
 
+def sh_blocks(path: Path) -> list[tuple[int, str]]:
+    """Every `sh` block of the page, as a script (a transcript's commands
+    only), with the line its body starts on."""
+    lines = path.read_text().split("\n")
+    blocks = []
+    i = 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        if not fence:
+            i += 1
+            continue
+        marker = fence.group("fence")
+        end = i + 1
+        while end < len(lines) and lines[end].strip() != marker:
+            end += 1
+        body = [line.strip() for line in lines[i + 1:end]]
+        if fence.group("info") == "sh":
+            if body and body[0].startswith("$ "):
+                body = [line[2:] for line in body if line.startswith("$ ")]
+            blocks.append((i + 2, "\n".join(body) + "\n"))
+        i = end + 1
+    return blocks
+
+
 PAGES_WITH_EXAMPLES = [page for page in PAGES if transcripts(page)]
+PAGES_WITH_SH = [page for page in PAGES if sh_blocks(page)]
 
 
 def test_the_cli_page_has_examples():
@@ -92,15 +129,30 @@ def cli_env(cluster):
         conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}" WITH (FORCE)')
 
 
+@pytest.mark.parametrize("page", PAGES_WITH_SH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_sh_blocks_are_posix_sh(page):
+    """Syntax only (`-n`): what it can find of bash's extensions without
+    running a block (<(...), arrays)."""
+    failures = []
+    for line, script in sh_blocks(page):
+        check = subprocess.run([POSIX_SH, "-n"], input=script, text=True, capture_output=True)
+        if check.returncode != 0:
+            failures.append(f"{page.relative_to(ROOT)}:{line}: {check.stderr.strip()}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("shell", SHELLS)
 @pytest.mark.parametrize("page", PAGES_WITH_EXAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_cli_examples(page, cli_env, tmp_path):
+def test_cli_examples(page, shell, cluster, cli_env, tmp_path):
+    # a database of its own for each run: a page may create tables
+    cluster.create_database(DATABASE)
     failures = []
     for command in transcripts(page):
-        run = subprocess.run(["bash", "-o", "pipefail", "-c", command.shell], cwd=tmp_path, env=cli_env,
+        run = subprocess.run([*SHELLS[shell], command.shell], cwd=tmp_path, env=cli_env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
         actual = run.stdout.split("\n")
         expected, got = normalized(command.expected), normalized(actual)
         if not output_matches(expected, got):
             diff = "\n".join(difflib.unified_diff(expected, got, "page", "actual", lineterm=""))
-            failures.append(f"{page.relative_to(ROOT)}:{command.line}: $ {command.shell}\n{diff}")
+            failures.append(f"{page.relative_to(ROOT)}:{command.line} ({shell}): $ {command.shell}\n{diff}")
     assert not failures, "\n\n".join(failures)

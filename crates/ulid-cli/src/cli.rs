@@ -13,8 +13,9 @@ does, with the same code.
 An id is read in any of the three forms the type reads: 26 Crockford base32 \
 characters (the ULID text), the UUID text that psql prints for a uuid column, \
 or \\x and 32 hexadecimal digits (a bytea). Commands that read ids take them \
-as arguments or, when there are none, one per line from standard input, \
-surrounding blanks ignored and empty lines skipped.
+as arguments, each exactly as given (a blank before or after it makes it \
+invalid, as for the type) or, when there are none, one per line from \
+standard input, blanks around a line ignored and empty lines skipped.
 
 Exit status: 0 when all went well, 1 when an id given was not valid (the \
 reason on standard error), 2 for a usage error or a failure (a bad option, an \
@@ -142,7 +143,13 @@ The same values as the type's casts: id::uuid, ulid_timestamp(id).
 prints one id a line, the fields in the order ulid, uuid, hex, time, unix_ms, \
 random, uuidv7, separated by tabs; json prints one object a line (JSON \
 lines). An id that is not valid is reported on standard error and skipped; \
-the exit status is then 1.",
+the exit status is then 1.
+
+A valid value whose time is outside the years 1990 to 2199 (and whose random \
+part is not zero, as a range bound's is) is printed as any other, with a \
+note on standard error: it may be a public id (ulid encrypt), whose first 48 \
+bits are AES output rather than a time; ulid decrypt reads the id behind it. \
+The note changes neither the output nor the exit status.",
         after_help = "\
 Examples:
   ulid parse 01JGFJJZ00XHF7E02JJ03AE4T7
@@ -156,8 +163,9 @@ Examples:
         long_about = "\
 Check that each id is valid in one of the three forms the type reads. \
 Prints nothing for a valid id; for one that is not, its position and the \
-reason on standard error, in the words of the type's error DETAIL. Exit \
-status 0 when every id is valid, 1 when any is not, 2 for a usage error.",
+reason on standard error, in the words of the type's error DETAIL, and its \
+HINT in brackets when it has one. Exit status 0 when every id is valid, 1 \
+when any is not, 2 for a usage error.",
         after_help = "\
 Examples:
   ulid validate 01JGFJJZ00XHF7E02JJ03AE4T7
@@ -295,7 +303,8 @@ pub struct NewArgs {
 
 #[derive(Debug, Args)]
 pub struct ParseArgs {
-    /// Ids in any of the three forms; none: one a line from standard input
+    /// Ids in any of the three forms, read as given; none: one a line from
+    /// standard input, the blanks around it ignored
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
 
@@ -306,7 +315,8 @@ pub struct ParseArgs {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Ids in any of the three forms; none: one a line from standard input
+    /// Ids in any of the three forms, read as given; none: one a line from
+    /// standard input, the blanks around it ignored
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
 }
@@ -400,7 +410,8 @@ pub struct BoundsArgs {
 
 #[derive(Debug, Args)]
 pub struct CryptArgs {
-    /// Ids in any of the three forms; none: one a line from standard input
+    /// Ids in any of the three forms, read as given; none: one a line from
+    /// standard input, the blanks around it ignored
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
 

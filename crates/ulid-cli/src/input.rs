@@ -1,10 +1,15 @@
 //! Reading ids: from the command's arguments, or one a line from standard
 //! input, in constant memory whatever its size.
 //!
+//! An argument is read exactly as given, as the type reads a literal:
+//! `' 01JGFJJZ00XHF7E02JJ03AE4T7'` is refused there, and so it is here. A
+//! line of standard input is read without the blanks around it (psql's
+//! aligned output pads columns, and files may end lines with CR LF), and
+//! empty lines are skipped: those blanks come from how ids are listed,
+//! not from anyone writing an id.
+//!
 //! A line is read up to `MAX_LINE` bytes; the rest of a longer one is
-//! skipped unread into memory (it is no id in any form). Blanks around an
-//! id are ignored (psql's aligned output pads columns, and files may end
-//! lines with CR LF), and empty lines are skipped.
+//! skipped unread into memory (it is no id in any form).
 
 use crate::output::Output;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -38,7 +43,8 @@ pub struct Item<'a> {
     pub truncated: bool,
 }
 
-/// `text` without the blanks (space, tab, CR, LF) around it.
+/// `text` without the blanks (space, tab, CR, LF) around it: for lines
+/// of standard input only.
 #[inline]
 fn trim(text: &[u8]) -> &[u8] {
     let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
@@ -50,10 +56,11 @@ fn trim(text: &[u8]) -> &[u8] {
     &text[start..end]
 }
 
-/// Calls `each` with `out` for every id of `args`, or of `reader`'s lines
-/// when `args` is empty. Whenever reading would have to wait for more
-/// input, `out` is flushed first: a command in a pipeline answers each line
-/// as it comes, yet writes in large blocks when input is plentiful.
+/// Calls `each` with `out` for every id of `args`, as given, or of
+/// `reader`'s lines, trimmed, when `args` is empty. Whenever reading would
+/// have to wait for more input, `out` is flushed first: a command in a
+/// pipeline answers each line as it comes, yet writes in large blocks when
+/// input is plentiful.
 pub fn for_each_id<R: Read, W: Write>(
     args: &[String],
     reader: &mut BufReader<R>,
@@ -65,7 +72,7 @@ pub fn for_each_id<R: Read, W: Write>(
             each(
                 out,
                 Item {
-                    text: trim(arg.as_bytes()),
+                    text: arg.as_bytes(),
                     origin: Origin::Argument(i + 1),
                     truncated: false,
                 },
@@ -160,6 +167,34 @@ mod tests {
         )
         .unwrap();
         out
+    }
+
+    #[test]
+    fn arguments_are_read_as_given() {
+        let args = [
+            " 01JGFJJZ00XHF7E02JJ03AE4T7".to_string(),
+            "a\r\n".into(),
+            String::new(),
+        ];
+        let mut got = Vec::new();
+        for_each_id(
+            &args,
+            &mut BufReader::new(&b"ignored\n"[..]),
+            &mut Output::new(io::sink()),
+            |_, item| {
+                got.push((item.text.to_vec(), item.origin));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                (args[0].as_bytes().to_vec(), Origin::Argument(1)),
+                (b"a\r\n".to_vec(), Origin::Argument(2)),
+                (Vec::new(), Origin::Argument(3)),
+            ]
+        );
     }
 
     #[test]

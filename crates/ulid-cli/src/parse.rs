@@ -1,6 +1,11 @@
 //! `ulid parse` and `ulid validate`: reading ids in any of the type's three
 //! forms, saying what each holds, and reporting the ones that are not ids
-//! in the words of the type's own error DETAIL.
+//! in the words of the type's own error DETAIL and HINT.
+//!
+//! `parse` also notes, on standard error, a value whose time lies outside
+//! the years 1990 to 2199: most likely a public id (`ulid encrypt`), whose
+//! "time" is AES output, read by mistake where its id was meant. Only a
+//! note: the value is valid, and is printed as any other.
 
 use crate::cli::{ParseArgs, ParseFormat};
 use crate::input::{for_each_id, Item, MAX_LINE};
@@ -23,6 +28,7 @@ pub(crate) fn run<R: Read, W: Write>(
     for_each_id(&args.ids, reader, out, |out, item| {
         match read_id(&item, errors)? {
             Some(value) => {
+                note_far_time(&item, &value, errors)?;
                 printer.print(&mut out.buf, &value);
                 out.flush_if_full()?;
             }
@@ -48,16 +54,51 @@ pub fn read_id(item: &Item<'_>, errors: &mut impl Write) -> io::Result<Option<[u
         Err(err) => {
             // shown escaped: whatever the input holds reaches a terminal as text
             let shown = String::from_utf8_lossy(item.text);
-            writeln!(
+            write!(
                 errors,
                 "ulid: {}: invalid id \"{}\": {}",
                 item.origin,
                 shown.escape_debug(),
                 err.detail(item.text)
             )?;
+            // the type's HINT too, in brackets as for a key of the wrong
+            // length: it says how to write what was meant
+            match err.hint() {
+                Some(hint) => writeln!(errors, " ({hint})")?,
+                None => writeln!(errors)?,
+            }
             Ok(None)
         }
     }
+}
+
+/// The years (UTC) the times of ids in use fall in, with room on either
+/// side: from 1990 to 2199. Outside them, a value is more likely a public
+/// id than an id: a public id's first 48 bits are AES output, a "time"
+/// anywhere up to the year 10889, and fewer than 3 in 100 fall within
+/// these years.
+const LIKELY_MS: std::ops::Range<u64> = 631_152_000_000..7_258_118_400_000;
+
+/// Says on `errors` that `value`, read from `item`, may be a public id,
+/// when its time is outside `LIKELY_MS`. A value whose random part is zero
+/// is left alone: that is a range bound (`ulid bounds`, `timestamptz::ulid`)
+/// or the nil id, made on purpose, while a public id is one with chance
+/// 2^-80.
+fn note_far_time(item: &Item<'_>, value: &[u8; BYTES], errors: &mut impl Write) -> io::Result<()> {
+    let unix_ms = codec::timestamp_ms(value);
+    if LIKELY_MS.contains(&unix_ms) || value[BYTES - RANDOM_BYTES..] == [0; RANDOM_BYTES] {
+        return Ok(());
+    }
+    let (time, len) = time_text(unix_ms);
+    // a valid id is plain ASCII: shown as given
+    writeln!(
+        errors,
+        "ulid: {}: note: the time of \"{}\" is {}, outside the years 1990 to 2199: \
+         it may be a public id; ulid decrypt ID --key-file KEY reads it",
+        item.origin,
+        String::from_utf8_lossy(item.text),
+        ascii(&time[..len])
+    )
 }
 
 /// The fields of a parsed id, for JSON.
@@ -206,6 +247,47 @@ mod tests {
         assert_eq!(value["random"], "ec5e7700529006a71347");
         assert_eq!(value["uuidv7"], false);
         assert!(line.ends_with("}\n") && line.lines().count() == 1);
+    }
+
+    fn note_of(ms: u64, random: [u8; RANDOM_BYTES]) -> String {
+        let value = codec::from_parts(ms, &random);
+        let text = codec::encode(&value);
+        let item = Item {
+            text: &text,
+            origin: crate::input::Origin::Line(3),
+            truncated: false,
+        };
+        let mut errors = Vec::new();
+        note_far_time(&item, &value, &mut errors).unwrap();
+        String::from_utf8(errors).unwrap()
+    }
+
+    #[test]
+    fn a_time_far_from_now_is_noted() {
+        let random = [0x5A; RANDOM_BYTES];
+        // 1990-01-01 and 2200-01-01, midnight UTC: the first is in, the
+        // second out
+        for (ms, noted) in [
+            (631_152_000_000 - 1, true),
+            (631_152_000_000, false),
+            (1_735_689_600_000, false),
+            (7_258_118_400_000 - 1, false),
+            (7_258_118_400_000, true),
+            (0, true),
+            (codec::MAX_TIMESTAMP_MS, true),
+        ] {
+            assert_eq!(!note_of(ms, random).is_empty(), noted, "{ms}");
+        }
+        let note = note_of(7_258_118_400_000, random);
+        assert!(
+            note.starts_with("ulid: line 3: note: the time of \"")
+                && note.contains(" is 2200-01-01T00:00:00.000Z, outside the years 1990 to 2199: ")
+                && note.ends_with("ulid decrypt ID --key-file KEY reads it\n"),
+            "{note}"
+        );
+        // a range bound, or the nil id: made so, no public id
+        assert_eq!(note_of(0, [0; RANDOM_BYTES]), "");
+        assert_eq!(note_of(codec::MAX_TIMESTAMP_MS, [0; RANDOM_BYTES]), "");
     }
 
     #[test]

@@ -12,6 +12,13 @@ use ulid_core::time::OutOfRange;
 pub fn parse_time(text: &str) -> Result<u64, String> {
     let out_of_range = || format!("{}: {}", OutOfRange.message(), OutOfRange.detail());
     let text = text.trim();
+    // PostgreSQL's infinite timestamps are times too, and no ULID holds them
+    if matches!(
+        text.to_ascii_lowercase().as_str(),
+        "infinity" | "+infinity" | "-infinity"
+    ) {
+        return Err(out_of_range());
+    }
     if !text.is_empty() && text.bytes().all(|c| c.is_ascii_digit()) {
         return match text.parse::<u64>() {
             Ok(ms) if ms <= MAX_TIMESTAMP_MS => Ok(ms),

@@ -1,6 +1,7 @@
 //! `ulid validate`: whether each id is valid, told by the exit status, and
 //! why one is not on standard error (in `parse::read_id`'s words, the
-//! type's error DETAIL).
+//! type's error DETAIL and HINT). Unlike `parse`, no note of a time far
+//! from now: validity is all it is asked.
 
 use crate::cli::ValidateArgs;
 use crate::input::for_each_id;

@@ -157,7 +157,8 @@ fn validate_and_echo() {
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
         "ulid: argument 1: invalid id \"01KP7S0ABC7M3NP4QR5STVWX6U\": Invalid character \"U\" \
-         at position 26.\n"
+         at position 26. (A ULID uses Crockford's base32: the digits and the letters A to Z \
+         except I, L, O and U.)\n"
     );
 }
 

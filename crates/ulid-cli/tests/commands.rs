@@ -33,6 +33,21 @@ fn values(text: &str) -> Vec<[u8; 16]> {
         .collect()
 }
 
+/// What the tool says of `text`, not an id, from `origin`: ulid-core's
+/// DETAIL, the type's, and its HINT in brackets when it has one.
+fn refusal(origin: &str, text: &str) -> String {
+    let err = codec::parse(text.as_bytes()).unwrap_err();
+    let hint = err
+        .hint()
+        .map(|hint| format!(" ({hint})"))
+        .unwrap_or_default();
+    format!(
+        "ulid: {origin}: invalid id \"{}\": {}{hint}\n",
+        text.escape_debug(),
+        err.detail(text.as_bytes())
+    )
+}
+
 const SPEC: &str = "01JGFJJZ00XHF7E02JJ03AE4T7";
 const SPEC_UUID: &str = "01941f29-7c00-ec5e-7700-529006a71347";
 const SPEC_HEX: &str = "\\x01941f297c00ec5e7700529006a71347";
@@ -289,20 +304,123 @@ fn parse_says_which_ids_are_uuidv7s_and_reads_the_extremes() {
     let out = stdout_of(&["parse", v7.trim(), "--format", "json"]);
     let record: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(record["uuidv7"], true);
-    let out = stdout_of(&[
-        "parse",
-        "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
-        "00000000000000000000000000",
-        "--format",
-        "tsv",
+    // the greatest value's time is far from now: a note on standard error
+    ulid()
+        .args([
+            "parse",
+            "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+            "00000000000000000000000000",
+            "--format",
+            "tsv",
+        ])
+        .assert()
+        .success()
+        .stdout(
+            "7ZZZZZZZZZZZZZZZZZZZZZZZZZ\tffffffff-ffff-ffff-ffff-ffffffffffff\t\\xffffffffffffffffffffffffffffffff\t\
+             10889-08-02T05:31:50.655Z\t281474976710655\tffffffffffffffffffff\tfalse\n\
+             00000000000000000000000000\t00000000-0000-0000-0000-000000000000\t\\x00000000000000000000000000000000\t\
+             1970-01-01T00:00:00.000Z\t0\t00000000000000000000\tfalse\n",
+        )
+        .stderr(far_note("argument 1", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", "10889-08-02T05:31:50.655Z"));
+}
+
+/// What `parse` says of a value whose time is outside the years 1990 to
+/// 2199.
+fn far_note(origin: &str, text: &str, time: &str) -> String {
+    format!(
+        "ulid: {origin}: note: the time of \"{text}\" is {time}, outside the years 1990 to \
+         2199: it may be a public id; ulid decrypt ID --key-file KEY reads it\n"
+    )
+}
+
+#[test]
+fn parse_notes_a_time_far_from_now_as_maybe_a_public_id() {
+    let far = "7ZZZZZZZZZZZZZZZZZZZZZZZZZ";
+    let note = far_note("argument 1", far, "10889-08-02T05:31:50.655Z");
+    // a note only: the output, in every format, and the exit status are
+    // those of any valid id
+    ulid()
+        .args(["parse", far])
+        .assert()
+        .code(0)
+        .stdout(
+            "ulid     7ZZZZZZZZZZZZZZZZZZZZZZZZZ\n\
+             uuid     ffffffff-ffff-ffff-ffff-ffffffffffff\n\
+             hex      \\xffffffffffffffffffffffffffffffff\n\
+             time     10889-08-02T05:31:50.655Z\n\
+             unix_ms  281474976710655\n\
+             random   ffffffffffffffffffff\n\
+             uuidv7   false\n",
+        )
+        .stderr(note.clone());
+    // JSON lines stay JSON lines: the note is on standard error only
+    let assert = ulid()
+        .args(["parse", far, SPEC, "--format", "json"])
+        .assert()
+        .code(0)
+        .stderr(note);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let records: Vec<serde_json::Value> = out
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["ulid"], far);
+    assert_eq!(records[1]["ulid"], SPEC);
+    // a real public id: FIPS-197's AES-128 key on the 2025 id
+    let public = stdout_of(&[
+        "encrypt",
+        SPEC,
+        "--key-hex",
+        "000102030405060708090a0b0c0d0e0f",
     ]);
+    let public = public.trim_end();
+    assert_eq!(public, "38Z4YRRNNWWW2QZ01QS8KN01E9");
+    let assert = ulid()
+        .args(["parse", public, "--format", "tsv"])
+        .assert()
+        .code(0);
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    let time = out.split('\t').nth(3).unwrap();
     assert_eq!(
-        out,
-        "7ZZZZZZZZZZZZZZZZZZZZZZZZZ\tffffffff-ffff-ffff-ffff-ffffffffffff\t\\xffffffffffffffffffffffffffffffff\t\
-         10889-08-02T05:31:50.655Z\t281474976710655\tffffffffffffffffffff\tfalse\n\
-         00000000000000000000000000\t00000000-0000-0000-0000-000000000000\t\\x00000000000000000000000000000000\t\
-         1970-01-01T00:00:00.000Z\t0\t00000000000000000000\tfalse\n"
+        String::from_utf8_lossy(&assert.get_output().stderr),
+        far_note("argument 1", public, time)
     );
+    // from standard input, named by line; as given, in any form
+    ulid()
+        .args(["parse", "--format", "tsv"])
+        .write_stdin(format!("{SPEC}\n  \\xffffffffffffffffffffffffffffffff \n"))
+        .assert()
+        .code(0)
+        .stderr(far_note(
+            "line 2",
+            "\\xffffffffffffffffffffffffffffffff",
+            "10889-08-02T05:31:50.655Z",
+        ));
+    // before 1990 too
+    ulid()
+        .args(["parse", "00000000010000000000000001"])
+        .assert()
+        .code(0)
+        .stderr(far_note(
+            "argument 1",
+            "00000000010000000000000001",
+            "1970-01-01T00:00:00.001Z",
+        ));
+    // no note for an id of now, of 2025, or for a range bound (its random
+    // part zero) however far
+    let now = stdout_of(&["new"]);
+    for id in [
+        SPEC,
+        SPEC_UUID,
+        now.trim_end(),
+        "00000000000000000000000000",
+        "7ZZZZZZZZZ0000000000000000",
+    ] {
+        ulid().args(["parse", id]).assert().code(0).stderr("");
+    }
+    // validate is asked only whether an id is valid
+    ulid().args(["validate", far]).assert().code(0).stderr("");
 }
 
 #[test]
@@ -316,7 +434,7 @@ fn parse_streams_standard_input_and_reports_bad_lines() {
         .stdout(predicate::function(|out: &str| {
             out.lines().count() == 3 && out.lines().all(|l| l.starts_with(SPEC))
         }))
-        .stderr("ulid: line 4: invalid id \"not-an-id\": Invalid hexadecimal digit \"n\" at position 1.\n");
+        .stderr(refusal("line 4", "not-an-id"));
 }
 
 #[test]
@@ -347,6 +465,102 @@ fn parse_of_generated_ids_round_trips() {
 
 // ---- validate ------------------------------------------------------------
 
+/// The type's HINT for a text of the wrong length, as a user reads it.
+const FORMS_HINT: &str = "A ulid is written as 26 Crockford base32 characters, as \\x and 32 \
+                          hexadecimal digits, or as a UUID (8-4-4-4-12 hexadecimal digits).";
+
+#[test]
+fn an_invalid_id_is_told_with_the_types_hint_when_it_has_one() {
+    // one character: a hint of the forms an id is written in
+    for command in ["parse", "validate"] {
+        ulid()
+            .args([command, "X"])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(format!(
+                "ulid: argument 1: invalid id \"X\": Expected 26 characters, found 1. \
+                 ({FORMS_HINT})\n"
+            ));
+    }
+    // a first character above 7: the DETAIL says it all, no hint
+    ulid()
+        .args(["validate", "80000000000000000000000000"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            "ulid: argument 1: invalid id \"80000000000000000000000000\": The first character is \
+             \"8\", above \"7\": the value would not fit in 128 bits.\n",
+        );
+    // from standard input alike
+    ulid()
+        .arg("validate")
+        .write_stdin(format!("{SPEC}\nX\n"))
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "ulid: line 2: invalid id \"X\": Expected 26 characters, found 1. ({FORMS_HINT})\n"
+        ));
+}
+
+#[test]
+fn an_argument_is_read_as_given_and_a_line_without_its_blanks() {
+    // as the type refuses ' 01JG...', so does an argument
+    for given in [
+        format!(" {SPEC}"),
+        format!("{SPEC} "),
+        format!("{SPEC}\t"),
+        format!("{SPEC}\r\n"),
+        format!(" {SPEC_UUID}"),
+        format!("{SPEC_HEX}\n"),
+    ] {
+        let said = refusal("argument 2", &given);
+        for command in ["parse", "validate"] {
+            let assert = ulid()
+                .args([command, SPEC, &given])
+                .assert()
+                .code(1)
+                .stderr(said.clone());
+            // the valid one is still read
+            let lines = String::from_utf8_lossy(&assert.get_output().stdout)
+                .lines()
+                .count();
+            assert_eq!(lines, if command == "parse" { 7 } else { 0 });
+        }
+        ulid()
+            .args([
+                "encrypt",
+                &given,
+                "--key-hex",
+                "000102030405060708090a0b0c0d0e0f",
+            ])
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(said.replace("argument 2", "argument 1"));
+    }
+    ulid()
+        .args(["parse", &format!(" {SPEC}")])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(format!(
+            "ulid: argument 1: invalid id \" {SPEC}\": Expected 26 characters, found 27. \
+             ({FORMS_HINT})\n"
+        ));
+    // the same texts on standard input: blanks around a line are psql's
+    // padding or a CR LF file's, and are ignored
+    ulid()
+        .arg("validate")
+        .write_stdin(format!(
+            " {SPEC}\n{SPEC} \n{SPEC}\t\n{SPEC}\r\n {SPEC_UUID}\n"
+        ))
+        .assert()
+        .code(0)
+        .stderr("");
+}
+
 #[test]
 fn validate_exit_statuses_and_reasons() {
     ulid()
@@ -360,56 +574,16 @@ fn validate_exit_statuses_and_reasons() {
         .write_stdin(format!("{SPEC}\n{SPEC_UUID}\n"))
         .assert()
         .code(0);
-    // the words of the type's DETAIL, for each kind of mistake
-    let cases = [
-        (
-            "01JGFJJZ00XHF7E02JJ03AE4T",
-            "Expected 26 characters, found 25.",
-        ),
-        (
-            "01JGFJJZ00XHF7E02JJ03AE4TU",
-            "Invalid character \"U\" at position 26.",
-        ),
-        (
-            "81JGFJJZ00XHF7E02JJ03AE4T7",
-            "The first character is \"8\", above \"7\": the value would not fit in 128 bits.",
-        ),
-        (
-            "\\x01941f297c00ec5e7700529006a7134",
-            "Expected 32 hexadecimal digits after \"\\x\", found 31.",
-        ),
-        (
-            "\\x01941f297c00ec5e7700529006a7134g",
-            "Invalid hexadecimal digit \"g\" at position 34.",
-        ),
-        (
-            "01941f297-c00-ec5e-7700-529006a71347",
-            "Expected a hyphen at position 9, found \"7\".",
-        ),
-        (
-            "01941f2-97c00-ec5e-7700-529006a71347",
-            "Unexpected hyphen at position 8.",
-        ),
-        (
-            "01941f29-7c00-ec5e-7700-529006a7134",
-            "Expected 36 characters in the UUID form, found 35.",
-        ),
-        (
-            "01JGFJJZ00XHF7E02JJ03AE4T€",
-            "Invalid character \"€\" at position 26.",
-        ),
-    ];
-    for (bad, reason) in cases {
-        ulid()
-            .args(["validate", SPEC, bad])
-            .assert()
-            .code(1)
-            .stdout("")
-            .stderr(format!(
-                "ulid: argument 2: invalid id \"{}\": {reason}\n",
-                bad.escape_debug()
-            ));
-    }
+    // a bad id among good ones: exit status 1, its line on standard error
+    // (every bad text of tests/vectors/ulid.json, in its words: vectors.rs)
+    ulid()
+        .args(["validate", SPEC, "01JGFJJZ00XHF7E02JJ03AE4TU"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::starts_with(
+            "ulid: argument 2: invalid id \"01JGFJJZ00XHF7E02JJ03AE4TU\": ",
+        ));
     // a usage error
     ulid().args(["validate", "--strict"]).assert().code(2);
     // a line far too long to be an id
@@ -725,13 +899,38 @@ fn bounds_refuses_a_range_it_cannot_bound() {
 // ---- encrypt and decrypt -------------------------------------------------
 
 /// FIPS-197, appendix C: the plaintext 00112233...ff under keys 000102...
-/// of each length.
+/// of each length, as tests/vectors/ulid.json holds them.
 const FIPS_PLAIN: &str = "\\x00112233445566778899aabbccddeeff";
-const FIPS: [(usize, &str); 3] = [
-    (16, "\\x69c4e0d86a7b0430d8cdb78070b4c55a"),
-    (24, "\\xdda97ca4864cdfe06eaf70a0ec0d7191"),
-    (32, "\\x8ea2b7ca516745bfeafc49904b496089"),
-];
+
+/// The key's length and the ciphertext (in the hex form) of each.
+fn fips() -> Vec<(usize, String)> {
+    let vectors: serde_json::Value =
+        serde_json::from_str(include_str!("../../../tests/vectors/ulid.json")).unwrap();
+    let plain = codec::parse(FIPS_PLAIN.as_bytes()).unwrap();
+    let out: Vec<(usize, String)> = vectors["public_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|case| codec::parse(case["ulid"].as_str().unwrap().as_bytes()) == Ok(plain))
+        .filter(|case| {
+            let key = case["key"].as_str().unwrap();
+            key.len() <= 64
+                && key
+                    == &"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+                        [..key.len()]
+        })
+        .map(|case| {
+            let public = codec::parse(case["public"].as_str().unwrap().as_bytes()).unwrap();
+            let hex: String = public.iter().map(|b| format!("{b:02x}")).collect();
+            (case["key"].as_str().unwrap().len() / 2, format!("\\x{hex}"))
+        })
+        .collect();
+    assert_eq!(
+        out.iter().map(|(len, _)| *len).collect::<Vec<_>>(),
+        [16, 24, 32]
+    );
+    out
+}
 
 fn fips_key(len: usize) -> Vec<u8> {
     (0..len as u8).collect()
@@ -740,7 +939,8 @@ fn fips_key(len: usize) -> Vec<u8> {
 #[test]
 fn encrypt_and_decrypt_follow_fips_197() {
     let dir = tempdir();
-    for (len, cipher) in FIPS {
+    for (len, cipher) in fips() {
+        let cipher = cipher.as_str();
         let key = fips_key(len);
         let path = dir.join(format!("key{len}"));
         write_key(&path, &key, 0o600);
@@ -856,7 +1056,7 @@ fn write_key(path: &std::path::Path, key: &[u8], mode: u32) {
 
 /// The FIPS-197 AES-128 vector, as `ulid encrypt --format hex` prints it.
 fn fips_128_line() -> String {
-    format!("{}\n", FIPS[0].1)
+    format!("{}\n", fips()[0].1)
 }
 
 #[test]
@@ -887,7 +1087,7 @@ fn a_key_file_others_may_open_is_refused() {
     // decrypt alike
     write_key(&path, &fips_key(16), 0o644);
     ulid()
-        .args(["decrypt", FIPS[0].1, "--key-file", &shown])
+        .args(["decrypt", &fips()[0].1, "--key-file", &shown])
         .assert()
         .code(2)
         .stdout("")
