@@ -7,7 +7,7 @@ generator's state can be set."""
 
 from __future__ import annotations
 
-from harness.vectors import check_bad_text, check_public_ids, check_times, check_values, input_of, vectors
+from harness.vectors import check_bad_text, check_public_ids, check_times, check_values, input_of, query, vectors
 
 NATIVE = {
     "read": "$1::ulid",
@@ -40,8 +40,8 @@ def test_bad_text_as_soft_errors(conn, pg_version):
     v = vectors()
     for case in v["bad_text"]:
         text = input_of(case)
-        row = conn.execute("SELECT pg_input_is_valid($1, 'ulid'), e.message, e.detail, e.hint, e.sql_error_code "
-                           "FROM pg_input_error_info($1, 'ulid') e", [text]).fetchone()
+        row = query(conn, "SELECT pg_input_is_valid($1, 'ulid'), e.message, e.detail, e.hint, e.sql_error_code "
+                          "FROM pg_input_error_info($1, 'ulid') e", [text]).fetchone()
         assert row == (False, v["bad_text_error"]["message"].replace("{input}", text), case["detail"],
                        case["hint"], v["bad_text_error"]["sqlstate"]), text[:40]
 
