@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import ulid_binary
-from harness.pages import normalized, output_matches
+from harness.pages import fenced_blocks, normalized, output_matches
 from harness.pgcluster import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -46,7 +45,6 @@ POSIX_SH = shutil.which("dash") or "sh"
 # how each shell runs a command: bash fails a pipeline when any part does
 # (dash has no pipefail; the output compared tells a failure there)
 SHELLS = {"bash": ["bash", "-o", "pipefail", "-c"], "sh": [POSIX_SH, "-c"]}
-FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 
 
 @dataclass
@@ -60,25 +58,14 @@ def transcripts(path: Path) -> list[Command]:
     """The commands of the page's shell transcripts, in page order."""
     lines = path.read_text().split("\n")
     commands: list[Command] = []
-    i = 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if not fence:
-            i += 1
-            continue
-        indent, marker = fence.group("indent"), fence.group("fence")
-        end = i + 1
-        while end < len(lines) and lines[end].strip() != marker:
-            end += 1
-        body = [line[len(indent):] if line.startswith(indent) else line.lstrip()
-                for line in lines[i + 1:end]]
-        if fence.group("info") == "sh" and body and body[0].startswith("$ "):
+    for i, block in fenced_blocks(lines, path.name).items():
+        body = block.body(lines)
+        if block.info == "sh" and body and body[0].startswith("$ "):
             for k, line in enumerate(body):
                 if line.startswith("$ "):
                     commands.append(Command(i + 2 + k, line[2:]))
                 else:
                     commands[-1].expected.append(line)
-        i = end + 1
     return commands
 
 
@@ -87,22 +74,12 @@ def sh_blocks(path: Path) -> list[tuple[int, str]]:
     only), with the line its body starts on."""
     lines = path.read_text().split("\n")
     blocks = []
-    i = 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if not fence:
-            i += 1
-            continue
-        marker = fence.group("fence")
-        end = i + 1
-        while end < len(lines) and lines[end].strip() != marker:
-            end += 1
-        body = [line.strip() for line in lines[i + 1:end]]
-        if fence.group("info") == "sh":
+    for i, block in fenced_blocks(lines, path.name).items():
+        body = [line.strip() for line in lines[i + 1:block.end]]
+        if block.info == "sh":
             if body and body[0].startswith("$ "):
                 body = [line[2:] for line in body if line.startswith("$ ")]
             blocks.append((i + 2, "\n".join(body) + "\n"))
-        i = end + 1
     return blocks
 
 

@@ -51,7 +51,7 @@ from pathlib import Path
 import pytest
 
 from harness.clock import clear_of_midnight
-from harness.pages import normalized, output_matches
+from harness.pages import fenced_blocks, normalized, output_matches
 from harness.pgcluster import ROOT
 from harness.standin import installed_standin
 
@@ -61,7 +61,6 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DATABASE = "app"
 MARK = "@@docs-test@@"
 
-FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)[^`]*$")
 COMMENT = re.compile(r"^\s*<!--\s*(?P<body>.*?)\s*-->\s*$")
 STANDIN = re.compile(r"^docs-test:\s*stand-in\s+(?P<name>\w+)$")
 REQUIRES = re.compile(r"^docs-test:\s*requires\s+PG\s*(?P<op>>=|>|<=|<|==)\s*(?P<version>\d+)$")
@@ -116,13 +115,17 @@ class Page:
 
 def parse_page(path: Path) -> Page:
     lines = path.read_text().split("\n")
+    try:
+        fenced = fenced_blocks(lines, path.name)
+    except ValueError as err:
+        raise PageError(str(err)) from None
     page = Page(path, lines, [])
     pending: list[tuple[int, str]] = []  # directives waiting for their block
     i = 0
     while i < len(lines):
         line = lines[i]
         comment = COMMENT.match(line)
-        fence = FENCE.match(line)
+        fence = fenced.get(i)
         if comment:
             body = comment.group("body")
             if body.startswith("not run:") or body.startswith("docs-test:"):
@@ -137,14 +140,7 @@ def parse_page(path: Path) -> Page:
                 pending = []
             i += 1
             continue
-        # a fenced block: find its end
-        indent, marker, info = fence.group("indent"), fence.group("fence"), fence.group("info")
-        end = i + 1
-        while end < len(lines) and not (lines[end].strip().startswith(marker[0] * len(marker))
-                                        and lines[end].strip().strip(marker[0]) == ""):
-            end += 1
-        if end == len(lines):
-            raise PageError(f"{path.name}:{i + 1}: the block is never closed")
+        indent, info, end = fence.indent, fence.info, fence.end
         if info in ("sql", "psql"):
             block = Block(info, i + 1, indent)
             for at, body in pending:

@@ -7,26 +7,67 @@ for any run of characters within the line)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
-FENCE = re.compile(r"^\s*(`{3,})\s*(\w*)")
+# a fence opens a code block: three or more backticks or tildes, then the
+# info string (its first word: the language), which holds no backtick
+FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)[^`]*$")
+
+
+@dataclass
+class Fenced:
+    """A fenced code block: the index of its opening fence line and of its
+    closing one in the page's lines, its indentation, and its language."""
+    start: int
+    end: int
+    indent: str
+    info: str
+
+    def body(self, lines: list[str]) -> list[str]:
+        """Its lines, without the indentation of its fence."""
+        return [line[len(self.indent):] if line.startswith(self.indent) else line.lstrip()
+                for line in lines[self.start + 1:self.end]]
+
+
+def fenced_blocks(lines: list[str], name: str = "page") -> dict[int, Fenced]:
+    """Every fenced code block of a page's lines, by the index of its
+    opening line: the one reader of fences for the docs tests. A block is
+    closed by a line of at least as many of its fence's characters."""
+    blocks: dict[int, Fenced] = {}
+    i = 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        if not fence:
+            i += 1
+            continue
+        marker = fence.group("fence")
+        end = i + 1
+        while end < len(lines) and not (lines[end].strip().startswith(marker)
+                                        and lines[end].strip().strip(marker[0]) == ""):
+            end += 1
+        if end == len(lines):
+            raise ValueError(f"{name}:{i + 1}: the block is never closed")
+        blocks[i] = Fenced(i, end, fence.group("indent"), fence.group("info"))
+        i = end + 1
+    return blocks
 
 
 def sql_blocks(page: Path, heading: str) -> list[str]:
     """The `sql` blocks of the section under HEADING (its text, without the
     #s), up to the next heading of the same level or above, as written."""
     lines = page.read_text().split("\n")
+    fenced = fenced_blocks(lines, page.name)
     blocks: list[str] = []
     level = None
     i = 0
     while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if fence:
-            end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == fence.group(1))
-            if level is not None and fence.group(2) == "sql":
-                blocks.append("\n".join(lines[i + 1:end]))
-            i = end + 1
+        if i in fenced:
+            block = fenced[i]
+            if level is not None and block.info == "sql":
+                blocks.append("\n".join(lines[i + 1:block.end]))
+            i = block.end + 1
             continue
         title = HEADING.match(lines[i])
         if title:
