@@ -1,5 +1,5 @@
-"""The command-line tool's benchmark (run by bench/cli), and its section of
-docs/performance.md (rendered by report.py).
+"""The command-line tool's benchmark (run by bench/cli); report.py renders
+its section of docs/performance.md from what it writes.
 
 Each round runs, one after another, `ulid new N`, `ulid new N --monotonic`
 and `ulid parse` of a file of N ids, each writing to /dev/null, and
@@ -24,14 +24,14 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-RESULTS_FILE = "cli.json"
+import report
+
 CASES = [
     ("new", ["new", "{n}"], False),
     ("new --monotonic", ["new", "{n}", "--monotonic"], False),
     ("parse", ["parse"], True),
 ]
 # the target the design sets: the tool within 2 x of ulid-core's own loop per id
-TARGET = 2.0
 
 
 def timed(argv: list[str], stdin_path: Path | None) -> float:
@@ -77,37 +77,7 @@ def measure(ulid: Path, core: Path, n: int, rounds: int) -> dict:
             "cpu": cpu_model(), "tool": version, "cases": cases}
 
 
-def load(out: Path) -> dict | None:
-    path = out / RESULTS_FILE
-    return json.loads(path.read_text()) if path.exists() else None
-
-
-def render(data: dict | None) -> list[str]:
-    """The page's section on the command-line tool."""
-    import report  # which imports this module for its page
-    lines = ["## The command-line tool", ""]
-    if data is None:
-        return lines + ["The results hold no figures for the command-line tool yet: `bench/cli` measures them.",
-                        ""]
-    lines += [
-        f"`bench/cli` runs `ulid` over {data['ids']:,} ids, the output to `/dev/null` (`parse` reads them from a "
-        "file), and ulid-core's own loop for the same work in memory (the clock, the CSPRNG and the text for "
-        "`new`; the decoder and the fields `parse` prints for `parse`), in the same run; a figure is the median "
-        f"of {report.plural(data['rounds'], 'round')}. The ratio is the tool's time per id over the loop's; "
-        f"the target is at most {TARGET:g}.",
-        "",
-    ]
-    rows = []
-    for case in data["cases"]:
-        tool, core = case["tool_ns_per_id"], case["core_ns_per_id"]
-        rows.append([f"`ulid {case['case']}`", f"{1e9 / tool:,.0f}", f"{1e9 / core:,.0f}", f"{case['ratio']:.2f}"])
-    lines += report.table(["command", "tool: ids/s", "ulid-core loop: ids/s", "ratio"], rows, right_from=1)
-    lines += ["", f"Measured on {data['date']} ({data['tool']}, {data['cpu']}).", ""]
-    return lines
-
-
 def main() -> int:
-    import report
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ulid", type=Path, required=True)
     parser.add_argument("--core", type=Path, required=True)
@@ -121,14 +91,14 @@ def main() -> int:
         args.out = Path(tempfile.mkdtemp(prefix="ulid-bench-cli-"))
     data = measure(args.ulid, args.core, args.ids, args.rounds)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / RESULTS_FILE).write_text(json.dumps(data, indent=2) + "\n")
-    for line in render(data):
+    (args.out / report.CLI_RESULTS_FILE).write_text(json.dumps(data, indent=2) + "\n")
+    for line in report.render_cli(data):
         print(line)
     if args.out.resolve() == report.RESULTS.resolve():
         report.write(args.out, report.PAGE)
-        print(f"wrote {args.out / RESULTS_FILE} and {report.PAGE}")
+        print(f"wrote {args.out / report.CLI_RESULTS_FILE} and {report.PAGE}")
     else:
-        print(f"wrote {args.out / RESULTS_FILE}")
+        print(f"wrote {args.out / report.CLI_RESULTS_FILE}")
     return 0
 
 
