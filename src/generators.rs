@@ -4,11 +4,11 @@
 //!   CSPRNG (`rng::ProcessRng`, which reseeds after a fork).
 //! - `gen_ulid(timestamptz)`: that millisecond plus random bits.
 //! - `gen_monotonic_ulid()`: the specification's monotonic generator. When
-//!   the library is in `shared_preload_libraries` its state is in shared
-//!   memory under a spinlock, so values increase across every session of the
-//!   server; otherwise the state is this backend's own and values increase
-//!   within the session. Either way it works: preloading only widens the
-//!   guarantee. Within a millisecond it steps by a random amount in
+//!   the library is in `shared_preload_libraries`, or the server is
+//!   PostgreSQL 17 or later, its state is in shared memory under a spinlock
+//!   (`shmem.rs`), so values increase across every session of the server;
+//!   otherwise (13 to 16, not preloaded) the state is this backend's own and
+//!   values increase within the session. Within a millisecond it steps by a random amount in
 //!   [1, 2^32] unless the setting `ulid.monotonic_step` says `one`.
 //! - `ulid.layout = uuidv7` makes every generator's values also valid
 //!   RFC 9562 UUIDv7s (version 7, variant `10`, 74 random bits).
@@ -48,7 +48,7 @@ COMMENT ON FUNCTION @extschema@.gen_ulid(pg_catalog.timestamptz) IS
 CREATE FUNCTION @extschema@.gen_monotonic_ulid() RETURNS @extschema@.ulid
     VOLATILE PARALLEL RESTRICTED LANGUAGE C AS 'MODULE_PATHNAME', 'gen_monotonic_ulid';
 COMMENT ON FUNCTION @extschema@.gen_monotonic_ulid() IS
-    'a new ULID greater than the previous one: across the server when ulid is in shared_preload_libraries, else within the session';
+    'a new ULID greater than the previous one: across the server when ulid is in shared_preload_libraries or on PostgreSQL 17 and later, else within the session';
 "#,
     name = "ulid_generators",
     requires = ["ulid_casts"],
@@ -129,7 +129,7 @@ impl RandomSource for PreDrawn {
 /// draw on nearly every call (`bench/callgrind` counts it).
 static SHARED_SEEN_MS: BackendLocal<u64> = BackendLocal::new(0);
 
-/// The next monotonic value, from shared memory when preloaded.
+/// The next monotonic value, from the server-wide state where there is one.
 #[inline]
 fn next_monotonic(layout: Layout) -> Result<[u8; BYTES], GenerateError> {
     let now = now_ms()?;

@@ -1,8 +1,12 @@
 //! Where the generators' state lives: backend-local cells, and the
-//! server-wide monotonic state in shared memory, which exists when the
-//! library is in `shared_preload_libraries` (asked for and set up by the
-//! hooks below) and is taken under a spinlock. How the state moves is
-//! ulid-core's `monotonic::Monotonic`; when it is read is `generators.rs`.
+//! server-wide monotonic state, taken under a spinlock. The server-wide
+//! state is in the shared memory reserved at server start when the library
+//! is in `shared_preload_libraries` (asked for and set up by the hooks
+//! below); otherwise, on PostgreSQL 17 and later, in a named segment of the
+//! dynamic shared memory registry, created by the first backend that asks
+//! and attached by every later one, so that no restart is needed. On 13 to
+//! 16 without preloading there is none. How the state moves is ulid-core's
+//! `monotonic::Monotonic`; when it is read is `generators.rs`.
 
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -40,7 +44,21 @@ pub struct SharedState {
     state: UnsafeCell<Monotonic>,
 }
 
+impl Default for SharedState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl SharedState {
+    /// Unlocked, with no value handed out yet.
+    pub const fn new() -> Self {
+        SharedState {
+            locked: AtomicBool::new(false),
+            state: UnsafeCell::new(Monotonic::new()),
+        }
+    }
+
     /// Runs `f` on the state under the lock. The critical section is a
     /// comparison and a 16-byte copy: no allocation, no PostgreSQL call, no
     /// interrupt check, nothing that can raise an ERROR.
@@ -129,19 +147,106 @@ unsafe extern "C-unwind" fn shmem_startup() {
         )
         .cast::<SharedState>();
         if !found {
-            shared.write(SharedState {
-                locked: AtomicBool::new(false),
-                state: UnsafeCell::new(Monotonic::new()),
-            });
+            shared.write(SharedState::new());
         }
         *SHARED_STATE.get() = shared;
         pg_sys::LWLockRelease(init_lock);
     }
 }
 
-/// The server-wide state, when the library was preloaded.
+/// The server-wide state: the preloaded one, or else, on 17 and later, the
+/// one in the DSM registry (attached at this backend's first call).
 #[inline]
 pub fn shared_state() -> Option<&'static SharedState> {
     // SAFETY: set once at server start and never freed.
-    unsafe { SHARED_STATE.get().as_ref() }
+    if let Some(preloaded) = unsafe { SHARED_STATE.get().as_ref() } {
+        return Some(preloaded);
+    }
+    registry::state()
+}
+
+/// The state in the dynamic shared memory registry (PostgreSQL 17 and
+/// later), for a library that was not preloaded. The registry creates the
+/// segment once per server life (and again after a crash restart, which
+/// starts every backend afresh), pins it so it outlives its backends, and
+/// keeps it mapped in every backend that attached it; so DROP EXTENSION and
+/// CREATE EXTENSION again, every database and every later session share
+/// one state. A preloaded library never looks here: every backend of such
+/// a server inherits the preloaded state from the postmaster, so the two
+/// never serve one server.
+#[cfg(any(feature = "pg17", feature = "pg18", feature = "pg19"))]
+mod registry {
+    use super::{BackendLocal, SharedState, SHMEM_NAME};
+    use pgrx::pg_sys;
+    use pgrx::prelude::*;
+
+    /// This backend's mapping of the segment, once attached.
+    static ATTACHED: BackendLocal<*const SharedState> = BackendLocal::new(core::ptr::null());
+
+    #[inline]
+    pub fn state() -> Option<&'static SharedState> {
+        // SAFETY: the registry keeps the mapping for the backend's life.
+        match unsafe { ATTACHED.get().as_ref() } {
+            Some(state) => Some(state),
+            None => Some(attach()),
+        }
+    }
+
+    /// Creates or attaches the segment. Outside any lock of ours: the
+    /// registry takes its own LWLock and may raise an ERROR (out of shared
+    /// memory), which then leaves nothing half done here.
+    #[cold]
+    fn attach() -> &'static SharedState {
+        let mut found = false;
+        // SAFETY: the name is a C string; the size is the state's; the
+        // callback writes a fresh state into a new segment, before any
+        // other backend can see it (the registry holds its lock meanwhile).
+        let segment = unsafe {
+            #[cfg(any(feature = "pg17", feature = "pg18"))]
+            let segment = pg_sys::GetNamedDSMSegment(
+                SHMEM_NAME.as_ptr(),
+                core::mem::size_of::<SharedState>(),
+                Some(init),
+                &mut found,
+            );
+            #[cfg(feature = "pg19")]
+            let segment = pg_sys::GetNamedDSMSegment(
+                SHMEM_NAME.as_ptr(),
+                core::mem::size_of::<SharedState>(),
+                Some(init),
+                &mut found,
+                core::ptr::null_mut(),
+            );
+            segment
+        }
+        .cast::<SharedState>();
+        // SAFETY: this backend's own cell; the segment is never unmapped.
+        unsafe {
+            *ATTACHED.get() = segment;
+            &*segment
+        }
+    }
+
+    #[cfg(any(feature = "pg17", feature = "pg18"))]
+    #[pg_guard]
+    unsafe extern "C-unwind" fn init(segment: *mut core::ffi::c_void) {
+        unsafe { segment.cast::<SharedState>().write(SharedState::new()) }
+    }
+
+    #[cfg(feature = "pg19")]
+    #[pg_guard]
+    unsafe extern "C-unwind" fn init(segment: *mut core::ffi::c_void, _arg: *mut core::ffi::c_void) {
+        unsafe { segment.cast::<SharedState>().write(SharedState::new()) }
+    }
+}
+
+/// Before 17 there is no registry: without preloading, no server-wide state.
+#[cfg(not(any(feature = "pg17", feature = "pg18", feature = "pg19")))]
+mod registry {
+    use super::SharedState;
+
+    #[inline]
+    pub fn state() -> Option<&'static SharedState> {
+        None
+    }
 }

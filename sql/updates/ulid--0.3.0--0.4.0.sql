@@ -1,4 +1,5 @@
--- ulid 0.3.0 to 0.4.0: comparisons between ulid and uuid. Like every step
+-- ulid 0.3.0 to 0.4.0: comparisons between ulid and uuid, and the new
+-- comment of gen_monotonic_ulid(). Like every step
 -- that lands on a release, it then adds what a fresh install on this
 -- server has and the database lacks.
 \echo Use "ALTER EXTENSION ulid UPDATE" to load this file. \quit
@@ -29,5 +30,10 @@ END
 $$;
 
 \ir ../shared/uuid_comparisons.sql
+
+-- From 0.4.0, gen_monotonic_ulid() is server-wide on PostgreSQL 17 and later
+-- without shared_preload_libraries (the dynamic shared memory registry).
+COMMENT ON FUNCTION @extschema@.gen_monotonic_ulid() IS
+    'a new ULID greater than the previous one: across the server when ulid is in shared_preload_libraries or on PostgreSQL 17 and later, else within the session';
 
 \ir ../shared/version_dependent.sql

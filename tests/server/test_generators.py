@@ -11,19 +11,26 @@ calls gen_monotonic_ulid() in the same INSERT. The advisory lock serialises
 the pair across sessions, so the sequence numbers are the generation order.
 (A serial column filled in the same statement without that lock would not
 do: two sessions can take their sequence numbers in one order and their
-ULIDs in the other.) Without preloading the same procedure must find
-values that go backwards between sessions within a millisecond: that is the
-documented per-session guarantee, and it shows the check can fail.
+ULIDs in the other.) Without preloading, on PostgreSQL 17 and later the
+state is in the dynamic shared memory registry and the same order holds;
+on 13 to 16 the same procedure must find values that go backwards between
+sessions within a millisecond: that is the documented per-session
+guarantee there, and it shows the check can fail.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 
 import psycopg
 import pytest
 
 from harness import steps as step_checks
+from harness.ordering import client_serialized, order_of
+from harness.pgcluster import Cluster
 from harness.steps import STEPS
 
 SESSIONS = 4
@@ -143,12 +150,108 @@ def test_preloaded_values_increase_across_sessions(preloaded):
     assert inversions == 0
 
 
-def test_without_preloading_sessions_are_independent(cluster, db):
+def test_without_preloading(cluster, db):
+    """13 to 16: each session has its own state, so within a millisecond a
+    session can hand out a value below another session's earlier one. 17
+    and later: the state is in the dynamic shared memory registry, shared
+    by every session as a preloaded one is."""
     pairs, inversions, same_ms_cross = serialized_generation(cluster, db)
     assert same_ms_cross >= 200
-    # Each session has its own state, so within a millisecond a session can
-    # hand out a value below another session's earlier one.
-    assert inversions > 0
+    if cluster.version >= 17:
+        assert pairs >= SESSIONS * 2000 - 1
+        assert inversions == 0
+    else:
+        assert inversions > 0
+
+
+def test_without_preloading_8_sessions_make_a_million_distinct_ids(cluster):
+    """8 sessions at once, 125,000 gen_monotonic_ulid() each, one statement
+    a batch: every id distinct, each session's increasing; on 17 and later
+    through the one state of the DSM registry."""
+    sessions, per_session, batch = 8, 125_000, 25_000
+    db = cluster.create_database("dsm_million")
+    with cluster.connect(db) as conn:
+        conn.execute("CREATE UNLOGGED TABLE gen (session int, seq int, id ulid)")
+
+    def work(conn, session):
+        for start in range(0, per_session, batch):
+            conn.execute("INSERT INTO gen SELECT %s, %s + g, gen_monotonic_ulid() FROM generate_series(1, %s) g",
+                         [session, start, batch])
+
+    run_sessions(cluster, db, work, sessions=sessions)
+    with cluster.connect(db) as conn:
+        row = conn.execute("""
+            SELECT count(*), count(DISTINCT id), count(DISTINCT session),
+                   count(*) FILTER (WHERE prev IS NOT NULL AND id <= prev)
+            FROM (SELECT session, id, lag(id) OVER (PARTITION BY session ORDER BY seq) AS prev FROM gen) s""").fetchone()
+        conn.execute("DROP TABLE gen")
+    assert row == (1_000_000, 1_000_000, sessions, 0)
+
+
+def test_without_preloading_two_databases_later_sessions_and_a_new_extension(cluster):
+    """Two databases, sessions that connect after others, and DROP EXTENSION
+    and CREATE EXTENSION again between two runs, in one server life: on 17
+    and later one order across all of it; on 13 to 16 the sessions' values
+    cross within a millisecond (the check can fail)."""
+    dbs = [cluster.create_database("dsm_one"), cluster.create_database("dsm_two")]
+    first = client_serialized(cluster, dbs, 1500)
+    with cluster.connect(dbs[0]) as conn:
+        conn.execute("DROP EXTENSION ulid")
+        conn.execute("CREATE EXTENSION ulid")
+    second = client_serialized(cluster, dbs, 1500)
+    backwards, crossing = order_of(first + second)
+    assert crossing >= 100, "the sessions must interleave within milliseconds for this to mean anything"
+    if cluster.version >= 17:
+        assert backwards == 0
+    else:
+        assert backwards > 0
+
+
+def test_without_preloading_a_killed_backend_restarts_the_state(pg_build):
+    """17 and later: a backend killed with SIGKILL in the middle of a long
+    call makes the server restart its processes and its shared memory; the
+    DSM registry's segment is made afresh, and the values after the restart
+    are above those before (by the clock) and again in one order."""
+    if int(pg_build.split("-")[0]) < 17:
+        pytest.skip("the DSM registry exists from PostgreSQL 17; 13 to 16 keep no server-wide state unpreloaded")
+    server = Cluster(pg_build, "dsm-crash", slot=46, settings={"restart_after_crash": "on"}).start_empty()
+    try:
+        db = server.create_database("crash")
+        with server.connect(db) as conn:
+            (before,) = conn.execute("SELECT max(gen_monotonic_ulid())::bytea FROM generate_series(1, 1000)").fetchone()
+        victim = server.connect(db)
+        (pid,) = victim.execute("SELECT pg_backend_pid()").fetchone()
+        raised = []
+
+        def long_call():
+            try:
+                victim.execute("SELECT count(gen_monotonic_ulid()) FROM generate_series(1, 200000000)")
+            except psycopg.Error as exc:
+                raised.append(exc)
+
+        running = threading.Thread(target=long_call)
+        running.start()
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+        running.join()
+        assert raised and isinstance(raised[0], psycopg.OperationalError), raised
+        victim.close()
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = server.connect(db)
+                break
+            except psycopg.OperationalError:
+                assert time.monotonic() < deadline, server.log_tail()
+                time.sleep(0.2)
+        with conn:
+            (after,) = conn.execute("SELECT min(gen_monotonic_ulid())::bytea FROM generate_series(1, 1000)").fetchone()
+        assert bytes(after) > bytes(before)
+        assert "was terminated by signal 9" in server.log_tail(200)
+        made = client_serialized(server, [db], 1000)
+        assert order_of(made)[0] == 0
+    finally:
+        server.destroy()
 
 
 def test_one_statement_of_a_million_increases(preloaded):

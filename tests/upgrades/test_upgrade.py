@@ -10,6 +10,7 @@ import re
 import psycopg
 import pytest
 
+from harness.ordering import client_serialized, order_of
 from harness.pgcluster import Cluster, install_dirs
 from harness.upgrading import (RELEASES, RESYNC, VERSION, c_symbols, catalog,
                        catalog_diff, check_works, fill, snapshot)
@@ -89,6 +90,11 @@ def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_v
         assert snapshot(conn) == before
 
         check_works(conn, server, pg_version)
+
+    if pg_version >= 17:
+        # the new library's sessions share one monotonic state, unpreloaded
+        backwards, crossing = order_of(client_serialized(server, [db], 600))
+        assert crossing >= 100 and backwards == 0, (backwards, crossing)
 
 
 def test_the_catalog_comparison_sees_each_kind_of_change(server, fresh):
