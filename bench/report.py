@@ -341,7 +341,8 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("gen", "gen_monotonic_ulid() (preloaded)", "uuid_generate_v7() (pg_uuidv7)"),
       Ratio("gen-floor", "gen_ulid()"),
       Ratio("gen-floor", "gen_monotonic_ulid() (preloaded)"),
-      Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)")]),
+      Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)"),
+      Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)", "gen_monotonic_ulid() (preloaded)")]),
     ("Inserting rows",
      "One `INSERT ... SELECT` into a table whose primary key has a DEFAULT id; time, lower is better.",
      [Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)"),
@@ -516,7 +517,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "shared machine, and differ from one machine to the next.",
         "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\": "
         "values ordered across the whole server, under a lock in shared memory) and on a second cluster, "
-        "identical but for that setting (\"not preloaded\": ordered within each session).",
+        "identical but for that setting (\"not preloaded\": ordered within each session on PostgreSQL 13 to 16, "
+        "and across the whole server from 17 on, under the same lock in the dynamic shared memory registry).",
         "- n/a: the variant does not exist on that version, or was not installed there (see below).",
         "",
         "### The runs behind the figures",
