@@ -235,7 +235,10 @@ mod registry {
 
     #[cfg(feature = "pg19")]
     #[pg_guard]
-    unsafe extern "C-unwind" fn init(segment: *mut core::ffi::c_void, _arg: *mut core::ffi::c_void) {
+    unsafe extern "C-unwind" fn init(
+        segment: *mut core::ffi::c_void,
+        _arg: *mut core::ffi::c_void,
+    ) {
         unsafe { segment.cast::<SharedState>().write(SharedState::new()) }
     }
 }
