@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import psycopg
@@ -101,6 +102,17 @@ class Cluster:
 
     def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw) -> psycopg.Connection:
         return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
+
+    def connect_when_up(self, dbname: str = "postgres", timeout: float = 60) -> psycopg.Connection:
+        """A connection once the server accepts one again (after a crash
+        restart, say), failing with its log's tail after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self.connect(dbname)
+            except psycopg.OperationalError:
+                assert time.monotonic() < deadline, self.log_tail()
+                time.sleep(0.2)
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)

@@ -236,15 +236,7 @@ def test_without_preloading_a_killed_backend_restarts_the_state(pg_build):
         running.join()
         assert raised and isinstance(raised[0], psycopg.OperationalError), raised
         victim.close()
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                conn = server.connect(db)
-                break
-            except psycopg.OperationalError:
-                assert time.monotonic() < deadline, server.log_tail()
-                time.sleep(0.2)
-        with conn:
+        with server.connect_when_up(db) as conn:
             (after,) = conn.execute("SELECT min(gen_monotonic_ulid())::bytea FROM generate_series(1, 1000)").fetchone()
         assert bytes(after) > bytes(before)
         assert "was terminated by signal 9" in server.log_tail(200)

@@ -157,15 +157,7 @@ def test_killed_backend_resets_shared_memory_and_generation_goes_on(durable):
 
     committed = insert_and_crash(durable, db, kill)
     holder.close()
-    deadline = time.time() + 60
-    while True:
-        try:
-            conn = durable.connect(db)
-            break
-        except psycopg.OperationalError:
-            assert time.time() < deadline, durable.log_tail()
-            time.sleep(0.5)
-    with conn:
+    with durable.connect_when_up(db) as conn:
         present = {r[0] for r in conn.execute("SELECT id::text FROM t").fetchall()}
         assert set(committed) <= present
         (above,) = conn.execute("SELECT gen_monotonic_ulid() > (SELECT max(id) FROM t)").fetchone()
