@@ -52,6 +52,18 @@ claim_cargo_target() {
 # side never restart each other's servers.
 ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULID_PORT_BASE}}
 export ULID_CLUSTER_ROOT
+# Stops and removes every private cluster of BUILD under ULID_CLUSTER_ROOT
+# (NAME-BUILD): a test run's clusters hold gigabytes, and a run leaves
+# them for a look after a failure only until the next build starts.
+destroy_clusters_of() {
+    local build=$1 dir bindir
+    bindir=$(pg_bindir "$build")
+    for dir in "$ULID_CLUSTER_ROOT"/*-"$build"; do
+        [ -d "$dir" ] || continue
+        [ -f "$dir/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$dir" -m immediate -w -t 60 stop >/dev/null 2>&1
+        as_root rm -rf "$dir" "$dir.initdb.log"
+    done
+}
 # Where scripts/fetch-debian keeps what it downloaded from Debian's archive
 ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
 # PostgreSQL builds from Debian's binary packages of another suite
