@@ -71,9 +71,11 @@ ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
 # of the suite that has postgresql-MAJOR (13: bullseye-security, 19:
 # experimental), with the libraries of that Debian release they need beyond
 # Debian 12's, each pinned by a `debian-binary` line of inputs.manifest.
-# Built for sid, they need its C library too (with its loader); built for
-# bullseye, they run on Debian 12's, which is newer than theirs.
+# Built for sid or trixie, they need its C library too (with its loader);
+# built for bullseye, they run on Debian 12's, which is newer than theirs.
 SID_LIBRARIES=(libc6 libgcc-s1 libstdc++6 libicu78 libxml2-16 libldap2 liburing2 libssl3t64)
+# (libllvm19 and libz3-4: the JIT provider, llvmjit.so; libzstd1: libssl3t64's)
+TRIXIE_LIBRARIES=(libc6 libgcc-s1 libstdc++6 libicu76 libldap2 liburing2 libssl3t64 libzstd1 libllvm19 libz3-4)
 # (libllvm11 and libffi7: the JIT provider, llvmjit.so)
 BULLSEYE_LIBRARIES=(libssl1.1 libldap-2.4-2 libicu67 libllvm11 libffi7)
 # The Debian release of a suite: bullseye-security -> bullseye; experimental,
@@ -98,6 +100,7 @@ debian_binary_packages() {
     printf '%s\n' "postgresql-$1" "postgresql-client-$1" "postgresql-server-dev-$1" libpq5
     case "$release" in
         sid) printf '%s\n' "${SID_LIBRARIES[@]}" ;;
+        trixie) printf '%s\n' "${TRIXIE_LIBRARIES[@]}" ;;
         bullseye) printf '%s\n' "${BULLSEYE_LIBRARIES[@]}" ;;
         *) die "PostgreSQL $1 from Debian $release: lib.sh names no libraries of $release" ;;
     esac
