@@ -124,6 +124,23 @@ def measure(versions: list[int], quick: bool, build: bool, only: list[str] | Non
     return {"minutes": (time.time() - started) / 60, "versions": records}
 
 
+def replaced(results: list[dict], new: list[dict]) -> list[dict]:
+    """`results` with those of each key in `new` replaced by new ones, in
+    the place the first of them had (so the page keeps the order of the
+    cases); keys that had no results are added at the end."""
+    by_key: dict[str, list[dict]] = {}
+    for r in new:
+        by_key.setdefault(r["key"], []).append(r)
+    out: list[dict] = []
+    for r in results:
+        if r["key"] not in by_key:
+            out.append(r)
+        elif not any(o["key"] == r["key"] for o in out):
+            out.extend(by_key[r["key"]])
+    placed = {r["key"] for r in out}
+    return out + [r for r in new if r["key"] not in placed]
+
+
 def merge(earlier: dict, later: dict, names: list[str]) -> dict:
     """The results of a run of the cases `names` only (`later`) merged into
     those of an earlier run: in each version's record, the cases' results
@@ -135,8 +152,7 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
         note = {key: run[key] for key in ("date", "server_version", "build", "commit", "machine", "minutes")}
         note["cases"] = names
         record = records.setdefault(run["version"], {**run, "results": [], "sweep": {}, "durations": {}})
-        keys = {r["key"] for r in run["results"]}
-        record["results"] = [r for r in record["results"] if r["key"] not in keys] + run["results"]
+        record["results"] = replaced(record["results"], run["results"])
         record["durations"] = {**record.get("durations", {}), **run["durations"]}
         record["later"] = [n for n in record.get("later", []) if not set(n["cases"]) <= set(names)] + [note]
     earlier["versions"] = sorted(records.values(), key=lambda r: r["version"])
