@@ -1,6 +1,6 @@
-"""pg_upgrade to PostgreSQL 17 and 18 from 13 and 16, and to 19 from 18 (the
-`upgrade` lines of inputs.manifest; Debian's 15.20 and 17.12 keep a column
-option 18.6 and 19rc1 refuse), in copy and link modes, of a cluster with two databases: one
+"""pg_upgrade to PostgreSQL 17 from 13, 15 and 16, to 18 from 13 and 16, and
+to 19 from 18 (the `upgrade` lines of inputs.manifest; Debian's 15.20 and
+17.12 keep a column option 18.6 and 19rc1 refuse), in copy and link modes, of a cluster with two databases: one
 made by the previous release and one by this one. Afterwards the data is
 identical, the indexes pass amcheck and serve index scans, the generators
 work, and one command per database (`ALTER EXTENSION ulid UPDATE`, or the
@@ -22,16 +22,24 @@ from harness.upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, cata
 
 # The new server of each session that runs this file, and the older builds
 # upgraded to it: the `upgrade` lines of inputs.manifest. Debian's 15.20
-# cannot be upgraded to 18 at all, Debian's own 18 included
+# and 17.12 store a column option, pg_attver, that 18.6 and 19rc1 refuse:
+# they cannot be upgraded to those at all, Debian's own 18 included
 # (docs/upgrading.md; test_pg_upgrade_debian.py).
 pytestmark = pytest.mark.builds(*UPGRADES)
+ATTVER_BUILDS = ["15", "17"]
 
 
 def pytest_generate_tests(metafunc):
+    build = metafunc.config.getoption("--pg")
     if "old_build" in metafunc.fixturenames:
-        build = metafunc.config.getoption("--pg")
         # (none on the other builds, which deselect this module)
         metafunc.parametrize("old_build", UPGRADES.get(build, []), indirect=True, scope="module")
+    if "attver_build" in metafunc.fixturenames:
+        # the builds with pg_attver that are older than this one and not
+        # upgraded to it: the ones it refuses
+        refused = [b for b in ATTVER_BUILDS
+                   if b not in UPGRADES.get(build, []) and int(b) < int(build.split("-")[0])]
+        metafunc.parametrize("attver_build", refused)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +82,7 @@ def pg_upgrade(old: Cluster, new_build: str, mode: str) -> tuple[Cluster, subpro
     new = Cluster(new_build, "pg-upgrade-new", slot=32)
     # data checksums as the old cluster has them: initdb turns them on by
     # default from 18 on
-    initdb(new, *(["--no-data-checksums"] if old.version < 18 else []))
+    initdb(new, *(["--no-data-checksums"] if new.version >= 18 and old.version < 18 else []))
     work = CLUSTER_ROOT / "pg-upgrade-work"  # pg_upgrade's sockets, reachable by postgres
     shutil.rmtree(work, ignore_errors=True)
     as_postgres_dir(work)
@@ -86,12 +94,13 @@ def pg_upgrade(old: Cluster, new_build: str, mode: str) -> tuple[Cluster, subpro
     return new, run
 
 
-def test_debian_15_cannot_be_upgraded_even_without_ulid(pg_build):
-    """Why 15 is not among the old builds: Debian's 15.20 stores a column
-    option, pg_attver, that 18 refuses when pg_upgrade restores the schema,
-    for any table. When this fails, pg_upgrade from 15 works: add 15 to
-    OLD_BUILDS."""
-    old = Cluster("15", "pg-upgrade-old", slot=31).start_empty()
+def test_debian_builds_with_pg_attver_cannot_be_upgraded_even_without_ulid(pg_build, attver_build):
+    """Why 15 and 17 are not among the old builds of 18 and 19: Debian's
+    15.20 and 17.12 store a column option, pg_attver, that 18.6 and 19rc1
+    refuse when pg_upgrade restores the schema, for any table (17.12
+    knows it, and 15 is upgraded to 17). When this fails, pg_upgrade from
+    that build works: add it to the `upgrade` line."""
+    old = Cluster(attver_build, "pg-upgrade-old", slot=31).start_empty()
     with old.connect(old.create_database("plain", extension=False)) as conn:
         conn.execute("CREATE TABLE t (a integer)")
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'ulid'").fetchone() == (0,)
@@ -153,7 +162,9 @@ def test_pg_upgrade(old_build, pg_build, mode, new_fresh, tmp_path):
             # what the old server lacked: skip support (18), minmax-multi and
             # bloom (14); 19 adds nothing
             missing = {line for line in new_fresh if line not in carried}
-            lacked = {"ulid_skipsupport": old_version < 18, "ulid_bloom_ops": old_version < 14}
+            new_version = new.version
+            lacked = {"ulid_skipsupport": old_version < 18 <= new_version,
+                      "ulid_bloom_ops": old_version < 14 <= new_version}
             for name, expected in lacked.items():
                 assert any(name in line for line in missing) == expected, (name, missing)
             assert (carried != new_fresh) == any(lacked.values())
