@@ -1,0 +1,65 @@
+"""ulid-core and ulid-cli package as crates: `cargo package` makes both
+(ulid-cli's dependency on ulid-core by version, as crates.io needs it),
+each with its README, licence and description, keywords and categories,
+and with the files a build needs. The extension's own package is not one
+for crates.io (`publish = false`): it is built against a PostgreSQL.
+
+Runs once (scripts/test names this file): seconds, with crates.io's index
+already fetched by the builds.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tarfile
+import tomllib
+
+import pytest
+
+from harness.pgcluster import ROOT
+
+pytestmark = pytest.mark.once_per_run
+
+CRATES = ["ulid-core", "ulid-cli"]
+
+
+@pytest.fixture(scope="module")
+def packaged(tmp_path_factory) -> dict[str, tarfile.TarFile]:
+    target = tmp_path_factory.mktemp("package-target")
+    run = subprocess.run(
+        ["cargo", "package", "--no-verify", "--allow-dirty", *[a for c in CRATES for a in ("-p", c)],
+         "--target-dir", str(target)],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "CARGO_TERM_COLOR": "never"})
+    assert run.returncode == 0, run.stderr
+    out = {}
+    for crate in CRATES:
+        manifest = tomllib.loads((ROOT / "crates" / crate / "Cargo.toml").read_text())
+        path = target / "package" / f"{crate}-{manifest['package']['version']}.crate"
+        assert path.is_file(), sorted(p.name for p in (target / "package").iterdir())
+        out[crate] = tarfile.open(path)
+    return out
+
+
+@pytest.mark.parametrize("crate", CRATES)
+def test_the_crate_holds_what_a_build_and_a_reader_need(packaged, crate):
+    archive = packaged[crate]
+    names = {n.split("/", 1)[1] for n in archive.getnames()}
+    assert {"Cargo.toml", "README.md", "src/lib.rs"} <= names, sorted(names)
+    manifest = tomllib.loads(archive.extractfile(f"{archive.getnames()[0].split('/')[0]}/Cargo.toml")
+                             .read().decode())
+    package = manifest["package"]
+    for field in ("description", "license", "readme", "keywords", "categories"):
+        assert package.get(field), (crate, field)
+    assert package["license"] == "MIT"
+    assert 1 <= len(package["keywords"]) <= 5
+    if crate == "ulid-cli":
+        # a crate names its dependencies by version; the path is gone
+        core = manifest["dependencies"]["ulid-core"]
+        assert core.get("version") and "path" not in core, core
+        assert "src/main.rs" in names
+
+
+def test_the_extension_is_not_a_crates_io_package():
+    package = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]
+    assert package.get("publish") is False
