@@ -53,13 +53,13 @@ claim_cargo_target() {
 ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULID_PORT_BASE}}
 export ULID_CLUSTER_ROOT
 # Stops and removes every private cluster of BUILD under ULID_CLUSTER_ROOT
-# (NAME-BUILD): a test run's clusters hold gigabytes, and a run leaves
-# them for a look after a failure only until the next build starts.
+# (NAME-BUILD, a data directory): a test run's clusters hold gigabytes.
+# Other directories there (a server unpacked for a test) stay.
 destroy_clusters_of() {
     local build=$1 dir bindir
     bindir=$(pg_bindir "$build")
     for dir in "$ULID_CLUSTER_ROOT"/*-"$build"; do
-        [ -d "$dir" ] || continue
+        [ -f "$dir/PG_VERSION" ] || continue
         [ -f "$dir/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$dir" -m immediate -w -t 60 stop >/dev/null 2>&1
         as_root rm -rf "$dir" "$dir.initdb.log"
     done

@@ -30,7 +30,7 @@ import time
 import psycopg
 import pytest
 
-from harness.debian import System, build_deb
+from harness.debian import System
 from harness.pages import fenced_blocks
 from harness.pgcluster import ROOT, cluster_port
 
@@ -151,11 +151,12 @@ def node_connection(system: System, *names: str, dbname: str = "app") -> psycopg
 
 
 @pytest.fixture(scope="module")
-def failover(tmp_path_factory):
-    system = System.of(MAJOR)
+def failover(timeseries, tmp_path_factory):
+    # the session's sid system with ulid's Debian package for 18 installed
+    # (the fixture of TimescaleDB and pg_partman, whose cluster is left alone)
+    system = timeseries.system
+    assert system.major == MAJOR
     assert system("pg_autoctl", "--version").returncode == 0
-    system.purge()
-    system.install_deb(build_deb(MAJOR, system))
     paf = AutoFailover(system, tmp_path_factory.mktemp("pg_autoctl"))
     paf.clean()
     try:
@@ -183,7 +184,6 @@ def failover(tmp_path_factory):
         yield paf
     finally:
         paf.clean()
-        system.purge()
 
 
 class Application:

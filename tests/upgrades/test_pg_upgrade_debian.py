@@ -107,7 +107,7 @@ def debian_18() -> Path:
     pinned = root / ".pins"
     if not pinned.exists() or pinned.read_text() != stamp:
         lib_sh('mapfile -t debs < <("$ULID_ROOT/scripts/fetch-debian" "$ULID_DOWNLOADS" '
-               + " ".join(DEBIAN_18_PACKAGES) + ' "${SID_LIBRARIES[@]/#/debian-binary:}") && '
+               + " ".join(DEBIAN_18_PACKAGES) + ' $(printf "debian-binary:%s/sid " "${SID_LIBRARIES[@]}")) && '
                f'unpack_debian_postgres "{root}" 18 "${{debs[@]}}"')
         pinned.write_text(stamp)
     with_staged_ulid("18", root, 18)
