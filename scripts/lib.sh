@@ -56,12 +56,11 @@ export ULID_CLUSTER_ROOT
 # (NAME-BUILD, a data directory): a test run's clusters hold gigabytes.
 # Other directories there (a server unpacked for a test) stay.
 destroy_clusters_of() {
-    local build=$1 dir bindir
-    bindir=$(pg_bindir "$build")
+    local build=$1 dir name
     for dir in "$ULID_CLUSTER_ROOT"/*-"$build"; do
         [ -f "$dir/PG_VERSION" ] || continue
-        [ -f "$dir/postmaster.pid" ] && as_pg "$bindir/pg_ctl" -D "$dir" -m immediate -w -t 60 stop >/dev/null 2>&1
-        as_root rm -rf "$dir" "$dir.initdb.log"
+        name=${dir##*/}
+        "$ULID_ROOT/scripts/cluster" destroy "$build" "${name%-"$build"}"
     done
 }
 # Where scripts/fetch-debian keeps what it downloaded from Debian's archive
