@@ -1,10 +1,12 @@
 """The PostgreSQL builds, as the `build` lines of inputs.manifest declare
 them: the one list of builds that scripts/lib.sh, the tests and the docs'
-table of supported versions all read.
+tables of versions all read.
 
-    python3 tests/harness/builds.py --write docs/versions.md
+    python3 tests/harness/builds.py --write docs/versions.md docs/development.md
 
-rewrites that page's table from the manifest (a test checks it is current).
+rewrites those pages' tables from the manifest (a test checks they are
+current): the versions every test runs on (docs/versions.md), and where each
+build comes from (docs/development.md).
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ MANIFEST = ROOT / "inputs.manifest"
 # The generated table stands between these lines of a page.
 TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (tests/harness/builds.py) -->"
 TABLE_END = "<!-- /builds -->"
+ORIGINS_START = "<!-- build origins: generated from inputs.manifest (tests/harness/builds.py) -->"
+ORIGINS_END = "<!-- /build origins -->"
+# the pages that hold a generated table
+TABLE_PAGES = ("docs/versions.md", "docs/development.md")
 
 
 @dataclass(frozen=True)
@@ -122,19 +128,32 @@ def origin_text(build: Build) -> str:
 
 
 def markdown_table() -> str:
-    rows = ["| build | PostgreSQL | where it comes from |", "| --- | --- | --- |"]
-    rows += [f"| {b.name} | {b.version} | {origin_text(b)} |" for b in BUILDS.values()]
+    """The versions every test runs on, for users (docs/versions.md)."""
+    rows = ["| build | PostgreSQL |", "| --- | --- |"]
+    rows += [f"| {b.name} | {b.version} |" for b in BUILDS.values()]
     return "\n".join([TABLE_START, *rows, TABLE_END])
 
 
+def origins_table() -> str:
+    """Where each build comes from, for developers (docs/development.md)."""
+    rows = ["| build | PostgreSQL | where it comes from |", "| --- | --- | --- |"]
+    rows += [f"| {b.name} | {b.version} | {origin_text(b)} |" for b in BUILDS.values()]
+    return "\n".join([ORIGINS_START, *rows, ORIGINS_END])
+
+
 def with_table(page: str) -> str:
-    """The page with its generated table replaced by the current one."""
-    start, end = page.index(TABLE_START), page.index(TABLE_END) + len(TABLE_END)
-    return page[:start] + markdown_table() + page[end:]
+    """The page with each generated table it has replaced by the current one."""
+    for start_mark, end_mark, table in ((TABLE_START, TABLE_END, markdown_table),
+                                        (ORIGINS_START, ORIGINS_END, origins_table)):
+        if start_mark in page:
+            start, end = page.index(start_mark), page.index(end_mark) + len(end_mark)
+            page = page[:start] + table() + page[end:]
+    return page
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["--write"] or len(sys.argv) != 3:
-        sys.exit("usage: tests/harness/builds.py --write PAGE")
-    page = Path(sys.argv[2])
-    page.write_text(with_table(page.read_text()))
+    if sys.argv[1:2] != ["--write"] or len(sys.argv) < 3:
+        sys.exit("usage: tests/harness/builds.py --write PAGE...")
+    for name in sys.argv[2:]:
+        page = Path(name)
+        page.write_text(with_table(page.read_text()))
