@@ -101,7 +101,7 @@ Examples:
     /// New ids, each greater than the one before: ulid new --monotonic
     #[command(
         long_about = "\
-N new ids (1 by default), one a line, each greater than the one before: \
+N new ids (1 by default), one per line, each greater than the one before: \
 what ulid new N --monotonic does, with the same options (--time, --step, \
 --layout, --format); ulid help new says how the ids step.",
         after_help = "\
@@ -115,7 +115,7 @@ Examples:
     #[command(
         name = "from-time",
         long_about = "\
-N new ids (1 by default) of TIME's millisecond, one a line, each greater \
+N new ids (1 by default) of TIME's millisecond, one per line, each greater \
 than the one before: the first with random bits, the next ones stepped up \
 within the millisecond, as ulid new --monotonic --time TIME makes them \
 (--step and --layout as for new). All of them are of that millisecond: \
@@ -178,7 +178,7 @@ Examples:
         long_about = "\
 The smallest id of FROM's millisecond (its random part zero), what \
 FROM::timestamptz::ulid gives, and, given TO, the smallest id of the \
-millisecond after TO's, one a line. Every id made in FROM's millisecond or \
+millisecond after TO's, one per line. Every id made in FROM's millisecond or \
 later is at least the first, and every id made in TO's millisecond or \
 earlier is below the second, so the two bound the range from FROM to TO, \
 both included to the millisecond, as in WHERE id >= '...' AND id < '...'.
@@ -303,7 +303,7 @@ pub struct NewArgs {
 
 #[derive(Debug, Args)]
 pub struct ParseArgs {
-    /// Ids in any of the three forms, read as given; none: one a line from
+    /// Ids in any of the three forms, read as given; none: one per line from
     /// standard input, the blanks around it ignored
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
@@ -315,7 +315,7 @@ pub struct ParseArgs {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Ids in any of the three forms, read as given; none: one a line from
+    /// Ids in any of the three forms, read as given; none: one per line from
     /// standard input, the blanks around it ignored
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
@@ -410,7 +410,7 @@ pub struct BoundsArgs {
 
 #[derive(Debug, Args)]
 pub struct CryptArgs {
-    /// Ids in any of the three forms, read as given; none: one a line from
+    /// Ids in any of the three forms, read as given; none: one per line from
     /// standard input, the blanks around it ignored
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,

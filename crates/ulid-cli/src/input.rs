@@ -1,4 +1,4 @@
-//! Reading ids: from the command's arguments, or one a line from standard
+//! Reading ids: from the command's arguments, or one per line from standard
 //! input, in constant memory whatever its size.
 //!
 //! An argument is read exactly as given, as the type reads a literal:

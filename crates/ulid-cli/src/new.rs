@@ -67,7 +67,7 @@ impl From<io::Error> for NewError {
     }
 }
 
-/// Writes `options.count` new ids to `out`, one a line.
+/// Writes `options.count` new ids to `out`, one per line.
 pub fn write_new<W: Write>(
     options: &NewOptions,
     clock: &mut impl Clock,
