@@ -17,14 +17,12 @@ import datetime
 import os
 import platform
 import subprocess
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+from harness.pgcluster import Cluster
 
-from harness.pgcluster import Cluster  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 # Settings of the benchmark cluster. fsync stays on; commits are
 # asynchronous so that pgbench measures the server, not this machine's disk.

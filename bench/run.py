@@ -45,9 +45,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import report
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from harness.builds import BENCH_BUILDS  # noqa: E402
+from harness.builds import BENCH_BUILDS  # harness: scripts/lib.sh puts tests/ on PYTHONPATH
 
 # the `bench` line of inputs.manifest
 DEFAULT_VERSIONS = [int(build) for build in BENCH_BUILDS]

@@ -10,6 +10,10 @@ set -euo pipefail
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_PG_HOME=${ULID_PG_HOME:-/opt/ulid-postgres}
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
+# the one place Python is told where the shared helpers are: `import
+# harness` works in every program the scripts run (bench/, the tests);
+# pytest finds tests/ on its own
+export PYTHONPATH=$ULID_ROOT/tests${PYTHONPATH:+:$PYTHONPATH}
 ULID_TOOLS=${ULID_TOOLS:-/opt/ulid-tools}
 # pgrx's configuration (one per build: see pgrx_env_for)
 ULID_PGRX_HOME=${ULID_PGRX_HOME:-$HOME/.pgrx}
