@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import ulid_binary
-from harness.pages import fenced_blocks, normalized, output_matches
+from harness.pages import fenced_blocks, normalized, output_matches, sh_blocks
 from harness.pgcluster import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -67,20 +67,6 @@ def transcripts(path: Path) -> list[Command]:
                 else:
                     commands[-1].expected.append(line)
     return commands
-
-
-def sh_blocks(path: Path) -> list[tuple[int, str]]:
-    """Every `sh` block of the page, as a script (a transcript's commands
-    only), with the line its body starts on."""
-    lines = path.read_text().split("\n")
-    blocks = []
-    for i, block in fenced_blocks(lines, path.name).items():
-        body = [line.strip() for line in lines[i + 1:block.end]]
-        if block.info == "sh":
-            if body and body[0].startswith("$ "):
-                body = [line[2:] for line in body if line.startswith("$ ")]
-            blocks.append((i + 2, "\n".join(body) + "\n"))
-    return blocks
 
 
 PAGES_WITH_EXAMPLES = [page for page in PAGES if transcripts(page)]

@@ -81,6 +81,20 @@ def sql_blocks(page: Path, heading: str) -> list[str]:
     return blocks
 
 
+def sh_blocks(page: Path) -> list[tuple[int, str]]:
+    """Every `sh` block of the page, as a script (a transcript's commands
+    only, without their `$ `), with the line its body starts on."""
+    lines = page.read_text().split("\n")
+    blocks = []
+    for i, block in fenced_blocks(lines, page.name).items():
+        body = [line.strip() for line in lines[i + 1:block.end]]
+        if block.info == "sh":
+            if body and body[0].startswith("$ "):
+                body = [line[2:] for line in body if line.startswith("$ ")]
+            blocks.append((i + 2, "\n".join(body) + "\n"))
+    return blocks
+
+
 ANY = "\u2026"
 
 

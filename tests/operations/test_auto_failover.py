@@ -31,7 +31,7 @@ import psycopg
 import pytest
 
 from harness.debian import System
-from harness.pages import fenced_blocks
+from harness.pages import sh_blocks
 from harness.pgcluster import ROOT, cluster_port
 
 pytestmark = pytest.mark.builds("18")
@@ -56,17 +56,14 @@ PAGE = ROOT / "docs" / "nodes.md"
 
 
 def page_commands() -> dict[tuple[str, str], set[str]]:
-    """The pg_autoctl commands of the page's `sh` block, each with the
+    """The pg_autoctl commands of the page's `sh` blocks, each with the
     options it is given."""
-    lines = PAGE.read_text().split("\n")
     commands = {}
-    for i, block in fenced_blocks(lines, PAGE.name).items():
-        script = "\n".join(lines[i + 1:block.end])
-        if block.info == "sh" and "pg_autoctl" in script:
-            for command in re.sub(r"\\\n", " ", script).split("\n"):
-                words = shlex.split(command, comments=True)
-                if words and words[0] == "pg_autoctl":
-                    commands[(words[1], words[2])] = {w for w in words if w.startswith("--")}
+    for _, script in sh_blocks(PAGE):
+        for command in re.sub(r"\\\n", " ", script).split("\n"):
+            words = shlex.split(command, comments=True)
+            if words and words[0] == "pg_autoctl":
+                commands[(words[1], words[2])] = {w for w in words if w.startswith("--")}
     return commands
 
 
