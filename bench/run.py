@@ -45,7 +45,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import report
-from harness.builds import BENCH_BUILDS  # harness: scripts/lib.sh puts tests/ on PYTHONPATH
+from ulidtools.builds import BENCH_BUILDS  # tools/: scripts/lib.sh puts it on PYTHONPATH
 
 # the `bench` line of inputs.manifest
 DEFAULT_VERSIONS = [int(build) for build in BENCH_BUILDS]

@@ -10,10 +10,26 @@ set -euo pipefail
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_PG_HOME=${ULID_PG_HOME:-/opt/ulid-postgres}
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
-# the one place Python is told where the shared helpers are: `import
-# harness` works in every program the scripts run (bench/, the tests);
-# pytest finds tests/ on its own
-export PYTHONPATH=$ULID_ROOT/tests${PYTHONPATH:+:$PYTHONPATH}
+# the one place Python is told where the project's own modules are: `import
+# ulidtools` (tools/: the manifest, the builds) and `import harness` (tests/:
+# what the tests share) work in every program the scripts run (the scripts'
+# own Python, bench/, the tests)
+export PYTHONPATH=$ULID_ROOT/tools:$ULID_ROOT/tests${PYTHONPATH:+:$PYTHONPATH}
+# inputs.manifest is read by tools/ulidtools alone, so the scripts need
+# Python from their first line; a fresh Debian 12 may not have it yet
+if ! command -v python3 >/dev/null; then
+    echo "lib.sh: installing python3 (Debian 12's), which reads inputs.manifest" >&2
+    sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends python3 >/dev/null
+fi
+# tools/ulidtools, without the site packages (-S: nothing it needs is there)
+ulidtools() { python3 -S -m ulidtools "$@"; }
+# what the manifest says that every script needs: the tools' versions
+# (ULID_CARGO_PGRX_VERSION, ULID_CARGO_ZIGBUILD_VERSION, ULID_ZIG_VERSION),
+# the builds (ULID_BUILDS) and their fields (build_field)
+ulid_manifest_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
+eval "$ulid_manifest_shell"
 ULID_TOOLS=${ULID_TOOLS:-/opt/ulid-tools}
 # pgrx's configuration (one per build: see pgrx_env_for)
 ULID_PGRX_HOME=${ULID_PGRX_HOME:-$HOME/.pgrx}
@@ -23,7 +39,7 @@ ULID_PGRX_HOME=${ULID_PGRX_HOME:-$HOME/.pgrx}
 # into /usr/bin, behind rustup's in PATH): a directory of links to them goes
 # first in PATH, and cargo-pgrx, built with them, before it.
 ULID_RUST_BIN=$ULID_TOOLS/rust-web/bin
-ULID_CARGO_PGRX_ROOT=$ULID_TOOLS/cargo-pgrx-$(awk '$1 == "crate" && $2 == "cargo-pgrx" { print $3 }' "$ULID_ROOT/inputs.manifest")
+ULID_CARGO_PGRX_ROOT=$ULID_TOOLS/cargo-pgrx-$ULID_CARGO_PGRX_VERSION
 case ":$PATH:" in
     *":$ULID_CARGO_PGRX_ROOT/bin:$ULID_RUST_BIN:"*) ;;
     *) PATH=$ULID_CARGO_PGRX_ROOT/bin:$ULID_RUST_BIN:$PATH ;;
@@ -196,28 +212,25 @@ ULID_PG_USER=${ULID_PG_USER:-postgres}
 # The fields of every line of KIND in inputs.manifest, the manifest of all
 # that comes from outside the repository, one line each, the kind left off;
 # with a second argument, only the lines whose first field is that.
+# tools/ulidtools/manifest.py is the file's one reader, and stops on a line
+# that is not well formed.
 manifest() {
-    awk -v kind="$1" -v key="${2:-}" '$1 == kind && (key == "" || $2 == key) { $1 = ""; sub(/^ +/, ""); print }' \
-        "$ULID_ROOT/inputs.manifest"
+    ulidtools manifest "$@"
 }
 
 # The PostgreSQL builds, in the manifest's order; with FROM, only those that
 # come from there (debian, wheel, source, source+assert, debian-binary).
 builds() {
-    awk -v from="${1:-}" '$1 == "build" && (from == "" || $5 == from) { print $2 }' "$ULID_ROOT/inputs.manifest"
+    if [ $# -eq 0 ]; then printf '%s\n' $ULID_BUILDS; else ulidtools builds "$1"; fi
 }
 # One field of a build's line: major, version, from or port.
 build_field() {
-    local field
-    case "$2" in
-        major) field=3 ;; version) field=4 ;; from) field=5 ;; port) field=6 ;;
-        *) die "build_field: no field $2" ;;
-    esac
-    awk -v name="$1" -v f="$field" '$1 == "build" && $2 == name { print $f; found = 1 } END { exit !found }' \
-        "$ULID_ROOT/inputs.manifest" ||
-        die "PostgreSQL $1 is not a build inputs.manifest declares (builds: $(builds | xargs))"
+    local name="ULID_BUILD_${2^^}_${1//-/_}"
+    [[ "$name" =~ ^ULID_BUILD_(MAJOR|VERSION|FROM|PORT)_[0-9A-Za-z_]+$ && -n "${!name:-}" ]] ||
+        die "PostgreSQL $1 is not a build inputs.manifest declares (builds: $ULID_BUILDS), or has no field $2"
+    echo "${!name}"
 }
-ULID_VERSIONS=${ULID_VERSIONS:-$(builds | xargs)}
+ULID_VERSIONS=${ULID_VERSIONS:-$ULID_BUILDS}
 
 # For a script's command line: with -h or --help first, print the script's
 # opening comment and exit; otherwise stop, before anything is done, on an
@@ -341,8 +354,8 @@ pypi_download() {
 # every Linux with that glibc or a newer one, and arm64 is cross-compiled.
 # scripts/setup installs the tools and the arm64 headers.
 ULID_GLIBC_FLOOR=2.28
-ULID_ZIG=$ULID_TOOLS/zig-$(awk '$1 == "pypi" && $2 == "ziglang" { print $3 }' "$ULID_ROOT/inputs.manifest")/ziglang/zig
-ULID_CARGO_ZIGBUILD=$ULID_TOOLS/cargo-zigbuild-$(awk '$1 == "crate" && $2 == "cargo-zigbuild" { print $3 }' "$ULID_ROOT/inputs.manifest")/bin/cargo-zigbuild
+ULID_ZIG=$ULID_TOOLS/zig-$ULID_ZIG_VERSION/ziglang/zig
+ULID_CARGO_ZIGBUILD=$ULID_TOOLS/cargo-zigbuild-$ULID_CARGO_ZIGBUILD_VERSION/bin/cargo-zigbuild
 # the arm64 root: the Rust standard library and the C library's and ICU's
 # headers (Debian's arm64 packages), and per major version the server
 # headers with a pg_config that names them (pgMAJOR/bin/pg_config)

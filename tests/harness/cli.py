@@ -18,9 +18,8 @@ def ulid_binary() -> Path:
     if given:
         return Path(given)
     target = Path(os.environ.get("ULID_CARGO_TARGET") or Path.home() / ".cache/ulid/target")
-    # the scripts' Rust (scripts/lib.sh puts it first in PATH)
-    env = dict(os.environ, CARGO_TARGET_DIR=str(target),
-               PATH=f"/opt/ulid-tools/rust-web/bin:{os.environ['PATH']}")
+    # with the scripts' Rust, which scripts/lib.sh puts first in PATH
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
     subprocess.run(["cargo", "build", "--quiet", "-p", "ulid-cli"], cwd=ROOT, env=env, check=True)
     return target / "debug" / "ulid"
 

@@ -5,8 +5,7 @@ directory, port and socket per cluster, the server run as `postgres` when
 we are root. Ports are those of `cluster_port` in scripts/lib.sh.
 
 A build is named as the `build` lines of inputs.manifest name it
-(`harness.builds`):
-a major version ("15") or a second build of one ("18-assert").
+(`ulidtools.builds`): a major version ("15") or a second build of one ("18-assert").
 `Cluster.version` is the major version as an int, for comparisons;
 `Cluster.build` is the name.
 """
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 
-from harness.builds import BUILDS, Build, build_of, major_version  # noqa: F401 (the harness's names)
+from ulidtools.builds import BUILDS, Build, build_of, major_version  # noqa: F401 (the harness's names)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"

@@ -27,7 +27,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from harness.builds import ROOT
+from ulidtools.builds import ROOT
 from harness.debian import DEB_VERSION, VERSION, System, build_deb, run
 from harness.pgcluster import cluster_port
 

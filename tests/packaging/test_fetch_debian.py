@@ -23,7 +23,7 @@ from harness.pgcluster import ROOT
 
 pytestmark = pytest.mark.once_per_run
 
-FETCH = ROOT / "scripts" / "fetch-debian"
+FETCH = ROOT / "scripts" / "fetch-debian"  # runs tools/ulidtools/fetch_debian.py
 
 POOL = "pool/main/p/pkg"
 
@@ -109,7 +109,7 @@ def source_pin(version: str, content: bytes | None = None) -> str:
 def fetch(tmp_path: Path, archive: Archive, manifest_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, ULID_DEBIAN_MIRROR=archive.url, ULID_MANIFEST=str(manifest_path))
     return subprocess.run(
-        ["python3", str(FETCH), *args], env=env, capture_output=True, text=True, timeout=60
+        [str(FETCH), *args], env=env, capture_output=True, text=True, timeout=60
     )
 
 
@@ -271,81 +271,6 @@ def test_two_suites_packages_of_one_name_are_named_with_their_suite(tmp_path, ar
     result = fetch(tmp_path, archive, pins, dl, "debian-binary:pkg-bin/sid")
     assert result.returncode == 1
     assert "inputs.manifest pins no debian-binary:pkg-bin/sid" in result.stderr
-
-
-def test_the_repository_manifest_is_well_formed():
-    """Every line of inputs.manifest is of a known kind with its fields, and
-    every lock file it names exists."""
-    fields = {"build": 6, "debian-source": 8, "debian-binary": 8, "debian-system": 8, "system": 9, "debian": 3,
-              "wheel": 7, "pypi": 5, "crate": 4, "lock": 2}
-    seen = set()
-    for line in (ROOT / "inputs.manifest").read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        kind, *rest = line.split()
-        if kind in ("upgrade", "bench"):
-            # lists of builds: a build each, that inputs.manifest declares
-            builds = {other.split()[1] for other in (ROOT / "inputs.manifest").read_text().splitlines()
-                      if other.startswith("build ")}
-            assert rest and set(rest) <= builds, line
-            assert (kind, rest[0]) not in seen, f"twice: {line}"
-            seen.add((kind, rest[0]))
-            continue
-        assert kind in fields, line
-        assert len(rest) + 1 == fields[kind], line
-        # scripts/fetch-debian knows a .deb by its kind and package name
-        # (a .deb of another architecture as PACKAGE:ARCH), an upstream
-        # tarball by its source package's, which may be a .deb's too
-        # (postgresql-18): callers then name the kind
-        # (two suites' .debs of one name, libpq5, by PACKAGE/SUITE)
-        if kind in ("debian-source", "debian-binary", "debian-system"):
-            key = (kind, rest[2])
-            if kind == "debian-binary":
-                key = (kind, rest[2], rest[1])
-                package, _, arch = rest[2].partition(":")
-                assert rest[4].endswith(f"_{arch or 'amd64'}.deb") or rest[4].endswith("_all.deb"), line
-        elif kind == "system":
-            key = (kind, rest[0], rest[3])
-            name, _, arch = rest[0].partition("-")
-            assert rest[5].endswith(f"_{arch or 'amd64'}.deb") or rest[5].endswith("_all.deb"), line
-        else:
-            key = (kind, rest[0])
-        assert key not in seen, f"pinned twice: {line}"
-        seen.add(key)
-        if kind == "lock":
-            assert (ROOT / rest[0]).is_file(), line
-        for value in rest:
-            if len(value) == 64 and all(c in "0123456789abcdef" for c in value):
-                break
-        else:
-            assert kind in ("build", "debian", "lock"), f"no sha256: {line}"
-
-
-def test_every_build_comes_from_a_pinned_input():
-    """Each `build` line names an origin whose input the manifest pins: the
-    wheel of that build, the source tarball or Debian packages of its major
-    version; ports do not overlap."""
-    lines = [line.split() for line in (ROOT / "inputs.manifest").read_text().splitlines()
-             if line.strip() and not line.startswith("#")]
-    pins = {(fields[0], fields[3] if fields[0].startswith("debian-") else fields[1]) for fields in lines}
-    builds = [fields[1:] for fields in lines if fields[0] == "build"]
-    assert builds, "no build lines"
-    ports = []
-    for name, major, version, origin, port in builds:
-        assert name == major or name.startswith(major + "-"), name
-        assert version.startswith(major), (name, version)
-        needed = {
-            "debian": ("debian", f"postgresql-{major}"),
-            "wheel": ("wheel", name),
-            "source": ("debian-source", f"postgresql-{major}"),
-            "source+assert": ("debian-source", f"postgresql-{major}"),
-            "debian-binary": ("debian-binary", f"postgresql-{major}"),
-        }[origin]
-        assert needed in pins, f"build {name}: inputs.manifest pins no {needed[0]} {needed[1]}"
-        ports.append(int(port))
-    # each build's slots (0 to 49) are its own
-    ports.sort()
-    assert all(b - a >= 50 for a, b in zip(ports, ports[1:])), ports
 
 
 def test_nothing_builds_citus_or_reads_a_vendor_directory():

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from harness.builds import UPGRADES
+from ulidtools.builds import UPGRADES
 from harness.pgcluster import CLUSTER_ROOT, ROOT, Cluster
 from harness.upgrading import (RELEASES, RESYNC, VERSION, InstalledRelease, catalog, catalog_diff,
                        check_works, fill, snapshot)

@@ -1,8 +1,8 @@
 """The PostgreSQL builds, as the `build` lines of inputs.manifest declare
-them: the one list of builds that scripts/lib.sh, the tests and the docs'
-tables of versions all read.
+them: the one list of builds that scripts/lib.sh, the tests, the
+benchmarks and the docs' tables of versions all read.
 
-    python3 tests/harness/builds.py --write docs/versions.md docs/development.md
+    python3 -m ulidtools tables --write docs/versions.md docs/development.md
 
 rewrites those pages' tables from the manifest (a test checks they are
 current): the versions every test runs on (docs/versions.md), and where each
@@ -11,69 +11,27 @@ build comes from (docs/development.md).
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-MANIFEST = ROOT / "inputs.manifest"
+from ulidtools import manifest
+from ulidtools.manifest import ROOT, Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
+
 # The generated table stands between these lines of a page.
-TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (tests/harness/builds.py) -->"
+TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (python3 -m ulidtools tables) -->"
 TABLE_END = "<!-- /builds -->"
-ORIGINS_START = "<!-- build origins: generated from inputs.manifest (tests/harness/builds.py) -->"
+ORIGINS_START = "<!-- build origins: generated from inputs.manifest (python3 -m ulidtools tables) -->"
 ORIGINS_END = "<!-- /build origins -->"
 # the pages that hold a generated table
 TABLE_PAGES = ("docs/versions.md", "docs/development.md")
 
 
-@dataclass(frozen=True)
-class Build:
-    """A PostgreSQL build, as a `build` line of inputs.manifest declares it."""
-
-    name: str  # "15", "18-assert"
-    major: int
-    version: str  # what the server reports: "15.20", "19rc1"
-    origin: str  # debian, wheel, source, source+assert, debian-binary
-    port: int  # its clusters listen on ULID_PORT_BASE + port + slot
-
-    @property
-    def assertions(self) -> bool:
-        return self.origin.endswith("+assert")
-
-
-def _manifest_lines() -> list[list[str]]:
-    return [line.split() for line in MANIFEST.read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
-
-
-def _read_builds() -> dict[str, Build]:
-    builds = {}
-    for fields in _manifest_lines():
-        if fields[0] == "build":
-            _, name, major, version, origin, port = fields
-            builds[name] = Build(name, int(major), version, origin, int(port))
-    return builds
-
-
 # Every build the tests can run on, in the manifest's order.
-BUILDS = _read_builds()
-
-
-def _read_lists(kind: str) -> list[list[str]]:
-    """The builds each line of KIND names, checked against the build lines."""
-    lists = [fields[1:] for fields in _manifest_lines() if fields[0] == kind]
-    for names in lists:
-        for name in names:
-            if name not in BUILDS:
-                raise ValueError(f"inputs.manifest: {kind} {' '.join(names)}: {name} is not a build")
-    return lists
-
-
+BUILDS: dict[str, Build] = {r.name: r for r in manifest.read() if isinstance(r, Build)}
 # pg_upgrade to each build (key) from the older ones (value), as the
 # `upgrade` lines say
-UPGRADES = {new: olds for new, *olds in _read_lists("upgrade")}
+UPGRADES = {r.new: list(r.olds) for r in manifest.read() if isinstance(r, Upgrade)}
 # the builds a full benchmark run measures, as the `bench` line says
-BENCH_BUILDS = [name for names in _read_lists("bench") for name in names]
+BENCH_BUILDS = [name for r in manifest.read() if isinstance(r, Bench) for name in r.builds]
 
 
 def build_of(build: int | str) -> Build:
@@ -96,33 +54,32 @@ def debian_release(suite: str) -> str:
 
 def origin_text(build: Build) -> str:
     """Where a build comes from, in words, from the manifest line it names."""
-    lines = _manifest_lines()
+    records = manifest.read()
     package = f"postgresql-{build.major}"
 
-    def pinned(kind: str) -> list[str]:
-        key = 3 if kind.startswith("debian-") else 1
-        wanted = build.name if kind == "wheel" else package
-        return next(fields for fields in lines if fields[0] == kind and fields[key] == wanted)
+    def pinned(kind: str):
+        return next(r for r in records if isinstance(r, Wheel if kind == "wheel" else DebianFile)
+                    and (r.build == build.name if kind == "wheel" else (r.kind, r.package) == (kind, package)))
 
     if build.origin == "debian":
         return f"Debian 12's packages (`{package}`)"
     if build.origin == "wheel":
-        _, _, project, version, *_ = pinned("wheel")
-        return f"the PyPI wheel `{project}` {version}, a relocatable build with headers"
+        wheel = pinned("wheel")
+        return f"the PyPI wheel `{wheel.project}` {wheel.version}, a relocatable build with headers"
     if build.origin.startswith("source"):
-        _, _, suite, _, version, *_ = pinned("debian-source")
-        text = f"built from Debian's source archive (`{suite}`, {package} {version})"
+        source = pinned("debian-source")
+        text = f"built from Debian's source archive (`{source.suite}`, {package} {source.version})"
         return text + (" with `--enable-cassert --enable-debug`" if build.assertions else "")
     if build.origin == "debian-binary":
-        _, _, suite, _, version, *_ = pinned("debian-binary")
-        release = debian_release(suite)
+        binary = pinned("debian-binary")
+        suite, release = binary.suite, debian_release(binary.suite)
         # the packages of a release newer than Debian 12 bring its C library
         # (scripts/lib.sh: debian_binary_packages)
-        if any(fields[0] == "debian-binary" and fields[3] == "libc6" and debian_release(fields[2]) == release
-               for fields in lines):
-            return (f"Debian {suite}'s binary packages (`{package}` {version}), unpacked with the "
+        if any(isinstance(r, DebianFile) and r.kind == "debian-binary" and r.package == "libc6"
+               and debian_release(r.suite) == release for r in records):
+            return (f"Debian {suite}'s binary packages (`{package}` {binary.version}), unpacked with the "
                     f"libraries of {release} they need")
-        return (f"Debian {suite}'s binary packages (`{package}` {version}), unpacked with the "
+        return (f"Debian {suite}'s binary packages (`{package}` {binary.version}), unpacked with the "
                 f"libraries of {release} they need beside Debian 12's C library")
     raise ValueError(f"build {build.name}: unknown origin {build.origin}")
 
@@ -151,9 +108,7 @@ def with_table(page: str) -> str:
     return page
 
 
-if __name__ == "__main__":
-    if sys.argv[1:2] != ["--write"] or len(sys.argv) < 3:
-        sys.exit("usage: tests/harness/builds.py --write PAGE...")
-    for name in sys.argv[2:]:
-        page = Path(name)
+def write_tables(pages: list[str]) -> None:
+    for name in pages:
+        page = ROOT / name if not name.startswith("/") else Path(name)
         page.write_text(with_table(page.read_text()))

@@ -1,0 +1,138 @@
+"""inputs.manifest and its one reader, tools/ulidtools/manifest.py: the
+repository's manifest reads (every line of a known kind with its fields, a
+pin given once, every list of builds naming builds, every lock file
+present), each build's input is pinned, and a line that is not well formed
+stops the reader with its number; scripts/lib.sh's `manifest`, `builds` and
+`build_field` print what the reader gives.
+
+Runs once (scripts/test names this file): seconds.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from harness.pgcluster import ROOT
+from ulidtools import manifest
+from ulidtools.manifest import Build, DebianFile, ManifestError, Wheel
+
+pytestmark = pytest.mark.once_per_run
+
+SHA = "ab" * 32
+
+
+def test_the_repository_manifest_reads():
+    records = manifest.read()
+    kinds = {r.text.split()[0] for r in records}
+    assert kinds == set(manifest.KINDS), kinds ^ set(manifest.KINDS)
+    # every line that is not blank or a comment became a record
+    lines = [line for line in manifest.PATH.read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert len(records) == len(lines)
+    # a .deb is the architecture its name or system says
+    for r in records:
+        if isinstance(r, DebianFile) and r.path.endswith(".deb"):
+            assert r.path.endswith((f"_{r.arch}.deb", "_all.deb")), r.text
+
+
+def test_every_build_comes_from_a_pinned_input():
+    """Each build's origin is pinned: the wheel of that build, the source
+    tarball or the Debian packages of its major version; ports do not
+    overlap."""
+    records = manifest.read()
+    builds = [r for r in records if isinstance(r, Build)]
+    assert builds, "no build lines"
+    debian = {r.package for r in manifest.of_kind("debian")}
+    for build in builds:
+        assert build.name == str(build.major) or build.name.startswith(f"{build.major}-"), build.name
+        assert build.version.startswith(str(build.major)), build.text
+        package = f"postgresql-{build.major}"
+        if build.origin == "debian":
+            assert package in debian, build.text
+        elif build.origin == "wheel":
+            assert any(isinstance(r, Wheel) and r.build == build.name for r in records), build.text
+        else:
+            kind = "debian-binary" if build.origin == "debian-binary" else "debian-source"
+            assert build.origin in ("debian-binary", "source", "source+assert"), build.text
+            assert any(isinstance(r, DebianFile) and (r.kind, r.package) == (kind, package) for r in records), \
+                f"build {build.name}: inputs.manifest pins no {kind} {package}"
+    # each build's slots (0 to 49) are its own
+    ports = sorted(b.port for b in builds)
+    assert all(b - a >= 50 for a, b in zip(ports, ports[1:])), ports
+
+
+GOOD = [
+    "build 15 15 15.20 debian 1500",
+    "build 16 16 16.9 wheel 1550",
+    "upgrade 16 15",
+    "bench 15 16",
+    f"debian-source debian sid postgresql-18 18.6 pool/main/p/postgresql-18/postgresql-18_18.6.orig.tar.bz2 10 {SHA}",
+    f"debian-binary debian trixie libc6:arm64 2.41-12 pool/main/g/glibc/libc6_2.41-12_arm64.deb 10 {SHA}",
+    f"system bookworm-arm64 debian bookworm libc6 2.36-9 pool/main/g/glibc/libc6_2.36-9_arm64.deb 10 {SHA}",
+    "debian postgresql-15 15.20-0+deb12u1",
+    f"wheel 16 some-project 1.0 some_project-1.0.whl {SHA} some_project/pginstall",
+    f"crate cargo-pgrx 0.19.3 {SHA}",
+    f"pypi ziglang 0.17.1 ziglang-0.17.1.whl {SHA}",
+]
+
+
+def test_a_well_formed_manifest_gives_typed_records():
+    records = manifest.parse("# a comment\n\n" + "\n".join(GOOD) + "\n")
+    assert [r.number for r in records] == list(range(3, 3 + len(GOOD)))
+    build, wheel_build, upgrade, bench, source, binary, system, debian, wheel, crate, pypi = records
+    assert (build.name, build.major, build.version, build.origin, build.port) == ("15", 15, "15.20", "debian", 1500)
+    assert upgrade.new == "16" and upgrade.olds == ("15",)
+    assert bench.builds == ("15", "16")
+    assert (source.kind, source.package, source.size) == ("debian-source", "postgresql-18", 10)
+    assert (binary.kind, binary.package, binary.suite) == ("debian-binary", "libc6:arm64", "trixie")
+    assert (system.kind, system.package) == ("system:bookworm-arm64", "libc6")
+    assert (wheel.build, wheel.directory) == ("16", "some_project/pginstall")
+    assert (crate.name, crate.version, pypi.project) == ("cargo-pgrx", "0.19.3", "ziglang")
+    assert system.rest() == GOOD[6].split(maxsplit=1)[1]
+    assert (binary.arch, system.arch, source.arch) == ("arm64", "arm64", "amd64")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("build 17 17 17.12 debian", "line 13: expected 6 fields"),
+    ("build 17 17 17.12 debian port", "line 13: port is not a number"),
+    ("crate cargo-zigbuild 0.24.1 not-a-sha", "line 13: not a sha256"),
+    ("wheels 16 x 1 y z w", "line 13: no kind of line is called wheels"),
+    ("debian postgresql-15 15.21", "line 13: pinned twice (line 9 too)"),
+    ("upgrade 19 15", "line 13: 19 is not a build"),
+    ("bench", "line 13: bench names no build"),
+    ("lock no/such/file.lock", "line 13: no file no/such/file.lock"),
+])
+def test_a_line_that_is_not_well_formed_stops_the_reader(line, message):
+    with pytest.raises(ManifestError) as raised:
+        manifest.parse("\n".join(["# a comment", *GOOD, line]) + "\n", ROOT)
+    assert str(raised.value).startswith(message), raised.value
+
+
+def lib_sh(command: str) -> str:
+    run = subprocess.run(["bash", "-c", f"source scripts/lib.sh; {command}"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_lib_sh_prints_what_the_reader_gives():
+    records = manifest.read()
+    for kind in manifest.KINDS:
+        expected = "".join(" ".join(r.text.split()[1:]) + "\n" for r in records if r.text.split()[0] == kind)
+        assert lib_sh(f"manifest {kind}") == expected, kind
+    assert lib_sh("manifest crate cargo-pgrx").split()[1] == manifest.one("crate", "cargo-pgrx").version
+    builds = [r for r in records if isinstance(r, Build)]
+    assert lib_sh("builds").split() == [b.name for b in builds]
+    assert lib_sh("builds source+assert").split() == [b.name for b in builds if b.origin == "source+assert"]
+    last = builds[-1]
+    assert lib_sh(f"build_field {last.name} port; build_field {last.name} version").split() == \
+        [str(last.port), last.version]
+
+
+def test_a_script_stops_on_a_build_the_manifest_does_not_declare():
+    run = subprocess.run(["bash", "-c", "source scripts/lib.sh; x=$(pg_major 12345); echo reached"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and "reached" not in run.stdout
+    assert "PostgreSQL 12345 is not a build inputs.manifest declares" in run.stderr

@@ -1,0 +1,72 @@
+"""python3 -m ulidtools COMMAND ...: what the scripts ask of the tooling.
+
+    manifest KIND [KEY]        each line of KIND (whose first field is KEY),
+                               without its kind, one per line
+    builds [FROM]              the builds' names (only those from FROM)
+    build-field BUILD FIELD    major, version, from or port of a build
+    shell                      shell assignments scripts/lib.sh evaluates:
+                               the tools' versions, the list of builds and
+                               each build's fields (ULID_BUILD_PORT_18_assert)
+    tables --write PAGE...     rewrite the pages' generated tables of builds
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import sys
+
+from ulidtools import builds, manifest
+from ulidtools.manifest import ManifestError
+
+
+# a build's fields as the scripts name them, and the record's attributes
+FIELDS = {"major": "major", "version": "version", "from": "origin", "port": "port"}
+
+
+def main(argv: list[str]) -> int:
+    command, *args = argv or ["--help"]
+    if command in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if command == "manifest" and 1 <= len(args) <= 2:
+        for record in manifest.of_kind(args[0]):
+            if len(args) == 1 or record.text.split()[1] == args[1]:
+                print(record.rest())
+    elif command == "builds" and len(args) <= 1:
+        for build in builds.BUILDS.values():
+            if not args or build.origin == args[0]:
+                print(build.name)
+    elif command == "build-field" and len(args) == 2:
+        name, wanted = args
+        attribute = FIELDS.get(wanted)
+        if attribute is None:
+            raise ManifestError(f"build-field: no field {wanted}")
+        print(getattr(builds.build_of(name), attribute))
+    elif command == "shell" and not args:
+        values = {
+            "ULID_CARGO_PGRX_VERSION": manifest.one("crate", "cargo-pgrx").version,
+            "ULID_CARGO_ZIGBUILD_VERSION": manifest.one("crate", "cargo-zigbuild").version,
+            "ULID_ZIG_VERSION": manifest.one("pypi", "ziglang").version,
+            "ULID_BUILDS": " ".join(builds.BUILDS),
+        }
+        for build in builds.BUILDS.values():
+            for field, value in FIELDS.items():
+                values[f"ULID_BUILD_{field.upper()}_{build.name.replace('-', '_')}"] = getattr(build, value)
+        for name, value in values.items():
+            print(f"{name}={shlex.quote(str(value))}")
+    elif command == "tables" and args[:1] == ["--write"] and len(args) > 1:
+        builds.write_tables(args[1:])
+    else:
+        print(f"ulidtools: cannot do: {' '.join(argv)}\n\n{__doc__.strip()}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    # a reader that stops early (`| head`) ends this quietly, as it would awk
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (ManifestError, ValueError) as error:
+        sys.exit(f"ulidtools: {error}")

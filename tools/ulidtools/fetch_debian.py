@@ -1,0 +1,310 @@
+"""Downloads files from Debian's archive as inputs.manifest pins them.
+
+    scripts/fetch-debian DIR PACKAGE...      download into DIR, print each path
+    scripts/fetch-debian --check PACKAGE...  only check that each answers
+
+PACKAGE names a `debian-source`, `debian-binary`, `debian-system` or
+`system` line of the manifest: the upstream tarball of a source package,
+or a .deb of another suite or architecture. A source package and a binary
+package can share a name (postgresql-18 is both), and so can the packages
+of two Debian systems: KIND:PACKAGE names the line of that kind, and a
+bare PACKAGE pinned by lines of two kinds is an error. The kind of a
+`system NAME ...` line is `system:NAME` (so `system:bookworm-arm64:libc6`),
+and a .deb of another architecture is pinned as PACKAGE:ARCH
+(`debian-binary:libc6-dev:arm64`), as apt names it. Two suites' .debs of
+one name and kind (libpq5 of sid and of bullseye) are named with their
+suite, PACKAGE/SUITE as apt names it (`debian-binary:libpq5/experimental`).
+
+For each, the pinned file comes first: its exact pool path, size and
+sha256. The archive's index (a suite's Sources or Packages) and its pool do
+not move together: the index can list a version whose file the pool does
+not serve yet, and the pinned file can leave the pool. So only when the
+pinned file is gone are the versions the index lists now tried, newest
+first, each checked against the size and sha256 the index gives. A file
+whose checksum differs from what it should be is refused, never used. When
+nothing downloads, it stops, naming every URL tried and the manifest line
+to change. What was used goes to standard error, for the log.
+
+The archive's host is the one apt uses (ULID_DEBIAN_MIRROR overrides it).
+Downloads are kept in DIR and reused when their checksum still matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from functools import cmp_to_key
+from pathlib import Path
+
+from ulidtools import manifest
+from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
+
+# ULID_MANIFEST points this at another manifest (the tests of this module
+# write their own)
+MANIFEST = Path(os.environ.get("ULID_MANIFEST") or manifest.PATH)
+
+
+class Failure(Exception):
+    pass
+
+
+@dataclass
+class Candidate:
+    version: str
+    path: str
+    size: int
+    sha256: str
+
+
+def log(message: str) -> None:
+    print(f"fetch-debian: {message}", file=sys.stderr, flush=True)
+
+
+def read_manifest() -> dict[str, list[Pin]]:
+    """Every pinned file of Debian's archive, by package name (a source
+    tarball and a .deb may share one)."""
+    pins: dict[str, list[Pin]] = {}
+    try:
+        records = manifest.read(MANIFEST)
+    except ManifestError as error:
+        raise Failure(str(error)) from None
+    for record in records:
+        if isinstance(record, Pin):
+            pins.setdefault(record.package, []).append(record)
+    return pins
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """KIND:PACKAGE or PACKAGE (PACKAGE may be NAME:ARCH) as (KIND, PACKAGE)."""
+    head, _, rest = name.partition(":")
+    if head in KINDS:
+        return head, rest
+    if head == "system":
+        system, _, package = rest.partition(":")
+        return f"system:{system}", package
+    return "", name
+
+
+def lookup(pins: dict[str, list[Pin]], name: str) -> Pin:
+    """The pin NAME names: PACKAGE, or KIND:PACKAGE, PACKAGE being
+    NAME[:ARCH][/SUITE]."""
+    kind, package = split_name(name)
+    package, _, suite = package.partition("/")
+    found = [pin for pin in pins.get(package, []) if kind in ("", pin.kind) and suite in ("", pin.suite)]
+    if not found:
+        raise Failure(f"{MANIFEST.name} pins no {name}")
+    kinds = [pin.kind for pin in found]
+    if len(set(kinds)) < len(kinds):
+        suites = [(pin.kind, pin.suite) for pin in found]
+        if len(set(kinds)) == 1 and len(set(suites)) == len(suites):
+            raise Failure(f"{MANIFEST.name} pins {name} in {len(found)} suites, lines "
+                          + ", ".join(str(pin.number) for pin in found) + ": name one of "
+                          + ", ".join(f"{pin.kind}:{package}/{pin.suite}" for pin in found))
+        raise Failure(f"{MANIFEST.name} pins {name} twice, lines " + ", ".join(str(pin.number) for pin in found))
+    if len(found) > 1:
+        raise Failure(f"{MANIFEST.name} pins {package} as " + " and as ".join(kinds)
+                      + ": name one of " + ", ".join(f"{kind}:{package}" for kind in kinds))
+    return found[0]
+
+
+def mirror() -> str:
+    if os.environ.get("ULID_DEBIAN_MIRROR"):
+        return os.environ["ULID_DEBIAN_MIRROR"].rstrip("/")
+    try:
+        sources = Path("/etc/apt/sources.list.d/debian.sources").read_text()
+        match = re.search(r"^URIs:\s*(https?://[^/\s]+)", sources, re.M)
+        if match:
+            return match.group(1)
+    except OSError:
+        pass
+    return "http://deb.debian.org"
+
+
+def url_of(pin: Pin, path: str) -> str:
+    return f"{mirror()}/{pin.archive}/{path}"
+
+
+def get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=120) as response:
+        return response.read()
+
+
+def answers(url: str) -> bool:
+    request = urllib.request.Request(url, method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def compare_versions(a: str, b: str) -> int:
+    if a == b:
+        return 0
+    lower = subprocess.run(["dpkg", "--compare-versions", a, "lt", b]).returncode == 0
+    return -1 if lower else 1
+
+
+def stanzas(text: str):
+    for block in text.split("\n\n"):
+        fields: dict[str, str] = {}
+        key = None
+        for line in block.splitlines():
+            if line[:1] in (" ", "\t") and key:
+                fields[key] += "\n" + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                fields[key] = value.strip()
+        if fields:
+            yield fields
+
+
+def index_candidates(pin: Pin) -> list[Candidate]:
+    """What the suite's index lists now for the package, newest first."""
+    # a .deb's architecture is the end of its file name; one for every
+    # architecture (_all) is in each architecture's index
+    package, _, arch = pin.package.partition(":")
+    if pin.kind == "debian-source":
+        index = f"dists/{pin.suite}/main/source/Sources.xz"
+    else:
+        arch = arch or re.sub(r"^all$", "amd64", pin.path.rsplit("_", 1)[-1].removesuffix(".deb"))
+        index = f"dists/{pin.suite}/main/binary-{arch}/Packages.xz"
+    url = url_of(pin, index)
+    try:
+        text = lzma.decompress(get(url)).decode("utf-8", "replace")
+    except (urllib.error.URLError, OSError, lzma.LZMAError) as error:
+        raise Failure(f"the index {url} could not be read: {error}") from error
+    found = []
+    for fields in stanzas(text):
+        if fields.get("Package") != package:
+            continue
+        if pin.kind == "debian-source":
+            for line in fields.get("Checksums-Sha256", "").splitlines():
+                parts = line.split()
+                if len(parts) == 3 and re.search(r"\.orig\.tar\.(gz|bz2|xz)$", parts[2]):
+                    upstream = fields["Version"].split(":")[-1].rsplit("-", 1)[0]
+                    path = f"{fields['Directory']}/{parts[2]}"
+                    found.append(Candidate(upstream, path, int(parts[1]), parts[0]))
+        elif fields.get("Filename") and fields.get("SHA256"):
+            found.append(Candidate(fields["Version"], fields["Filename"], int(fields["Size"]), fields["SHA256"]))
+    unique = {c.path: c for c in found}
+    return sorted(unique.values(), key=cmp_to_key(lambda a, b: compare_versions(b.version, a.version)))
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(url: str, target: Path, size: int, sha256: str) -> str | None:
+    """Downloads and verifies; None when it worked, else why it did not."""
+    if target.exists() and target.stat().st_size == size and sha256_of(target) == sha256:
+        return None
+    part = target.with_name(target.name + ".part")
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response, part.open("wb") as out:
+            while block := response.read(1 << 20):
+                out.write(block)
+    except urllib.error.HTTPError as error:
+        part.unlink(missing_ok=True)
+        return f"HTTP {error.code}"
+    except (urllib.error.URLError, OSError) as error:
+        part.unlink(missing_ok=True)
+        return f"failed: {error}"
+    actual_size, actual_sha = part.stat().st_size, sha256_of(part)
+    if actual_size != size or actual_sha != sha256:
+        part.unlink()
+        return (f"refused: {actual_size} bytes with sha256 {actual_sha}, "
+                f"expected {size} bytes with sha256 {sha256}")
+    part.replace(target)
+    return None
+
+
+def fetch(pin: Pin, directory: Path) -> Path:
+    tried = []
+    pinned_url = url_of(pin, pin.path)
+    target = directory / Path(pin.path).name
+    why = download(pinned_url, target, pin.size, pin.sha256)
+    if why is None:
+        log(f"{pin.package} {pin.version}: the pinned {pin.path} (sha256 {pin.sha256[:16]}…, verified)")
+        return target
+    tried.append(f"{pinned_url}: {why}")
+    log(f"{pin.package}: the pinned file is not to be had ({why}); trying what {pin.suite}'s index lists")
+    try:
+        candidates = index_candidates(pin)
+    except Failure as error:
+        candidates = []
+        tried.append(str(error))
+    for candidate in candidates:
+        url = url_of(pin, candidate.path)
+        if candidate.path == pin.path and candidate.sha256 == pin.sha256:
+            continue  # the pinned file, tried above
+        target = directory / Path(candidate.path).name
+        why = download(url, target, candidate.size, candidate.sha256)
+        if why is None:
+            log(f"{pin.package} {candidate.version}: NOT THE PINNED VERSION; {candidate.path} "
+                f"(sha256 {candidate.sha256[:16]}…, verified against the index). "
+                f"To pin it, change {MANIFEST.name} line {pin.number} to: "
+                f"{pin.kind.replace(':', ' ')} {pin.archive} {pin.suite} {pin.package} {candidate.version} "
+                f"{candidate.path} {candidate.size} {candidate.sha256}")
+            return target
+        tried.append(f"{url}: {why}")
+    raise Failure(f"{pin.package}: nothing could be downloaded. Tried:\n  " + "\n  ".join(tried)
+                  + f"\nChange {MANIFEST.name} line {pin.number}: {pin.text}")
+
+
+def check(pin: Pin) -> None:
+    """Fails unless the pinned file, or one the index lists now, answers."""
+    pinned_url = url_of(pin, pin.path)
+    if answers(pinned_url):
+        return
+    tried = [f"{pinned_url}: no answer"]
+    try:
+        candidates = index_candidates(pin)
+    except Failure as error:
+        candidates = []
+        tried.append(str(error))
+    for candidate in candidates:
+        url = url_of(pin, candidate.path)
+        if answers(url):
+            log(f"{pin.package}: the pinned file is gone; {candidate.version} from the index answers")
+            return
+        tried.append(f"{url}: no answer")
+    raise Failure(f"{pin.package}: nothing to download. Tried:\n  " + "\n  ".join(tried)
+                  + f"\nChange {MANIFEST.name} line {pin.number}: {pin.text}")
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 2
+    try:
+        pins = read_manifest()
+        checking = argv[0] == "--check"
+        directory = None if checking else Path(argv[0])
+        wanted = [lookup(pins, name) for name in argv[1:]]
+        if directory:
+            directory.mkdir(parents=True, exist_ok=True)
+        for pin in wanted:
+            if checking:
+                check(pin)
+            else:
+                print(fetch(pin, directory), flush=True)
+    except Failure as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,247 @@
+"""inputs.manifest, read in one place: every line becomes a typed record,
+and a line that is not well formed stops the reader with its number.
+
+The file's own header describes each kind of line. Everything else that
+needs the manifest asks this module: scripts/lib.sh through
+`python3 -m ulidtools manifest KIND [KEY]`, scripts/fetch-debian for the
+files it downloads, `ulidtools.builds` for the builds, the tests and the
+benchmarks for their lists of builds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PATH = ROOT / "inputs.manifest"
+
+SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class ManifestError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Line:
+    """What every record has: where it stands in the file."""
+
+    number: int = field(compare=False)
+    text: str = field(compare=False)
+
+    def rest(self) -> str:
+        """The line without its kind, blanks squeezed (what `manifest KIND` prints)."""
+        return " ".join(self.text.split()[1:])
+
+
+@dataclass(frozen=True)
+class Build(Line):
+    """build NAME MAJOR VERSION FROM PORT"""
+
+    name: str  # "15", "18-assert"
+    major: int
+    version: str  # what the server reports: "15.20", "19rc1"
+    origin: str  # debian, wheel, source, source+assert, debian-binary
+    port: int  # its clusters listen on ULID_PORT_BASE + port + slot
+
+    @property
+    def assertions(self) -> bool:
+        return self.origin.endswith("+assert")
+
+
+@dataclass(frozen=True)
+class Upgrade(Line):
+    """upgrade NEW OLD..."""
+
+    new: str
+    olds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Bench(Line):
+    """bench BUILD..."""
+
+    builds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DebianFile(Line):
+    """debian-source, debian-binary, debian-system ARCHIVE SUITE PACKAGE
+    VERSION POOL-PATH SIZE SHA256, and system NAME ARCHIVE ... (whose kind
+    here is `system:NAME`): a file of Debian's archive."""
+
+    kind: str
+    archive: str
+    suite: str
+    package: str
+    version: str
+    path: str
+    size: int
+    sha256: str
+
+    @property
+    def arch(self) -> str:
+        """The architecture a .deb is pinned for: PACKAGE:ARCH, or a system
+        NAME-ARCH; amd64 otherwise."""
+        if self.kind.startswith("system:"):
+            return self.kind.partition("-")[2] or "amd64"
+        return self.package.partition("/")[0].partition(":")[2] or "amd64"
+
+
+@dataclass(frozen=True)
+class Debian(Line):
+    """debian PACKAGE VERSION"""
+
+    package: str
+    version: str
+
+
+@dataclass(frozen=True)
+class Wheel(Line):
+    """wheel BUILD PROJECT VERSION FILE SHA256 DIRECTORY"""
+
+    build: str
+    project: str
+    version: str
+    file: str
+    sha256: str
+    directory: str
+
+
+@dataclass(frozen=True)
+class Crate(Line):
+    """crate NAME VERSION SHA256"""
+
+    name: str
+    version: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Pypi(Line):
+    """pypi PROJECT VERSION FILE SHA256"""
+
+    project: str
+    version: str
+    file: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Lock(Line):
+    """lock PATH"""
+
+    path: str
+
+
+ARCHIVE_KINDS = ("debian-source", "debian-binary", "debian-system")
+# each kind's record, and how many fields its line has after the kind
+# (None: a list of one or more builds)
+KINDS: dict[str, tuple[type, int | None]] = {
+    "build": (Build, 5),
+    "upgrade": (Upgrade, None),
+    "bench": (Bench, None),
+    **{kind: (DebianFile, 7) for kind in ARCHIVE_KINDS},
+    "system": (DebianFile, 8),
+    "debian": (Debian, 2),
+    "wheel": (Wheel, 6),
+    "crate": (Crate, 3),
+    "pypi": (Pypi, 4),
+    "lock": (Lock, 1),
+}
+
+
+def _record(kind: str, values: list[str], number: int, text: str) -> Line:
+    cls, count = KINDS[kind]
+    if count is None:
+        if not values:
+            raise ManifestError(f"line {number}: {kind} names no build: {text}")
+        if cls is Upgrade:
+            return Upgrade(number, text, values[0], tuple(values[1:]))
+        return Bench(number, text, tuple(values))
+    if len(values) != count:
+        raise ManifestError(f"line {number}: expected {count + 1} fields: {text}")
+    if kind == "system":
+        # `system NAME ...`: a file of the Debian system NAME
+        values = [f"system:{values[0]}", *values[1:]]
+    elif cls is DebianFile:
+        values = [kind, *values]
+    typed = []
+    for spec, value in zip(fields(cls)[2:], values):
+        if spec.type == "int":
+            if not value.isdigit():
+                raise ManifestError(f"line {number}: {spec.name} is not a number: {text}")
+            typed.append(int(value))
+        else:
+            typed.append(value)
+    record = cls(number, text, *typed)
+    if getattr(record, "sha256", None) is not None and not SHA256.fullmatch(record.sha256):
+        raise ManifestError(f"line {number}: not a sha256: {text}")
+    return record
+
+
+def _key(record: Line) -> tuple:
+    """What may appear only once: a build by name, a list by its first
+    build, a file by kind, package and suite (libpq5 of two suites), a
+    system's file by its system and package, anything else by its name."""
+    if isinstance(record, DebianFile):
+        return (record.kind, record.package, record.suite)
+    if isinstance(record, (Upgrade, Bench)):
+        return (type(record).__name__, (record.new if isinstance(record, Upgrade) else record.builds[0]))
+    return (type(record).__name__, getattr(record, "name", None) or getattr(record, "package", None)
+            or getattr(record, "build", None) or getattr(record, "project", None) or getattr(record, "path"))
+
+
+def parse(text: str, root: Path = ROOT) -> list[Line]:
+    """Every record of a manifest's text, in its order; ManifestError for
+    the first line that is not well formed."""
+    records: list[Line] = []
+    seen: dict[tuple, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        kind, *values = line.split()
+        if kind not in KINDS:
+            raise ManifestError(f"line {number}: no kind of line is called {kind}: {line}")
+        record = _record(kind, values, number, line)
+        key = _key(record)
+        if key in seen:
+            raise ManifestError(f"line {number}: pinned twice (line {seen[key]} too): {line}")
+        seen[key] = number
+        records.append(record)
+    builds = {r.name for r in records if isinstance(r, Build)}
+    for record in records:
+        if isinstance(record, (Upgrade, Bench)):
+            named = (record.new, *record.olds) if isinstance(record, Upgrade) else record.builds
+            for name in named:
+                if name not in builds:
+                    raise ManifestError(f"line {record.number}: {name} is not a build: {record.text}")
+        if isinstance(record, Lock) and not (root / record.path).is_file():
+            raise ManifestError(f"line {record.number}: no file {record.path}: {record.text}")
+    return records
+
+
+@cache
+def read(path: Path = PATH) -> tuple[Line, ...]:
+    """The records of the manifest at PATH (the repository's unless told),
+    read once per process."""
+    try:
+        return tuple(parse(path.read_text(), path.parent))
+    except ManifestError as error:
+        raise ManifestError(f"{path.name} {error}") from None
+
+
+def of_kind(kind: str, path: Path = PATH) -> list[Line]:
+    """The records of one kind of line (`system` gives every system's files)."""
+    return [r for r in read(path) if r.text.split()[0] == kind]
+
+
+def one(kind: str, key: str, path: Path = PATH) -> Line:
+    """The record of KIND whose first field is KEY (`crate cargo-pgrx`)."""
+    found = [r for r in of_kind(kind, path) if r.text.split()[1] == key]
+    if len(found) != 1:
+        raise ManifestError(f"{path.name} pins no {kind} {key}")
+    return found[0]
