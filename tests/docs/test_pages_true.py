@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import ulid
+from harness.pages import code, paragraphs, prose
 from harness.pgcluster import ROOT
 from harness.upgrading import RELEASES, VERSION
 
@@ -35,33 +36,6 @@ PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
 
 def name(page: Path) -> str:
     return str(page.relative_to(ROOT))
-
-
-def paragraphs(page: Path) -> list[str]:
-    """The page's paragraphs, each fenced block joined to the paragraph
-    before it."""
-    parts: list[list[str]] = [[]]
-    fence = False
-    for line in page.read_text().splitlines():
-        if line.startswith("```"):
-            if not fence and parts[-1] == [] and len(parts) > 1:
-                parts.pop()  # the block goes with the paragraph before it
-            fence = not fence
-        if line.strip() or fence:
-            parts[-1].append(line)
-        elif parts[-1]:
-            parts.append([])
-    return ["\n".join(p) for p in parts if p]
-
-
-def code(page: Path, languages: tuple[str, ...] | None = None) -> str:
-    """What a page shows as code: its fenced blocks (of those languages
-    only, when given) and its inline code spans."""
-    text = page.read_text()
-    blocks = [body for lang, body in re.findall(r"^```([^\n]*)\n(.*?)^```", text, re.S | re.M)
-              if languages is None or lang.strip() in languages]
-    spans = re.findall(r"`([^`\n]+)`", re.sub(r"^```.*?^```", "", text, flags=re.S | re.M))
-    return "\n".join(blocks + spans)
 
 
 WARNS = re.compile(r"crash|do not|don't|never|not use|instead|writes (the new|into)", re.I)
@@ -81,13 +55,12 @@ def slug(heading: str) -> str:
 
 @cache
 def anchors(page: Path) -> set[str]:
-    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
-    return {slug(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
+    return {slug(h) for h in re.findall(r"^#+ (.+)$", prose(page), re.M)}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=name)
 def test_every_link_leads_somewhere(page):
-    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M)
+    text = prose(page)
     broken = []
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
         if re.match(r"[a-z]+:", target):

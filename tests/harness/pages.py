@@ -1,8 +1,11 @@
-"""What tests read from the documentation pages: the SQL of a section, for
-tests that run a page's own recipe on data of their own (the docs test,
-tests/docs, runs every page as it is), and how a page's expected output is
-compared with what was printed (`…`, U+2026, in an expected line stands
-for any run of characters within the line)."""
+"""The one reader of the documentation pages' Markdown for the tests: the
+fenced code blocks (`fenced_blocks`, which the docs test and the
+command-line examples test walk), the blocks of a section, for tests that
+run a page's own recipe on data of their own (`section_blocks`,
+`sql_blocks`, `sh_blocks`), what a page says outside its blocks (`prose`,
+`paragraphs`) and what it shows as code (`code`); and how a page's expected
+output is compared with what was printed (`…`, U+2026, in an expected line
+stands for any run of characters within the line)."""
 
 from __future__ import annotations
 
@@ -54,9 +57,10 @@ def fenced_blocks(lines: list[str], name: str = "page") -> dict[int, Fenced]:
     return blocks
 
 
-def sql_blocks(page: Path, heading: str) -> list[str]:
-    """The `sql` blocks of the section under HEADING (its text, without the
-    #s), up to the next heading of the same level or above, as written."""
+def section_blocks(page: Path, heading: str, info: str = "sql", prefix: bool = False) -> list[str]:
+    """The blocks of language INFO in the section under HEADING (its text,
+    without the #s; with PREFIX, the first heading that starts so), up to
+    the next heading of the same level or above, as written."""
     lines = page.read_text().split("\n")
     fenced = fenced_blocks(lines, page.name)
     blocks: list[str] = []
@@ -65,20 +69,26 @@ def sql_blocks(page: Path, heading: str) -> list[str]:
     while i < len(lines):
         if i in fenced:
             block = fenced[i]
-            if level is not None and block.info == "sql":
-                blocks.append("\n".join(lines[i + 1:block.end]))
+            if level is not None and block.info == info:
+                blocks.append("\n".join(block.body(lines)))
             i = block.end + 1
             continue
         title = HEADING.match(lines[i])
         if title:
             if level is not None and len(title.group(1)) <= level:
                 break
-            if title.group(2) == heading:
+            text = title.group(2)
+            if level is None and (text.startswith(heading) if prefix else text == heading):
                 level = len(title.group(1))
         i += 1
     assert level is not None, f"{page.name} has no section {heading!r}"
-    assert blocks, f"{page.name}: the section {heading!r} has no sql block"
+    assert blocks, f"{page.name}: the section {heading!r} has no {info} block"
     return blocks
+
+
+def sql_blocks(page: Path, heading: str) -> list[str]:
+    """The `sql` blocks of the section under HEADING."""
+    return section_blocks(page, heading, "sql")
 
 
 def sh_blocks(page: Path) -> list[tuple[int, str]]:
@@ -93,6 +103,49 @@ def sh_blocks(page: Path) -> list[tuple[int, str]]:
                 body = [line[2:] for line in body if line.startswith("$ ")]
             blocks.append((i + 2, "\n".join(body) + "\n"))
     return blocks
+
+
+def prose(page: Path) -> str:
+    """What the page says outside its fenced blocks (each line of a block
+    left blank): its text, headings, links and inline code."""
+    lines = page.read_text().split("\n")
+    for block in fenced_blocks(lines, page.name).values():
+        lines[block.start:block.end + 1] = [""] * (block.end + 1 - block.start)
+    return "\n".join(lines)
+
+
+def paragraphs(page: Path) -> list[str]:
+    """The page's paragraphs, each fenced block joined to the paragraph
+    before it."""
+    lines = page.read_text().split("\n")
+    fenced = fenced_blocks(lines, page.name)
+    parts: list[list[str]] = [[]]
+    i = 0
+    while i < len(lines):
+        if i in fenced:
+            if parts[-1] == [] and len(parts) > 1:
+                parts.pop()  # the block goes with the paragraph before it
+            parts[-1].extend(lines[i:fenced[i].end + 1])
+            i = fenced[i].end + 1
+            continue
+        if lines[i].strip():
+            parts[-1].append(lines[i])
+        elif parts[-1]:
+            parts.append([])
+        i += 1
+    return ["\n".join(p) for p in parts if p]
+
+
+INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def code(page: Path, languages: tuple[str, ...] | None = None) -> str:
+    """What a page shows as code: the bodies of its fenced blocks (of those
+    languages only, when given) and its inline code spans."""
+    lines = page.read_text().split("\n")
+    blocks = ["\n".join(block.body(lines)) for block in fenced_blocks(lines, page.name).values()
+              if languages is None or block.info in languages]
+    return "\n".join(blocks + INLINE_CODE.findall(prose(page)))
 
 
 ANY = "\u2026"

@@ -13,7 +13,6 @@ and ulid are compiled from nothing in the clean system (about ten minutes).
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import tarfile
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from harness.debian import System
+from harness.pages import section_blocks
 from harness.pgcluster import ROOT, cluster_port
 from harness.preloaded import call_every_generator, crashes_in
 
@@ -37,10 +37,8 @@ PG_CONFIG = "/usr/lib/postgresql/15/bin/pg_config"
 def from_source_commands(page) -> list[str]:
     """The shell commands of the first `sh` block after the page's heading
     that starts with "From source"."""
-    text = page.read_text()
-    section = re.search(r"^#+ From source.*?$(.*?)^```sh\n(.*?)^```", text, re.M | re.S)
-    assert section, f"{page.name} has no sh block under a 'From source' heading"
-    return [line for line in section.group(2).splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    block = section_blocks(page, "From source", "sh", prefix=True)[0]
+    return [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
 def test_the_install_page_gives_the_readme_commands():
