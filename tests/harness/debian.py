@@ -16,14 +16,13 @@ import os
 import re
 import shutil
 import subprocess
-import tomllib
 from pathlib import Path
 
 import psycopg
 
 from harness.pgcluster import ROOT, Cluster
+from ulidtools.project import VERSION  # the extension's version
 
-VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 # scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
 DEB_VERSION = VERSION.replace("-", "~") + "-1"
 DEBIAN_SYSTEM = ROOT / "scripts" / "debian-system"

@@ -19,15 +19,14 @@ import hashlib
 import json
 import shutil
 import subprocess
-import tomllib
 from pathlib import Path
 
 import psycopg
 
 from harness.pgcluster import Cluster, install_dirs
+from ulidtools.project import VERSION  # the extension's version
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 # every release before this one, oldest first, from sql/RELEASES
 RELEASES = [line.split()[0] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
             if line.strip() and not line.startswith("#")]

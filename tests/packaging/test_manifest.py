@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from harness.pgcluster import ROOT
-from ulidtools import manifest
+from ulidtools import manifest, project
 from ulidtools.manifest import Build, DebianFile, ManifestError, Wheel
 
 pytestmark = pytest.mark.once_per_run
@@ -119,16 +119,23 @@ def lib_sh(command: str) -> str:
 
 def test_lib_sh_prints_what_the_reader_gives():
     records = manifest.read()
+    builds = [r for r in records if isinstance(r, Build)]
+    last = builds[-1]
+    # one shell, each command's output after a line of its own
+    commands = [f"manifest {kind}" for kind in manifest.KINDS] + [
+        "manifest crate cargo-pgrx", "builds", "builds source+assert",
+        f"build_field {last.name} port; build_field {last.name} version", "echo $ULID_VERSION"]
+    out = lib_sh("; ".join(f"echo '>>> {c}'; {c}" for c in commands))
+    printed = dict(part.split("\n", 1) for part in out.split(">>> ")[1:])
     for kind in manifest.KINDS:
         expected = "".join(" ".join(r.text.split()[1:]) + "\n" for r in records if r.text.split()[0] == kind)
-        assert lib_sh(f"manifest {kind}") == expected, kind
-    assert lib_sh("manifest crate cargo-pgrx").split()[1] == manifest.one("crate", "cargo-pgrx").version
-    builds = [r for r in records if isinstance(r, Build)]
-    assert lib_sh("builds").split() == [b.name for b in builds]
-    assert lib_sh("builds source+assert").split() == [b.name for b in builds if b.origin == "source+assert"]
-    last = builds[-1]
-    assert lib_sh(f"build_field {last.name} port; build_field {last.name} version").split() == \
+        assert printed[f"manifest {kind}"] == expected, kind
+    assert printed["manifest crate cargo-pgrx"].split()[1] == manifest.one("crate", "cargo-pgrx").version
+    assert printed["builds"].split() == [b.name for b in builds]
+    assert printed["builds source+assert"].split() == [b.name for b in builds if b.origin == "source+assert"]
+    assert printed[f"build_field {last.name} port; build_field {last.name} version"].split() == \
         [str(last.port), last.version]
+    assert printed["echo $ULID_VERSION"].strip() == project.VERSION
 
 
 def test_a_script_stops_on_a_build_the_manifest_does_not_declare():

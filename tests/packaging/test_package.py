@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import tarfile
-import tomllib
 
 from harness.pgcluster import ROOT, Cluster, install_dirs
+from ulidtools.project import VERSION
 
 
 def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_path):
-    version = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
+    version = VERSION
     made = subprocess.run([str(ROOT / "scripts" / "package"), "--debug", pg_build], capture_output=True, text=True)
     if pg_build != str(pg_version):
         # a test-only server (18-assert) is never packaged: its install.sh

@@ -13,16 +13,15 @@ import os
 import re
 import subprocess
 import tarfile
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools.project import VERSION
 
 pytestmark = pytest.mark.once_per_run
 
-VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 GLIBC_FLOOR = (2, 28)
 MACHINES = {"x86_64": ("amd64", "Advanced Micro Devices X86-64"), "aarch64": ("arm64", "AArch64")}
 TARBALL = re.compile(rf"ulid-{re.escape(VERSION)}-pg(\d+)-linux-(x86_64|aarch64)\.tar\.gz")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tarfile
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -25,10 +24,10 @@ from harness.debian import System
 from harness.pages import section_blocks
 from harness.pgcluster import ROOT, cluster_port
 from harness.preloaded import call_every_generator, crashes_in
+from ulidtools.project import VERSION
 
 pytestmark = pytest.mark.once_per_run
 
-VERSION = tomllib.loads((ROOT / "Cargo.toml").read_text())["package"]["version"]
 PORT = cluster_port("15", 28)
 USER = "builder"
 PG_CONFIG = "/usr/lib/postgresql/15/bin/pg_config"

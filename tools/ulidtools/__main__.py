@@ -4,8 +4,12 @@
                                without its kind, one per line
     builds [FROM]              the builds' names (only those from FROM)
     build-field BUILD FIELD    major, version, from or port of a build
+    cargo-field FIELD [TOML]   a [package] field of the extension's Cargo.toml
+                               (or of TOML's), empty when it has none
     shell                      shell assignments scripts/lib.sh evaluates:
-                               the tools' versions, the list of builds and
+                               the extension's version (ULID_VERSION), its
+                               pgrx (ULID_PGRX_VERSION), the tools'
+                               versions, the list of builds and
                                each build's fields (ULID_BUILD_PORT_18_assert)
     tables --write PAGE...     rewrite the pages' generated tables of builds
 """
@@ -16,7 +20,9 @@ import shlex
 import signal
 import sys
 
-from ulidtools import builds, manifest
+from pathlib import Path
+
+from ulidtools import builds, manifest, project
 from ulidtools.manifest import ManifestError
 
 
@@ -45,6 +51,8 @@ def main(argv: list[str]) -> int:
         print(getattr(builds.build_of(name), attribute))
     elif command == "shell" and not args:
         values = {
+            "ULID_VERSION": project.VERSION,
+            "ULID_PGRX_VERSION": project.PGRX,
             "ULID_CARGO_PGRX_VERSION": manifest.one("crate", "cargo-pgrx").version,
             "ULID_CARGO_ZIGBUILD_VERSION": manifest.one("crate", "cargo-zigbuild").version,
             "ULID_ZIG_VERSION": manifest.one("pypi", "ziglang").version,
@@ -55,6 +63,8 @@ def main(argv: list[str]) -> int:
                 values[f"ULID_BUILD_{field.upper()}_{build.name.replace('-', '_')}"] = getattr(build, value)
         for name, value in values.items():
             print(f"{name}={shlex.quote(str(value))}")
+    elif command == "cargo-field" and 1 <= len(args) <= 2:
+        print(project.field(args[0], *(Path(a) for a in args[1:])))
     elif command == "tables" and args[:1] == ["--write"] and len(args) > 1:
         builds.write_tables(args[1:])
     else:

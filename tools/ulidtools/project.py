@@ -1,0 +1,35 @@
+"""The project's own facts, read from its Cargo.toml files with tomllib:
+the extension's version (which its releases, packages and update scripts
+carry), the pgrx it builds with, and any `[package]` field of a crate (the
+Debian packages' descriptions and homepage).
+
+    python3 -m ulidtools cargo-field FIELD [CARGO.TOML]
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+from ulidtools.manifest import ROOT
+
+CARGO_TOML = ROOT / "Cargo.toml"
+
+
+@cache
+def cargo(path: Path = CARGO_TOML) -> dict:
+    return tomllib.loads(path.read_text())
+
+
+def field(name: str, path: Path = CARGO_TOML) -> str:
+    """A `[package]` field of a crate (the extension's unless told), ""
+    when it has none."""
+    value = cargo(path)["package"].get(name, "")
+    return value if isinstance(value, str) else ""
+
+
+# the extension's version: its releases', packages' and update scripts'
+VERSION = field("version")
+# the pgrx version the extension pins (`pgrx = "=0.19.3"`)
+PGRX = cargo()["dependencies"]["pgrx"].removeprefix("=")
