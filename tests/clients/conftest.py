@@ -1,0 +1,28 @@
+"""The client tests run on the oldest and the newest build only.
+
+A driver sees the same ulid on every server: the type's text and binary
+forms are one Rust codec, and the catalog rows a driver looks up (pg_type)
+do not change between major versions. What does change is the protocol a
+server speaks (3.2 from PostgreSQL 18 on), and the two ends of the builds
+stand on both sides of that. The rest of the suite still runs on every build.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.pgcluster import BUILDS
+
+HERE = Path(__file__).resolve().parent
+CLIENT_BUILDS = (next(iter(BUILDS)), list(BUILDS)[-1])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Marks this folder's tests `builds(oldest, newest)`; tests/conftest.py
+    deselects them on the other builds."""
+    for item in items:
+        if HERE in item.path.resolve().parents:
+            item.add_marker(pytest.mark.builds(*CLIENT_BUILDS))
