@@ -444,6 +444,19 @@ glibc_needed() {
     objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1
 }
 
+# Stops unless an ELF library or program is for ARCH and, in a release
+# build, asks for no glibc newer than ULID_GLIBC_FLOOR.
+#   check_binary FILE ARCH PROFILE
+check_binary() {
+    local needed
+    file -b "$1" | grep -q "$(case $2 in amd64) echo x86-64 ;; arm64) echo aarch64 ;; esac)" ||
+        die "$1 is not for $2: $(file -b "$1")"
+    [ "$3" = release ] || return 0
+    needed=$(glibc_needed "$1")
+    [ "$(printf '%s\n%s\n' "$needed" "$ULID_GLIBC_FLOOR" | sort -V | tail -1)" = "$ULID_GLIBC_FLOOR" ] ||
+        die "$1 asks for glibc $needed, newer than $ULID_GLIBC_FLOOR"
+}
+
 # Writes an apt repository's index of the .deb files under DIR/pool: for
 # each ARCH, dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
 # dists/SUITE/Release with their checksums (unsigned; callers that sign add

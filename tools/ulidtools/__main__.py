@@ -8,7 +8,8 @@
                                (or of TOML's), empty when it has none
     shell                      shell assignments scripts/lib.sh evaluates:
                                the extension's version (ULID_VERSION), its
-                               pgrx (ULID_PGRX_VERSION), the tools'
+                               pgrx (ULID_PGRX_VERSION), the command-line
+                               tool's version (ULID_CLI_VERSION), the tools'
                                versions, the list of builds and
                                each build's fields (ULID_BUILD_PORT_18_assert)
     tables --write PAGE...     rewrite the pages' generated tables of builds
@@ -53,6 +54,7 @@ def main(argv: list[str]) -> int:
         values = {
             "ULID_VERSION": project.VERSION,
             "ULID_PGRX_VERSION": project.PGRX,
+            "ULID_CLI_VERSION": project.CLI_VERSION,
             "ULID_CARGO_PGRX_VERSION": manifest.one("crate", "cargo-pgrx").version,
             "ULID_CARGO_ZIGBUILD_VERSION": manifest.one("crate", "cargo-zigbuild").version,
             "ULID_ZIG_VERSION": manifest.one("pypi", "ziglang").version,

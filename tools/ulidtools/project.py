@@ -1,6 +1,6 @@
 """The project's own facts, read from its Cargo.toml files with tomllib:
 the extension's version (which its releases, packages and update scripts
-carry), the pgrx it builds with, and any `[package]` field of a crate (the
+carry), the command-line tool's, the pgrx it builds with, and any `[package]` field of a crate (the
 Debian packages' descriptions and homepage).
 
     python3 -m ulidtools cargo-field FIELD [CARGO.TOML]
@@ -31,5 +31,7 @@ def field(name: str, path: Path = CARGO_TOML) -> str:
 
 # the extension's version: its releases', packages' and update scripts'
 VERSION = field("version")
+# the command-line tool's version (crates/ulid-cli)
+CLI_VERSION = field("version", ROOT / "crates" / "ulid-cli" / "Cargo.toml")
 # the pgrx version the extension pins (`pgrx = "=0.19.3"`)
 PGRX = cargo()["dependencies"]["pgrx"].removeprefix("=")
