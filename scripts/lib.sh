@@ -25,11 +25,30 @@ if ! command -v python3 >/dev/null; then
 fi
 # tools/ulidtools, without the site packages (-S: nothing it needs is there)
 ulidtools() { python3 -S -m ulidtools "$@"; }
-# what the manifest says that every script needs: the tools' versions
-# (ULID_CARGO_PGRX_VERSION, ULID_CARGO_ZIGBUILD_VERSION, ULID_ZIG_VERSION),
-# the builds (ULID_BUILDS) and their fields (build_field)
-ulid_manifest_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
-eval "$ulid_manifest_shell"
+# What the manifest and the crates say that every script needs: the
+# versions (ULID_VERSION, ULID_CLI_VERSION, ULID_PGRX_VERSION, and the
+# tools': ULID_CARGO_PGRX_VERSION, ULID_CARGO_ZIGBUILD_VERSION,
+# ULID_ZIG_VERSION), the builds (ULID_BUILDS) and their fields
+# (build_field). Scripts source this file some thousands of times in a test
+# run, so the assignments are kept in target/ and made again only when a
+# file they come from is newer.
+ulid_shell_cache=$ULID_ROOT/target/ulidtools-shell.sh
+ulid_shell_fresh=1
+for ulid_input in "$ULID_ROOT/inputs.manifest" "$ULID_ROOT/Cargo.toml" "$ULID_ROOT/crates/ulid-cli/Cargo.toml" \
+    "$ULID_ROOT"/tools/ulidtools/*.py; do
+    [ "$ulid_shell_cache" -nt "$ulid_input" ] || { ulid_shell_fresh=0; break; }
+done
+if [ $ulid_shell_fresh = 1 ]; then
+    source "$ulid_shell_cache"
+else
+    ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
+    eval "$ulid_shell"
+    # (a user who cannot write target/ reads the files every time)
+    { mkdir -p "$ULID_ROOT/target" && printf '%s\n' "$ulid_shell" >"$ulid_shell_cache.$$" &&
+        mv -f "$ulid_shell_cache.$$" "$ulid_shell_cache"; } 2>/dev/null || rm -f "$ulid_shell_cache.$$" 2>/dev/null || true
+    unset ulid_shell
+fi
+unset ulid_shell_fresh ulid_input
 ULID_TOOLS=${ULID_TOOLS:-/opt/ulid-tools}
 # pgrx's configuration (one per build: see pgrx_env_for)
 ULID_PGRX_HOME=${ULID_PGRX_HOME:-$HOME/.pgrx}
