@@ -116,6 +116,10 @@ def test_debian_packages_say_what_they_need(release, tmp_path, kind):
         fields = dict(re.findall(r"^ ?([A-Za-z-]+): (.*)$", out("dpkg-deb", "-I", deb), re.M))
         arch = deb.stem.rsplit("_", 1)[1]
         assert fields["Architecture"] == arch
+        # one relation after each ", ", every package once
+        relations = fields["Depends"].split(", ")
+        assert all(r and r == r.strip() for r in relations), fields["Depends"]
+        assert len({r.split()[0] for r in relations}) == len(relations), fields["Depends"]
         libc = re.search(r"libc6 \(>= ([0-9.]+)\)", fields["Depends"])
         assert libc and tuple(map(int, libc.group(1).split("."))) <= GLIBC_FLOOR, fields["Depends"]
         names = out("dpkg-deb", "-c", deb)
