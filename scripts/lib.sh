@@ -41,12 +41,17 @@ done
 if [ $ulid_shell_fresh = 1 ]; then
     source "$ulid_shell_cache"
 else
+    # (the cache is dated before the files are read: one changed meanwhile
+    # is newer, and read again next time)
+    ulid_shell_read=$(date +%s.%N)
     ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
     eval "$ulid_shell"
     # (a user who cannot write target/ reads the files every time)
-    { mkdir -p "$ULID_ROOT/target" && printf '%s\n' "$ulid_shell" >"$ulid_shell_cache.$$" &&
-        mv -f "$ulid_shell_cache.$$" "$ulid_shell_cache"; } 2>/dev/null || rm -f "$ulid_shell_cache.$$" 2>/dev/null || true
-    unset ulid_shell
+    { mkdir -p "$ULID_ROOT/target" && printf '%s\n' "$ulid_shell" >"$ulid_shell_cache.$BASHPID" &&
+        touch -d "@$ulid_shell_read" "$ulid_shell_cache.$BASHPID" &&
+        mv -f "$ulid_shell_cache.$BASHPID" "$ulid_shell_cache"; } 2>/dev/null ||
+        rm -f "$ulid_shell_cache.$BASHPID" 2>/dev/null || true
+    unset ulid_shell ulid_shell_read
 fi
 unset ulid_shell_fresh ulid_input
 ULID_TOOLS=${ULID_TOOLS:-/opt/ulid-tools}

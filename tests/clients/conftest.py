@@ -1,4 +1,5 @@
-"""The client tests run on the oldest and the newest build only.
+"""The client tests run on the oldest and the newest build of a run only
+(harness.pgcluster.ends_of_run).
 
 A driver sees the same ulid on every server: the type's text and binary
 forms are one Rust codec, and the catalog rows a driver looks up (pg_type)
@@ -13,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.pgcluster import BUILDS
+from harness.pgcluster import ends_of_run
 
 HERE = Path(__file__).resolve().parent
-CLIENT_BUILDS = (next(iter(BUILDS)), list(BUILDS)[-1])
+CLIENT_BUILDS = ends_of_run()
 
 
 @pytest.hookimpl(tryfirst=True)

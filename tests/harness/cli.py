@@ -18,8 +18,9 @@ def ulid_binary() -> Path:
     if given:
         return Path(given)
     target = Path(os.environ.get("ULID_CARGO_TARGET") or Path.home() / ".cache/ulid/target")
-    # with the scripts' Rust, which scripts/lib.sh puts first in PATH
-    env = dict(os.environ, CARGO_TARGET_DIR=str(target))
+    # with the scripts' Rust (scripts/lib.sh: ULID_RUST_BIN)
+    rust = Path(os.environ.get("ULID_TOOLS") or "/opt/ulid-tools") / "rust-web" / "bin"
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target), PATH=f"{rust}:{os.environ['PATH']}")
     subprocess.run(["cargo", "build", "--quiet", "-p", "ulid-cli"], cwd=ROOT, env=env, check=True)
     return target / "debug" / "ulid"
 

@@ -29,6 +29,15 @@ CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT")
                     or "/tmp/ulid-clusters" + (f"-{_PORT_BASE}" if _PORT_BASE else ""))
 
 
+def ends_of_run() -> tuple[str, str]:
+    """The oldest and the newest build of this run: of ULID_VERSIONS (which
+    scripts/test sets to the builds it tests), else of every build. Tests
+    that need not run on every build run on these two."""
+    asked = os.environ.get("ULID_VERSIONS", "").split()
+    builds = [name for name in BUILDS if name in asked] or list(BUILDS)
+    return builds[0], builds[-1]
+
+
 def cluster_port(build: int | str, slot: int) -> int:
     """The port of a cluster, as scripts/lib.sh's cluster_port computes it."""
     return int(os.environ.get("ULID_PORT_BASE", "20000")) + build_of(build).port + slot

@@ -3,7 +3,7 @@ for a while, with the library preloaded and not; then every index is
 checked. Expected: no failed transaction, no unique violation, every
 inserted row present, amcheck clean.
 
-    python tests/harness/soak.py [--seconds N] [--clients N] [--pg VERSION...]
+    target/venv/bin/python tests/harness/soak.py [--seconds N] [--clients N] [--pg VERSION...]
 
 The test suite runs a short version (tests/server/test_hostile.py); the full
 figures in the project notes come from longer runs of this script.
@@ -17,9 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from harness.pgcluster import Cluster  # noqa: E402
+from harness.pgcluster import Cluster
 
 SCRIPT = """\
 INSERT INTO mono (payload) VALUES (:client_id);

@@ -101,6 +101,11 @@ def test_a_well_formed_manifest_gives_typed_records():
     ("wheels 16 x 1 y z w", "line 13: no kind of line is called wheels"),
     ("debian postgresql-15 15.21", "line 13: pinned twice (line 9 too)"),
     ("upgrade 19 15", "line 13: 19 is not a build"),
+    # callers name a source tarball by its package alone
+    (f"debian-source debian trixie postgresql-18 18.5 pool/main/p/postgresql-18/x.orig.tar.bz2 10 {SHA}",
+     "line 13: pinned twice (line 6 too)"),
+    (f"system bookworm-arm64 debian trixie libc6 2.41-12 pool/main/g/glibc/libc6_2.41-12_arm64.deb 10 {SHA}",
+     "line 13: pinned twice (line 8 too)"),
     ("bench", "line 13: bench names no build"),
     ("lock no/such/file.lock", "line 13: no file no/such/file.lock"),
 ])

@@ -23,7 +23,6 @@ import sys
 
 from pathlib import Path
 
-from ulidtools import builds, manifest, project
 from ulidtools.manifest import ManifestError
 
 
@@ -32,6 +31,10 @@ FIELDS = {"major": "major", "version": "version", "from": "origin", "port": "por
 
 
 def main(argv: list[str]) -> int:
+    # (builds reads the manifest when imported: inside main, its errors are
+    # reported as errors)
+    from ulidtools import builds, manifest, project
+
     command, *args = argv or ["--help"]
     if command in ("-h", "--help"):
         print(__doc__.strip())

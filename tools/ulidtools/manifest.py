@@ -184,11 +184,13 @@ def _record(kind: str, values: list[str], number: int, text: str) -> Line:
 
 
 def _key(record: Line) -> tuple:
-    """What may appear only once: a build by name, a list by its first
-    build, a file by kind, package and suite (libpq5 of two suites), a
-    system's file by its system and package, anything else by its name."""
+    """What may appear only once, as the callers name it: a build by name,
+    a list by its first build, a file of Debian's archive by kind and package
+    (a .deb of another suite by its suite too: libpq5 of sid and of
+    bullseye), a system's file by its system and package, anything else by
+    its name."""
     if isinstance(record, DebianFile):
-        return (record.kind, record.package, record.suite)
+        return (record.kind, record.package, record.suite if record.kind == "debian-binary" else "")
     if isinstance(record, (Upgrade, Bench)):
         return (type(record).__name__, (record.new if isinstance(record, Upgrade) else record.builds[0]))
     return (type(record).__name__, getattr(record, "name", None) or getattr(record, "package", None)
