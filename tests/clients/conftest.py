@@ -1,5 +1,7 @@
 """The client tests run on the oldest and the newest build of a run only
-(harness.pgcluster.ends_of_run).
+(harness.pgcluster.ends_of_run); a driver that refuses old servers says
+which is the oldest it takes (`OLDEST_MAJOR` in its test module), and runs
+on the oldest build of the run it takes instead.
 
 A driver sees the same ulid on every server: the type's text and binary
 forms are one Rust codec, and the catalog rows a driver looks up (pg_type)
@@ -17,7 +19,6 @@ import pytest
 from harness.pgcluster import ends_of_run
 
 HERE = Path(__file__).resolve().parent
-CLIENT_BUILDS = ends_of_run()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -26,4 +27,5 @@ def pytest_collection_modifyitems(items):
     deselects them on the other builds."""
     for item in items:
         if HERE in item.path.resolve().parents:
-            item.add_marker(pytest.mark.builds(*CLIENT_BUILDS))
+            oldest = getattr(item.module, "OLDEST_MAJOR", 0)
+            item.add_marker(pytest.mark.builds(*ends_of_run(oldest)))

@@ -29,12 +29,14 @@ CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT")
                     or "/tmp/ulid-clusters" + (f"-{_PORT_BASE}" if _PORT_BASE else ""))
 
 
-def ends_of_run() -> tuple[str, str]:
+def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
     """The oldest and the newest build of this run: of ULID_VERSIONS (which
-    scripts/test sets to the builds it tests), else of every build. Tests
-    that need not run on every build run on these two."""
+    scripts/test sets to the builds it tests), else of every build; with
+    OLDEST_MAJOR, of those of that major version or newer. Tests that need
+    not run on every build run on these two."""
     asked = os.environ.get("ULID_VERSIONS", "").split()
     builds = [name for name in BUILDS if name in asked] or list(BUILDS)
+    builds = [name for name in builds if BUILDS[name].major >= oldest_major] or builds
     return builds[0], builds[-1]
 
 
