@@ -11,8 +11,6 @@ build comes from (docs/development.md).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ulidtools import manifest
 from ulidtools.manifest import ROOT, Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
 
@@ -110,5 +108,5 @@ def with_table(page: str) -> str:
 
 def write_tables(pages: list[str]) -> None:
     for name in pages:
-        page = ROOT / name if not name.startswith("/") else Path(name)
+        page = ROOT / name  # (an absolute NAME stays as it is)
         page.write_text(with_table(page.read_text()))

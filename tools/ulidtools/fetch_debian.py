@@ -230,6 +230,16 @@ def download(url: str, target: Path, size: int, sha256: str) -> str | None:
     return None
 
 
+def listed_candidates(pin: Pin, tried: list[str]) -> list[Candidate]:
+    """What the suite's index lists now for the pin; an index that cannot
+    be read lists nothing, and is added to what was tried."""
+    try:
+        return index_candidates(pin)
+    except Failure as error:
+        tried.append(str(error))
+        return []
+
+
 def fetch(pin: Pin, directory: Path) -> Path:
     tried = []
     pinned_url = url_of(pin, pin.path)
@@ -240,11 +250,7 @@ def fetch(pin: Pin, directory: Path) -> Path:
         return target
     tried.append(f"{pinned_url}: {why}")
     log(f"{pin.package}: the pinned file is not to be had ({why}); trying what {pin.suite}'s index lists")
-    try:
-        candidates = index_candidates(pin)
-    except Failure as error:
-        candidates = []
-        tried.append(str(error))
+    candidates = listed_candidates(pin, tried)
     for candidate in candidates:
         url = url_of(pin, candidate.path)
         if candidate.path == pin.path and candidate.sha256 == pin.sha256:
@@ -269,11 +275,7 @@ def check(pin: Pin) -> None:
     if answers(pinned_url):
         return
     tried = [f"{pinned_url}: no answer"]
-    try:
-        candidates = index_candidates(pin)
-    except Failure as error:
-        candidates = []
-        tried.append(str(error))
+    candidates = listed_candidates(pin, tried)
     for candidate in candidates:
         url = url_of(pin, candidate.path)
         if answers(url):
