@@ -18,7 +18,7 @@
 
 use crate::fmgr::{arg_bytes, arg_ulid, pg_function, return_ulid};
 use core::ffi::c_void;
-use core::mem::{align_of, size_of};
+use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::pg_sys::{self, Datum, FunctionCallInfo};
@@ -36,14 +36,15 @@ extension_sql_file!(
 );
 
 /// What a call site keeps in `fn_extra`: the last key it was given,
-/// expanded, in memory of the call site's context.
+/// expanded, in memory of the call site's context. The cipher is held in
+/// place, so that a call reaches it in one step from `fn_extra`.
 #[repr(C)]
 struct KeyCache {
     /// Clears the key when the context is reset or deleted.
     callback: pg_sys::MemoryContextCallback,
-    /// Room for one `Cipher`, aligned for it; holds one when `filled`.
-    cipher: *mut Cipher,
     filled: bool,
+    /// A `Cipher` when `filled`.
+    cipher: MaybeUninit<Cipher>,
 }
 
 /// The cipher for `key`, from the call site's cache, or expanded now (and
@@ -56,35 +57,30 @@ unsafe fn cipher_for<'a>(
     unsafe {
         let flinfo = (*fcinfo).flinfo;
         let mut cache = (*flinfo).fn_extra.cast::<KeyCache>();
-        if !cache.is_null() && (*cache).filled && (*(*cache).cipher).has_key(key) {
-            return &*(*cache).cipher;
+        if !cache.is_null() && (*cache).filled && (*cache).cipher.assume_init_ref().has_key(key) {
+            return (*cache).cipher.assume_init_ref();
         }
         let cipher = new_cipher(key, function);
         if cache.is_null() {
             let context = (*flinfo).fn_mcxt;
             // palloc aligns to 8 bytes; the expanded key may want 16
             let room =
-                pg_sys::MemoryContextAlloc(context, size_of::<Cipher>() + align_of::<Cipher>());
-            let aligned = room
-                .cast::<u8>()
-                .add(room.cast::<u8>().align_offset(align_of::<Cipher>()));
-            cache = pg_sys::MemoryContextAlloc(context, size_of::<KeyCache>()).cast();
-            cache.write(KeyCache {
-                callback: pg_sys::MemoryContextCallback {
-                    func: Some(forget_key),
-                    arg: cache.cast(),
-                    next: ptr::null_mut(),
-                },
-                cipher: aligned.cast(),
-                filled: false,
+                pg_sys::MemoryContextAlloc(context, size_of::<KeyCache>() + align_of::<KeyCache>())
+                    .cast::<u8>();
+            cache = room.add(room.align_offset(align_of::<KeyCache>())).cast();
+            (&raw mut (*cache).callback).write(pg_sys::MemoryContextCallback {
+                func: Some(forget_key),
+                arg: cache.cast(),
+                next: ptr::null_mut(),
             });
+            (&raw mut (*cache).filled).write(false);
             pg_sys::MemoryContextRegisterResetCallback(context, &raw mut (*cache).callback);
             (*flinfo).fn_extra = cache.cast();
         }
         forget_key(cache.cast());
         (*cache).cipher.write(cipher);
         (*cache).filled = true;
-        &*(*cache).cipher
+        (*cache).cipher.assume_init_ref()
     }
 }
 
@@ -95,7 +91,7 @@ unsafe extern "C-unwind" fn forget_key(arg: *mut c_void) {
         let cache = arg.cast::<KeyCache>();
         if (*cache).filled {
             (*cache).filled = false;
-            ptr::drop_in_place((*cache).cipher);
+            (*cache).cipher.assume_init_drop();
         }
     }
 }
