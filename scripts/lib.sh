@@ -86,10 +86,37 @@ export ULID_CARGO_TARGET
 # ULID_CARGO_TARGET (not on every use of this file: a test run that only
 # reads the builds' paths must not make another checkout's build start over).
 claim_cargo_target() {
-    if [ -d "$ULID_CARGO_TARGET" ] && [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$1" ]; then
+    mkdir -p "$ULID_CARGO_TARGET"
+    {
+        flock 9
+        claim_cargo_target_locked "$1"
+    } 9>"$ULID_CARGO_TARGET/.build.lock"
+}
+claim_cargo_target_locked() {
+    if [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$1" ]; then
         find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
         echo "$1" >"$ULID_CARGO_TARGET/.checkout"
     fi
+}
+# Runs COMMAND (a `cargo pgrx` build of CHECKOUT's sources into
+# ULID_CARGO_TARGET) holding the directory's build lock, the directory
+# claimed for CHECKOUT first. Cargo locks the directory while it compiles,
+# but `cargo pgrx` then copies the library it built, and runs the schema
+# generator, after cargo has let go: a build for another major version (or
+# of another checkout) in that window would replace them. scripts/test
+# makes the next build ready while one build's tests run, and those tests
+# package their build and build earlier releases, so every such build
+# takes this lock. COMMAND and its children (a server `cargo pgrx test`
+# starts) do not inherit the lock's descriptor.
+with_build_lock() {
+    local checkout=$1
+    shift
+    mkdir -p "$ULID_CARGO_TARGET"
+    {
+        flock 9
+        claim_cargo_target_locked "$checkout"
+        "$@" 9>&-
+    } 9>"$ULID_CARGO_TARGET/.build.lock"
 }
 # Private clusters' data directories; a run given ports of its own
 # (ULID_PORT_BASE) gets a directory of its own too, so that two runs side by
@@ -328,7 +355,7 @@ stage_extension() {
     (
         eval "$(pgrx_env_for "$build")"
         [ -z "$arch" ] || eval "$(release_env "$arch" "$(pg_major "$build")")"
-        cd "$ULID_ROOT" && cargo pgrx package "${args[@]}"
+        cd "$ULID_ROOT" && with_build_lock "$ULID_ROOT" cargo pgrx package "${args[@]}"
     ) >"$stage.log" 2>&1 || { cat "$stage.log" >&2; die "build for PostgreSQL $build${arch:+ ($arch)} failed"; }
 }
 
