@@ -85,19 +85,8 @@ export ULID_CARGO_TARGET
 # Scripts that build call it with the checkout about to build into
 # ULID_CARGO_TARGET (not on every use of this file: a test run that only
 # reads the builds' paths must not make another checkout's build start over).
-claim_cargo_target() {
-    mkdir -p "$ULID_CARGO_TARGET"
-    {
-        flock 9
-        claim_cargo_target_locked "$1"
-    } 9>"$ULID_CARGO_TARGET/.build.lock"
-}
-claim_cargo_target_locked() {
-    if [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$1" ]; then
-        find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
-        echo "$1" >"$ULID_CARGO_TARGET/.checkout"
-    fi
-}
+# Claims under the build lock (with_build_lock, below).
+claim_cargo_target() { with_build_lock "$1" true; }
 # Runs COMMAND (a `cargo pgrx` build of CHECKOUT's sources into
 # ULID_CARGO_TARGET) holding the directory's build lock, the directory
 # claimed for CHECKOUT first. Cargo locks the directory while it compiles,
@@ -114,7 +103,10 @@ with_build_lock() {
     mkdir -p "$ULID_CARGO_TARGET"
     {
         flock 9
-        claim_cargo_target_locked "$checkout"
+        if [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$checkout" ]; then
+            find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
+            echo "$checkout" >"$ULID_CARGO_TARGET/.checkout"
+        fi
         "$@" 9>&-
     } 9>"$ULID_CARGO_TARGET/.build.lock"
 }
