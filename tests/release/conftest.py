@@ -2,9 +2,9 @@
 install them.
 
 The files are those in ULID_RELEASE_DIST: what scripts/release-check made
-there (scripts/test: 13's for x86-64, whose tarball Debian 11 takes, and
-15's for arm64, whose package Debian 12 for arm64 takes from the apt
-repository; scripts/test-release: every file of a release), with the apt
+there (scripts/test: 13's and 15's for x86-64, whose tarball Debian 11
+and whose package Debian 12 take, the package from the apt repository;
+scripts/test-release: every file of a release, arm64 too), with the apt
 repository signed by a key made for the run. Without it, the session runs
 scripts/release-check itself. These run once per run (scripts/test names this folder), not on
 every build; the tests marked `slow` run only in scripts/test-release.

@@ -72,7 +72,8 @@ def test_the_x86_64_tarball_on_debian_11(release, clone, tmp_path):
 
 
 # Debian 12 for each architecture the release's apt repository has a
-# package for 15 (the checked release: arm64, through qemu)
+# package for 15 (scripts/test: amd64; scripts/test-release: arm64 too,
+# through qemu)
 SYSTEMS = {"amd64": "bookworm", "arm64": "bookworm-arm64"}
 
 
