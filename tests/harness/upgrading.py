@@ -22,14 +22,28 @@ import subprocess
 from pathlib import Path
 
 import psycopg
+import pytest
 
-from harness.pgcluster import Cluster, install_dirs
+from harness.pgcluster import Cluster, ends_of_run, install_dirs
 from ulidtools.project import VERSION  # the extension's version
 
 ROOT = Path(__file__).resolve().parents[2]
 # every release before this one, oldest first, from sql/RELEASES
 RELEASES = [line.split()[0] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
             if line.strip() and not line.startswith("#")]
+
+
+def earlier_releases() -> list:
+    """RELEASES as the parameters of a test that starts from each: the
+    newest, whose update is the one this release adds, on every build; the
+    older ones, whose updates are released scripts that run unchanged, on
+    the oldest and the newest build of a run (ends_of_run). Each older
+    release is a build of its own from its commit (scripts/build-release)
+    for every server it runs on."""
+    return [pytest.param(old, marks=() if old == RELEASES[-1] else pytest.mark.builds(*ends_of_run()))
+            for old in RELEASES]
+
+
 # the one command that brings a database's catalog to a fresh install's on
 # the server it runs on now (after pg_upgrade): see "Upgrading" in README.md
 RESYNC = f"ALTER EXTENSION ulid UPDATE TO '{VERSION}-resync'; ALTER EXTENSION ulid UPDATE"

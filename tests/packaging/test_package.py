@@ -1,24 +1,38 @@
 """The installable tarball: built by scripts/package, installed by its own
-install.sh into a PostgreSQL that has no ulid files, usable at once."""
+install.sh into a PostgreSQL that has no ulid files, usable at once.
+
+On the oldest and the newest build of a run (harness.pgcluster.ends_of_run):
+scripts/package and install.sh take the same steps for every major version,
+and the release checks install the release builds of 13 and 15 (tests/release).
+A test-only build (18-assert) is checked to be refused, which takes no build.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import tarfile
 
-from harness.pgcluster import ROOT, Cluster, install_dirs
+import pytest
+
+from harness.pgcluster import BUILDS, ROOT, Cluster, ends_of_run, install_dirs
 from ulidtools.project import VERSION
 
+TEST_ONLY_BUILDS = [name for name, build in BUILDS.items() if name != str(build.major)]
+PACKAGED_BUILDS = [name for name in ends_of_run() if name not in TEST_ONLY_BUILDS]
 
+
+@pytest.mark.builds(*TEST_ONLY_BUILDS)
+def test_a_test_only_build_is_never_packaged(pg_build):
+    # its install.sh would take any PostgreSQL of its major version
+    made = subprocess.run([str(ROOT / "scripts" / "package"), "--debug", pg_build], capture_output=True, text=True)
+    assert made.returncode != 0 and "is a test-only build" in made.stderr, made.stderr
+    assert not list((ROOT / "dist").glob(f"ulid-{VERSION}-pg{pg_build}-*"))
+
+
+@pytest.mark.builds(*PACKAGED_BUILDS)
 def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_path):
     version = VERSION
     made = subprocess.run([str(ROOT / "scripts" / "package"), "--debug", pg_build], capture_output=True, text=True)
-    if pg_build != str(pg_version):
-        # a test-only server (18-assert) is never packaged: its install.sh
-        # would take any PostgreSQL of its major version
-        assert made.returncode != 0 and "is a test-only build" in made.stderr, made.stderr
-        assert not list((ROOT / "dist").glob(f"ulid-{version}-pg{pg_build}-*"))
-        return
     assert made.returncode == 0, made.stderr
     tarball = next((ROOT / "dist").glob(f"ulid-{version}-pg{pg_build}-linux-*.tar.gz"))
     with tarfile.open(tarball) as tar:
