@@ -148,3 +148,39 @@ def test_a_script_stops_on_a_build_the_manifest_does_not_declare():
                          capture_output=True, text=True)
     assert run.returncode != 0 and "reached" not in run.stdout
     assert "PostgreSQL 12345 is not a build inputs.manifest declares" in run.stderr
+
+
+def test_the_groups_of_builds_tested_side_by_side():
+    """builds.waves for every build, and for some runs of a few: each build
+    once, at most two in a group; none of a group installs into another
+    build of it or into one another of it installs into; no group installs
+    into the next one (made ready while the group is tested)."""
+    from ulidtools import builds
+
+    def check(names):
+        plan = builds.waves(names)
+        assert sorted(n for group in plan for n in group) == sorted(names)
+        for group, after in zip(plan, plan[1:] + [[]]):
+            assert 1 <= len(group) <= builds.WAVE_SIZE
+            touched = [builds.touched_by(n) for n in group]
+            assert not set(group) & set().union(*touched), plan
+            assert all(not a & b for i, a in enumerate(touched) for b in touched[i + 1:]), plan
+            assert not set(after) & set().union(*touched), plan
+        return plan
+
+    every = check(list(builds.BUILDS))
+    # the pg_upgrade tests install into older builds: two that upgrade from
+    # the same build, or a build and one it upgrades from, are never together
+    for new, olds in builds.UPGRADES.items():
+        for group in every:
+            if new in group:
+                assert not set(olds) & set(group), every
+    # fewer groups than builds: some run side by side
+    assert len(every) < len(builds.BUILDS)
+    assert check(["18", "19"]) == [["18"], ["19"]]
+    assert check(["15", "16"]) == [["15", "16"]]
+    assert check(["16"]) == [["16"]]
+    # lib.sh's scripts read the same groups, a line each
+    out = subprocess.run(["python3", "-S", "-m", "ulidtools", "waves", *builds.BUILDS],
+                         cwd=ROOT / "tools", capture_output=True, text=True, check=True).stdout
+    assert [line.split() for line in out.splitlines()] == every

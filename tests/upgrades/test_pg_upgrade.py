@@ -83,7 +83,9 @@ def pg_upgrade(old: Cluster, new_build: str, mode: str) -> tuple[Cluster, subpro
     # data checksums as the old cluster has them: initdb turns them on by
     # default from 18 on
     initdb(new, *(["--no-data-checksums"] if new.version >= 18 and old.version < 18 else []))
-    work = CLUSTER_ROOT / "pg-upgrade-work"  # pg_upgrade's sockets, reachable by postgres
+    # pg_upgrade's sockets, reachable by postgres; one directory for each
+    # new build, whose tests may run beside another's (scripts/test)
+    work = CLUSTER_ROOT / f"pg-upgrade-work-{new_build}"
     shutil.rmtree(work, ignore_errors=True)
     as_postgres_dir(work)
     run = subprocess.run(
@@ -100,7 +102,9 @@ def test_debian_builds_with_pg_attver_cannot_be_upgraded_even_without_ulid(pg_bu
     refuse when pg_upgrade restores the schema, for any table (17.12
     knows it, and 15 is upgraded to 17). When this fails, pg_upgrade from
     that build works: add it to the `upgrade` line."""
-    old = Cluster(attver_build, "pg-upgrade-old", slot=31).start_empty()
+    # (a name and a port of its own: the tests of that build, or the
+    # pg_upgrade tests of another build, may be using its slot 31)
+    old = Cluster(attver_build, "pg-upgrade-refused", slot=35).start_empty()
     with old.connect(old.create_database("plain", extension=False)) as conn:
         conn.execute("CREATE TABLE t (a integer)")
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'ulid'").fetchone() == (0,)

@@ -13,6 +13,9 @@
                                versions, the list of builds and
                                each build's fields (ULID_BUILD_PORT_18_assert)
     tables --write PAGE...     rewrite the pages' generated tables of builds
+    waves BUILD...             the builds in groups whose server tests can run
+                               at the same time, a group a line, in the
+                               order to run them (builds.waves)
 """
 
 from __future__ import annotations
@@ -68,6 +71,9 @@ def main(argv: list[str]) -> int:
                 values[f"ULID_BUILD_{field.upper()}_{build.name.replace('-', '_')}"] = getattr(build, value)
         for name, value in values.items():
             print(f"{name}={shlex.quote(str(value))}")
+    elif command == "waves" and args:
+        for group in builds.waves(args):
+            print(" ".join(group))
     elif command == "cargo-field" and 1 <= len(args) <= 2:
         print(project.field(args[0], *(Path(a) for a in args[1:])))
     elif command == "tables" and args[:1] == ["--write"] and len(args) > 1:

@@ -44,6 +44,62 @@ def major_version(build: int | str) -> int:
     return build_of(build).major
 
 
+# How many builds' server tests run at once (scripts/test): two, as a
+# build's tests leave about half of two cores idle.
+WAVE_SIZE = 2
+
+
+def touched_by(build: str) -> set[str]:
+    """The other builds whose installed files BUILD's server tests change:
+    the pg_upgrade tests install the previous release, then this one, into
+    each build they upgrade from (the `upgrade` lines)."""
+    return set(UPGRADES.get(build, []))
+
+
+def waves(names: list[str]) -> list[list[str]]:
+    """The builds NAMES, in groups whose server tests can run at the same
+    time: at most WAVE_SIZE in a group; none of a group touches another of
+    it (touched_by), nor do two of it touch the same build; and no group
+    touches a build of the next one, which is made ready (compiled,
+    installed) while the group's tests run. The fewest groups there can be,
+    then the order NAMES has as far as it can."""
+    for name in names:
+        build_of(name)
+    order = {name: i for i, name in enumerate(names)}
+    touches = {name: touched_by(name) for name in names}
+
+    def together(a: str, b: str) -> bool:
+        return a not in touches[b] and b not in touches[a] and not touches[a] & touches[b]
+
+    def plans(rest: tuple[str, ...], before: frozenset[str]):
+        # every way to place the builds REST after a group that touches BEFORE
+        if not rest:
+            yield []
+            return
+        for size in range(min(WAVE_SIZE, len(rest)), 0, -1):
+            for group in _choose(rest, size):
+                if before & set(group) or not all(together(a, b) for i, a in enumerate(group) for b in group[i + 1:]):
+                    continue
+                left = tuple(n for n in rest if n not in group)
+                touched = frozenset().union(*(touches[n] for n in group))
+                for tail in plans(left, touched):
+                    yield [list(group), *tail]
+
+    best = min(plans(tuple(names), frozenset()),
+               key=lambda plan: (len(plan), [order[n] for group in plan for n in group]))
+    return best
+
+
+def _choose(items: tuple[str, ...], k: int):
+    """Every K of ITEMS, in their order."""
+    if k == 0:
+        yield ()
+        return
+    for i, item in enumerate(items):
+        for rest in _choose(items[i + 1:], k - 1):
+            yield (item, *rest)
+
+
 def debian_release(suite: str) -> str:
     """The Debian release of a suite, as scripts/lib.sh's debian_release:
     bullseye-security -> bullseye; experimental, built against sid -> sid."""
