@@ -7,12 +7,10 @@ through NODE_PATH."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
-import subprocess
 from pathlib import Path
 
-from harness.clientrun import run_node_tests
+from harness.clientrun import npm_ci, run_node_tests
 from harness.pgcluster import ROOT
 
 TESTS = ROOT / "tests" / "clients" / "js"
@@ -20,21 +18,7 @@ BUILD = ROOT / "target" / "js-client"
 
 
 def node_modules() -> Path:
-    """Installs the locked packages once, and again whenever the lock changes."""
-    manifests = [TESTS / "package.json", TESTS / "package-lock.json"]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in manifests)).hexdigest()
-    stamp = BUILD / "installed.sha256"
-    if not (stamp.exists() and stamp.read_text() == digest and (BUILD / "node_modules").is_dir()):
-        BUILD.mkdir(parents=True, exist_ok=True)
-        for p in manifests:
-            shutil.copyfile(p, BUILD / p.name)
-        result = subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(BUILD)],
-            capture_output=True, text=True, timeout=600,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
-        stamp.write_text(digest)
-    return BUILD / "node_modules"
+    return npm_ci(TESTS, BUILD)
 
 
 def test_js_clients(cluster, db):

@@ -2,14 +2,36 @@
 and checks their own reports: every declared test ran and passed, none was
 skipped, so a run of nothing cannot pass. Also links the test sources and
 the adapters users copy into one build tree, so the file users copy is the
-file compiled."""
+file compiled, and installs a folder's locked npm packages."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
+
+
+def npm_ci(packages: Path, build: Path) -> Path:
+    """Installs the packages PACKAGES/package-lock.json pins (`npm ci`) into
+    BUILD, outside the source tree: once, and again whenever package.json or
+    the lock changes. Returns BUILD's node_modules, for NODE_PATH."""
+    manifests = [packages / "package.json", packages / "package-lock.json"]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in manifests)).hexdigest()
+    stamp = build / "installed.sha256"
+    if not (stamp.exists() and stamp.read_text() == digest and (build / "node_modules").is_dir()):
+        build.mkdir(parents=True, exist_ok=True)
+        for p in manifests:
+            shutil.copyfile(p, build / p.name)
+        result = subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(build)],
+            capture_output=True, text=True, timeout=600,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        stamp.write_text(digest)
+    return build / "node_modules"
 
 
 def link_tree(tree: Path, links: dict[str, Path]) -> None:
