@@ -39,14 +39,40 @@ macro_rules! pg_function {
         pub unsafe extern "C-unwind" fn $name(
             $fcinfo: ::pgrx::pg_sys::FunctionCallInfo,
         ) -> ::pgrx::pg_sys::Datum {
-            // what #[pg_guard] expands to: a panic or a Rust-raised ERROR
-            // unwinds to here and leaves as a PostgreSQL ERROR
             let body = move || $body;
-            unsafe { ::pgrx::pg_sys::submodules::panic::pgrx_extern_c_guard(body) }
+            unsafe { $crate::fmgr::guard(body) }
         }
     )+};
 }
 pub(crate) use pg_function;
+
+/// What `#[pg_guard]` gives a function: a panic or a Rust-raised ERROR
+/// unwinds to here and leaves as a PostgreSQL ERROR.
+///
+/// pgrx's own guard runs the body in a function of its own that is never
+/// inlined and returns its result through memory, a few dozen instructions
+/// on every call. Here the body is caught where it is inlined, which costs
+/// nothing until something unwinds; what was caught is then thrown again
+/// inside pgrx's guard, which turns it into an ERROR exactly as it would
+/// have (the panic hook has already noted where it happened).
+#[inline(always)]
+pub unsafe fn guard(body: impl FnOnce() -> Datum) -> Datum {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(datum) => datum,
+        Err(caught) => unsafe { rethrow(caught) },
+    }
+}
+
+/// Throws `caught` again inside pgrx's guard, which reports it.
+#[cold]
+#[inline(never)]
+unsafe fn rethrow(caught: Box<dyn core::any::Any + Send>) -> Datum {
+    unsafe {
+        pgrx::pg_sys::submodules::panic::pgrx_extern_c_guard(move || -> Datum {
+            std::panic::resume_unwind(caught)
+        })
+    }
+}
 
 /// Declares SQL-callable functions that are core's own C functions under
 /// our name: `ulid_eq => uuid_eq` exports `ulid_eq`, which hands its call
@@ -92,16 +118,39 @@ pub unsafe fn arg_ulid<'a>(fcinfo: FunctionCallInfo, n: usize) -> &'a [u8; BYTES
 /// Argument `n`, a `bytea` (or any varlena), as its bytes, detoasted.
 ///
 /// A value stored inline, uncompressed (a short key, say, as a constant or
-/// from a table) is read where it is; only a compressed or out-of-line one
-/// goes through `pg_detoast_datum_packed`, whose pgrx wrapper sets up an
-/// error boundary on every call.
-#[inline]
+/// from a table) is read where it is, in a few instructions that inline
+/// into the caller; only a compressed or out-of-line one goes through
+/// `detoasted`, out of line, whose error boundary (pgrx sets one up around
+/// `pg_detoast_datum_packed`) would otherwise cost every call a large stack
+/// frame.
+#[inline(always)]
 pub unsafe fn arg_bytes<'a>(fcinfo: FunctionCallInfo, n: usize) -> &'a [u8] {
     unsafe {
-        let mut value = arg(fcinfo, n).cast_mut_ptr::<pg_sys::varlena>();
-        if pgrx::varatt_is_1b_e(value) || pgrx::varatt_is_4b_c(value) {
-            value = pg_sys::pg_detoast_datum_packed(value);
-        }
+        let value = arg(fcinfo, n).cast_mut_ptr::<pg_sys::varlena>();
+        let (data, len) = if pgrx::varatt_is_1b(value) {
+            if pgrx::varatt_is_1b_e(value) {
+                return detoasted(value);
+            }
+            (pgrx::vardata_1b(value), pgrx::varsize_1b(value) - 1)
+        } else if pgrx::varatt_is_4b_u(value) {
+            (
+                pgrx::vardata_4b(value),
+                pgrx::varsize_4b(value) - pg_sys::VARHDRSZ,
+            )
+        } else {
+            return detoasted(value);
+        };
+        core::slice::from_raw_parts(data.cast(), len)
+    }
+}
+
+/// The bytes of a compressed or out-of-line varlena, detoasted into the
+/// current memory context.
+#[cold]
+#[inline(never)]
+unsafe fn detoasted<'a>(value: *mut pg_sys::varlena) -> &'a [u8] {
+    unsafe {
+        let value = pg_sys::pg_detoast_datum_packed(value);
         core::slice::from_raw_parts(
             pgrx::vardata_any(value).cast(),
             pgrx::varsize_any_exhdr(value),

@@ -16,7 +16,7 @@
 //! the key itself stays wherever the query took it from (a table's pages, a
 //! constant in a plan, a parameter).
 
-use crate::fmgr::{arg_bytes, arg_ulid, pg_function, return_ulid};
+use crate::fmgr::{arg_bytes, arg_ulid, palloc, pg_function};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr;
@@ -49,17 +49,33 @@ struct KeyCache {
 
 /// The cipher for `key`, from the call site's cache, or expanded now (and
 /// cached) when the call site saw another key last or none yet.
+///
+/// The check inlines into the caller; expanding a key, with the large
+/// stack frame a `Cipher` being built needs, is out of line in `fill`, so
+/// that a call that finds its key pays for neither.
+#[inline(always)]
 unsafe fn cipher_for<'a>(
     fcinfo: FunctionCallInfo,
     key: &[u8],
     function: &'static str,
 ) -> &'a Cipher {
     unsafe {
-        let flinfo = (*fcinfo).flinfo;
-        let mut cache = (*flinfo).fn_extra.cast::<KeyCache>();
+        let cache = (*(*fcinfo).flinfo).fn_extra.cast::<KeyCache>();
         if !cache.is_null() && (*cache).filled && (*cache).cipher.assume_init_ref().has_key(key) {
             return (*cache).cipher.assume_init_ref();
         }
+        fill(fcinfo, key, function)
+    }
+}
+
+/// Expands `key` into the call site's cache, making the cache first if the
+/// call site has none, and returns the cached cipher.
+#[cold]
+#[inline(never)]
+unsafe fn fill<'a>(fcinfo: FunctionCallInfo, key: &[u8], function: &'static str) -> &'a Cipher {
+    unsafe {
+        let flinfo = (*fcinfo).flinfo;
+        let mut cache = (*flinfo).fn_extra.cast::<KeyCache>();
         let cipher = new_cipher(key, function);
         if cache.is_null() {
             let context = (*flinfo).fn_mcxt;
@@ -116,34 +132,55 @@ fn report_key_length(err: KeyLengthError, function: &'static str) -> ! {
     unreachable!("ERROR does not return")
 }
 
-/// Applies the call's cipher to its ulid argument.
+/// Applies the call's cipher to its ulid argument, writing the result
+/// straight into the 16 bytes returned: encryption when `ENCRYPT`,
+/// decryption otherwise.
 #[inline(always)]
-unsafe fn apply(
-    fcinfo: FunctionCallInfo,
-    op: impl Fn(&Cipher, &[u8; BYTES]) -> [u8; BYTES],
-    function: &'static str,
-) -> Datum {
+unsafe fn apply<const ENCRYPT: bool>(fcinfo: FunctionCallInfo, function: &'static str) -> Datum {
     unsafe {
         let (value, key) = (arg_ulid(fcinfo, 0), arg_bytes(fcinfo, 1));
-        let out = if (*fcinfo).flinfo.is_null() {
+        let out = &mut *palloc(BYTES).cast::<[u8; BYTES]>();
+        if (*fcinfo).flinfo.is_null() {
             // called directly, with no call site to cache in
-            op(&new_cipher(key, function), value)
+            uncached::<ENCRYPT>(key, value, out, function);
         } else {
-            op(cipher_for(fcinfo, key, function), value)
-        };
-        return_ulid(&out)
+            run::<ENCRYPT>(cipher_for(fcinfo, key, function), value, out);
+        }
+        Datum::from(out.as_mut_ptr())
     }
+}
+
+/// Encrypts (`ENCRYPT`) or decrypts `value` into `out`.
+#[inline(always)]
+fn run<const ENCRYPT: bool>(cipher: &Cipher, value: &[u8; BYTES], out: &mut [u8; BYTES]) {
+    if ENCRYPT {
+        cipher.encrypt_into(value, out)
+    } else {
+        cipher.decrypt_into(value, out)
+    }
+}
+
+/// `apply` for a call with no call site, with a key expanded for it alone.
+#[cold]
+#[inline(never)]
+fn uncached<const ENCRYPT: bool>(
+    key: &[u8],
+    value: &[u8; BYTES],
+    out: &mut [u8; BYTES],
+    function: &'static str,
+) {
+    run::<ENCRYPT>(&new_cipher(key, function), value, out)
 }
 
 pg_function! {
     /// `ulid_encrypt(id, key)`
     fn ulid_encrypt(fcinfo) -> Datum {
-        unsafe { apply(fcinfo, Cipher::encrypt, "ulid_encrypt") }
+        unsafe { apply::<true>(fcinfo, "ulid_encrypt") }
     }
 
     /// `ulid_decrypt(id, key)`
     fn ulid_decrypt(fcinfo) -> Datum {
-        unsafe { apply(fcinfo, Cipher::decrypt, "ulid_decrypt") }
+        unsafe { apply::<false>(fcinfo, "ulid_decrypt") }
     }
 }
 

@@ -72,6 +72,41 @@ def test_public_ids_of_consecutive_ids_are_in_no_order(conn):
     assert abs(prefix_correlation) < 0.02, prefix_correlation
 
 
+def test_a_key_stored_out_of_line_or_compressed_gives_what_the_key_gives(conn):
+    """A key read from a table as TOAST left it, moved out of the row or
+    compressed in it, is the key: the public ids are the ones the same
+    bytes give as a parameter. A table's 128-byte TOAST target and a column
+    that cannot move make TOAST act on a 32-byte key."""
+    out_of_line, compressible = os.urandom(32), bytes(32)
+    conn.execute("CREATE TABLE keys (n int, pinned char(100), key bytea, pad text) WITH (toast_tuple_target = 128)")
+    conn.execute("ALTER TABLE keys ALTER pinned SET STORAGE PLAIN, ALTER pad SET STORAGE EXTERNAL")
+    conn.execute("ALTER TABLE keys ALTER key SET STORAGE EXTERNAL")
+    conn.execute("INSERT INTO keys VALUES (1, 'x', %s, repeat('p', 3000))", [out_of_line])
+    conn.execute("ALTER TABLE keys ALTER key SET STORAGE MAIN")
+    conn.execute("INSERT INTO keys VALUES (2, 'x', %s, repeat('p', 3000))", [compressible])
+    # as stored: the first key is a chunk of the TOAST table (beside the
+    # two pads' chunks), the 32 zero bytes are compressed in their row
+    toast = conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class WHERE oid = 'keys'::regclass").fetchone()[0]
+    assert conn.execute(f"SELECT count(DISTINCT chunk_id), count(*) FILTER (WHERE chunk_data = %s) FROM {toast}",
+                        [out_of_line]).fetchone() == (3, 1)
+    assert conn.execute("SELECT pg_column_size(key) < 32 FROM keys WHERE n = 2").fetchone() == (True,)
+    conn.execute("CREATE TEMP TABLE ids AS SELECT gen_ulid() AS id FROM generate_series(1, 200)")
+    for n, key in ((1, out_of_line), (2, compressible)):
+        same, back, total = conn.execute(
+            """SELECT count(*) FILTER (WHERE ulid_encrypt(id, k.key) = ulid_encrypt(id, %s::bytea)),
+                      count(*) FILTER (WHERE ulid_decrypt(ulid_encrypt(id, k.key), k.key) = id),
+                      count(*)
+               FROM ids, keys k WHERE k.n = %s""", [key, n]).fetchone()
+        assert (same, back, total) == (200, 200, 200), n
+    # a key of another length, compressed, is refused with its own length
+    conn.execute("CREATE TABLE long_keys (key bytea)")
+    conn.execute("INSERT INTO long_keys VALUES (decode(repeat('ab', 100000), 'hex'))")
+    assert conn.execute("SELECT pg_column_size(key) < 100000 FROM long_keys").fetchone() == (True,)
+    with pytest.raises(errors.InvalidParameterValue,
+                       match="invalid key length for ulid_encrypt and ulid_decrypt: 100000 bytes"):
+        conn.execute("SELECT ulid_encrypt(gen_ulid(), key) FROM long_keys")
+
+
 @pytest.mark.parametrize("length", [0, 1, 15, 17, 23, 31, 33])
 def test_a_key_of_another_length_is_22023_and_changes_nothing(conn, length):
     conn.execute("CREATE TABLE public_ids (id ulid, public_id ulid)")

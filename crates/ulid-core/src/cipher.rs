@@ -121,25 +121,40 @@ impl Cipher {
     /// The AES encryption of `value`.
     #[inline]
     pub fn encrypt(&self, value: &[u8; BYTES]) -> [u8; BYTES] {
-        let mut block = Array::from(*value);
+        let mut out = [0; BYTES];
+        self.encrypt_into(value, &mut out);
+        out
+    }
+
+    /// The AES encryption of `value`, written into `out` (the extension
+    /// writes it straight into the value it returns).
+    #[inline]
+    pub fn encrypt_into(&self, value: &[u8; BYTES], out: &mut [u8; BYTES]) {
+        let (value, out) = (Array::cast_from_core(value), Array::cast_from_core_mut(out));
         match &self.aes {
-            Aes::Aes128(aes) => aes.encrypt_block(&mut block),
-            Aes::Aes192(aes) => aes.encrypt_block(&mut block),
-            Aes::Aes256(aes) => aes.encrypt_block(&mut block),
+            Aes::Aes128(aes) => aes.encrypt_block_b2b(value, out),
+            Aes::Aes192(aes) => aes.encrypt_block_b2b(value, out),
+            Aes::Aes256(aes) => aes.encrypt_block_b2b(value, out),
         }
-        block.into()
     }
 
     /// The AES decryption of `value`: `decrypt(encrypt(x)) == x`.
     #[inline]
     pub fn decrypt(&self, value: &[u8; BYTES]) -> [u8; BYTES] {
-        let mut block = Array::from(*value);
+        let mut out = [0; BYTES];
+        self.decrypt_into(value, &mut out);
+        out
+    }
+
+    /// The AES decryption of `value`, written into `out`.
+    #[inline]
+    pub fn decrypt_into(&self, value: &[u8; BYTES], out: &mut [u8; BYTES]) {
+        let (value, out) = (Array::cast_from_core(value), Array::cast_from_core_mut(out));
         match &self.aes {
-            Aes::Aes128(aes) => aes.decrypt_block(&mut block),
-            Aes::Aes192(aes) => aes.decrypt_block(&mut block),
-            Aes::Aes256(aes) => aes.decrypt_block(&mut block),
+            Aes::Aes128(aes) => aes.decrypt_block_b2b(value, out),
+            Aes::Aes192(aes) => aes.decrypt_block_b2b(value, out),
+            Aes::Aes256(aes) => aes.decrypt_block_b2b(value, out),
         }
-        block.into()
     }
 }
 
