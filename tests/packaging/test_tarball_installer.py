@@ -116,7 +116,8 @@ class Server:
         script = f'umask 077\n{wrapper}\nexec "$0" "$1" "$2"'
         return subprocess.run(
             [shell, "-c", script, shell, str(self.tree / "install.sh"), str(pg_config or self.pg_config)],
-            capture_output=True, text=True, env=env, cwd=cwd or self.root, timeout=60)
+            capture_output=True, text=True, env=env, cwd=cwd or self.root, timeout=60,
+            preexec_fn=default_signals)
 
     def temporaries(self) -> list[str]:
         return sorted(f"{d.name}/{p.name}" for d in self.dirs().values() for p in d.iterdir()
@@ -163,6 +164,15 @@ def server(tmp_path) -> Server:
         (outside / f"root-only-{key}").mkdir(mode=0o700)
     config = write_pg_config(tmp_path / "pg_config", f"PostgreSQL {MAJOR}.8", str(libdir), str(sharedir))
     return Server(tmp_path, tree, libdir, extdir, config, outside)
+
+
+def default_signals() -> None:
+    """The signals install.sh traps, at their default action, as in a
+    terminal: a shell cannot trap a signal it was started with ignored, and
+    a test run started in the background (`nohup`, or `&` without job
+    control) passes SIGHUP or SIGINT on ignored."""
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def install_old_files(server: Server) -> None:
