@@ -541,24 +541,6 @@ strip_library() {
     "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$1"
 }
 
-# The Debian Depends of an ELF file's shared libraries, as dpkg-shlibdeps
-# would write them from Debian's symbols files, for any architecture: the C
-# library at the newest glibc symbol version it asks for, and libgcc_s.
-library_depends() {
-    local needed depends=() glibc
-    glibc=$(glibc_needed "$1")
-    for needed in $(objdump -p "$1" | awk '$1 == "NEEDED" { print $2 }'); do
-        case "$needed" in
-            libc.so.6 | libm.so.6 | libdl.so.2 | libpthread.so.0 | librt.so.1 | ld-linux*.so.*)
-                depends+=("libc6 (>= ${glibc:?$1 asks for no glibc version})") ;;
-            libgcc_s.so.1) depends+=("libgcc-s1 (>= 3.0)") ;;
-            *) die "$1 needs $needed, which no Depends names" ;;
-        esac
-    done
-    printf '%s
-' "${depends[@]}" | sort -u | paste -sd, | sed 's/,/, /g'
-}
-
 # pgrx knows one server per major version, so a second build of a major
 # version (18-assert) gets a pgrx configuration of its own and a cargo
 # target directory of its own (its bindings differ). Prints the environment

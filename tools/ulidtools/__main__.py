@@ -16,6 +16,10 @@
     waves BUILD...             the builds in groups whose server tests can run
                                at the same time, a group a line, in the
                                order to run them (builds.waves)
+    package-deb [--out DIR] ARCH NN|cli TREE
+                               a Debian package of the extension for
+                               PostgreSQL NN, or of the command-line tool,
+                               from a release tarball's tree (deb)
 """
 
 from __future__ import annotations
@@ -78,6 +82,14 @@ def main(argv: list[str]) -> int:
         print(project.field(args[0], *(Path(a) for a in args[1:])))
     elif command == "tables" and args[:1] == ["--write"] and len(args) > 1:
         builds.write_tables(args[1:])
+    elif command == "package-deb":
+        from ulidtools import deb
+
+        try:
+            return deb.main(args)
+        except deb.PackageError as error:
+            print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+            return 1
     else:
         print(f"ulidtools: cannot do: {' '.join(argv)}\n\n{__doc__.strip()}", file=sys.stderr)
         return 2

@@ -1,0 +1,297 @@
+"""A Debian binary package of ulid, for one architecture (amd64 or arm64),
+made from the tree of a release tarball (scripts/package):
+
+    python3 -m ulidtools package-deb [--out DIR] ARCH NN|cli TREE
+
+NN, a PostgreSQL major version: postgresql-NN-ulid_<version>-1_<arch>.deb,
+the extension laid out the way Debian's PostgreSQL team does it,
+/usr/lib/postgresql/NN/lib/ulid.so and /usr/share/postgresql/NN/extension/
+with ulid.control and every ulid--*.sql; TREE holds lib/ulid.so and
+extension/, as the extension's tarballs.
+
+cli: ulid-cli_<version>-1_<arch>.deb, the command-line tool, /usr/bin/ulid,
+its man page and its bash, zsh and fish completions; TREE holds ulid,
+ulid.1 and completions/, as the tool's tarball.
+
+Both carry /usr/share/doc/PACKAGE/copyright, changelog.gz (the project's
+CHANGELOG.md) and changelog.Debian.gz. Depends names the C library at the
+newest glibc version the files ask for (library_depends). The Maintainer
+field comes from DEBFULLNAME and DEBEMAIL, as with Debian's own tools. The
+package is the same bytes wherever it is made from the same TREE: every
+file's time, the archive's and changelog.Debian.gz's date are
+SOURCE_DATE_EPOCH, or the time of the commit checked out when it is not set
+(source_date_epoch), its modes are fixed, its owner root.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ulidtools import project
+from ulidtools.manifest import ROOT
+
+
+class PackageError(Exception):
+    """What stops a package from being made."""
+
+
+def log(message: str) -> None:
+    """A line of progress, as scripts/lib.sh's log writes it."""
+    print(f"\033[1;34m==>\033[0m {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
+
+
+def source_date_epoch() -> int:
+    """The time a release's files carry: SOURCE_DATE_EPOCH when set, else
+    the time of the commit checked out, else now."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    done = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True)
+    if done.returncode == 0 and done.stdout.strip():
+        return int(done.stdout.strip())
+    return int(time.time())
+
+
+def glibc_needed(path: Path) -> str:
+    """The newest glibc symbol version an ELF file asks for ("2.28"), or ""."""
+    symbols = subprocess.run(["objdump", "-T", str(path)], capture_output=True, text=True, check=True).stdout
+    versions = {tuple(int(p) for p in v.split(".")) for v in re.findall(r"GLIBC_([0-9][0-9.]*[0-9])", symbols)}
+    return ".".join(map(str, max(versions))) if versions else ""
+
+
+def library_depends(path: Path) -> list[str]:
+    """The Debian Depends of an ELF file's shared libraries, as
+    dpkg-shlibdeps would write them from Debian's symbols files, for any
+    architecture: the C library at the newest glibc symbol version it asks
+    for, and libgcc_s."""
+    headers = subprocess.run(["objdump", "-p", str(path)], capture_output=True, text=True, check=True).stdout
+    depends = set()
+    for line in headers.splitlines():
+        words = line.split()
+        if len(words) != 2 or words[0] != "NEEDED":
+            continue
+        needed = words[1]
+        if needed in ("libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1") \
+                or re.fullmatch(r"ld-linux.*\.so\..*", needed):
+            glibc = glibc_needed(path)
+            if not glibc:
+                raise PackageError(f"{path} asks for no glibc version")
+            depends.add(f"libc6 (>= {glibc})")
+        elif needed == "libgcc_s.so.1":
+            depends.add("libgcc-s1 (>= 3.0)")
+        else:
+            raise PackageError(f"{path} needs {needed}, which no Depends names")
+    return sorted(depends)
+
+
+def strip_library(path: Path) -> None:
+    """Strips an ELF file as dh_strip does: the dynamic symbols PostgreSQL
+    looks up stay. Debian's strip knows amd64 only; LLVM's knows both."""
+    kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True, check=True).stdout
+    strip = "strip" if "x86-64" in kind else "llvm-strip-14"
+    subprocess.run([strip, "--strip-unneeded", "--remove-section=.comment", "--remove-section=.note", str(path)],
+                   check=True)
+
+
+@dataclass
+class Package:
+    """What a package is: its name, version, section, description and the
+    files it installs (TREE's, at their paths in the system)."""
+
+    name: str
+    version: str
+    section: str
+    title: str
+    about: list[str]
+    changes: str
+    depends: list[str] = field(default_factory=list)
+    # path in the package -> file of TREE
+    files: dict[str, Path] = field(default_factory=dict)
+    # paths in the package whose files are gzipped on the way (man pages)
+    gzipped: set[str] = field(default_factory=set)
+    # ELF files: stripped, and their libraries added to Depends
+    binaries: list[str] = field(default_factory=list)
+    # files that are programs (mode 755)
+    programs: list[str] = field(default_factory=list)
+
+    @property
+    def deb_version(self) -> str:
+        # a Cargo pre-release (0.2.0-rc.1) must sort before its release in
+        # Debian too, which is what "~" does (0.2.0~rc.1); "-" would start
+        # the Debian revision
+        return self.version.replace("-", "~") + "-1"
+
+
+def cli_package(tree: Path) -> Package:
+    if not (os.access(tree / "ulid", os.X_OK) and (tree / "ulid.1").is_file()):
+        raise PackageError(f"{tree} has no ulid and ulid.1")
+    return Package(
+        name="ulid-cli", version=project.CLI_VERSION, section="utils", title="command-line tool for ULIDs",
+        about=["Generates, inspects, converts and validates ULIDs: ULID text, the UUID",
+               "text that psql prints for a uuid column, and \\x hex; reads ids from",
+               "standard input, one per line, and prints text, TSV or JSON lines. The",
+               "same values, text and public ids as the ulid extension for PostgreSQL."],
+        changes=f"ulid command-line tool {project.CLI_VERSION}.",
+        files={"usr/bin/ulid": tree / "ulid",
+               "usr/share/man/man1/ulid.1.gz": tree / "ulid.1",
+               "usr/share/bash-completion/completions/ulid": tree / "completions" / "ulid.bash",
+               "usr/share/zsh/vendor-completions/_ulid": tree / "completions" / "_ulid",
+               "usr/share/fish/vendor_completions.d/ulid.fish": tree / "completions" / "ulid.fish"},
+        gzipped={"usr/share/man/man1/ulid.1.gz"},
+        binaries=["usr/bin/ulid"],
+        programs=["usr/bin/ulid"],
+    )
+
+
+def extension_package(major: str, tree: Path) -> Package:
+    if not ((tree / "lib" / "ulid.so").is_file() and (tree / "extension" / "ulid.control").is_file()):
+        raise PackageError(f"{tree} has no lib/ulid.so and extension/ulid.control")
+    summary = project.field("description").rstrip(".") + "."
+    libdir, extdir = f"usr/lib/postgresql/{major}/lib", f"usr/share/postgresql/{major}/extension"
+    files = {f"{libdir}/ulid.so": tree / "lib" / "ulid.so",
+             f"{extdir}/ulid.control": tree / "extension" / "ulid.control"}
+    for script in sorted((tree / "extension").glob("ulid--*.sql")):
+        files[f"{extdir}/{script.name}"] = script
+    return Package(
+        name=f"postgresql-{major}-ulid", version=project.VERSION, section="database",
+        title=f"ULID type for PostgreSQL {major}",
+        about=[*textwrap.wrap(summary, 72, break_on_hyphens=False),
+               ".", f"This package holds the ulid extension for PostgreSQL {major}. Create it",
+               "in a database with CREATE EXTENSION ulid."],
+        changes=f"ulid {project.VERSION} for PostgreSQL {major}.",
+        depends=[f"postgresql-{major}"],
+        files=files,
+        # as dh_strip does: the dynamic symbols PostgreSQL looks up stay; a
+        # shared library is not executable (Debian's policy, and how
+        # PostgreSQL's own modules are installed)
+        binaries=[f"{libdir}/ulid.so"],
+    )
+
+
+def copyright_file(homepage: str) -> str:
+    """debian/copyright in the machine-readable format: the MIT license,
+    which Debian calls Expat, with its holders from LICENSE."""
+    license_text = (ROOT / "LICENSE").read_text()
+    holders = next((re.sub(r"^Copyright *(\(c\)|©)? *", "", line) for line in license_text.splitlines()
+                    if re.match(r"^Copyright *(\(c\)|©)? *", line)), "")
+    if not holders:
+        raise PackageError("LICENSE names no copyright holder")
+    lines = ["Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", "Upstream-Name: ulid"]
+    if homepage:
+        lines.append(f"Source: {homepage}")
+    lines += ["", "Files: *", f"Copyright: {holders}", "License: Expat"]
+    lines += [" " + (line or ".") for line in license_text.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """gzip -9n: no name and no time in the header (GNU gzip's, as Debian's
+    own tools compress; Python's zlib would make other bytes)."""
+    return subprocess.run(["gzip", "-9n"], input=data, capture_output=True, check=True).stdout
+
+
+def installed_size(root: Path) -> int:
+    """Installed-Size as dpkg-gencontrol counts it, whatever the file
+    system: each file's size in KiB rounded up, 1 for each directory."""
+    total = 0
+    for path in root.rglob("*"):
+        if path.relative_to(root).parts[0] == "DEBIAN":
+            continue
+        total += -(-path.lstat().st_size // 1024) if path.is_file() or path.is_symlink() else 1
+    # the root itself, as find . counts it
+    return total + 1
+
+
+def make(out: Path, arch: str, what: str, tree: Path) -> Path:
+    """Makes the package of WHAT (a major version, or cli) for ARCH from
+    TREE into OUT, and returns its path."""
+    epoch = source_date_epoch()
+    package = cli_package(tree) if what == "cli" else extension_package(what, tree)
+    maintainer = f"{os.environ.get('DEBFULLNAME') or 'ulid maintainers'} " \
+                 f"<{os.environ.get('DEBEMAIL') or 'maintainers@ulid.invalid'}>"
+    homepage = project.field("homepage") or project.field("repository")
+
+    # a folder of its own: two packages of one name may be made at once (a
+    # debug build's for the tests and a release's)
+    (ROOT / "target" / "package").mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f"deb-{package.name}-{arch}.",
+                                     dir=ROOT / "target" / "package") as work:
+        root = Path(work) / package.name
+        docdir = root / "usr" / "share" / "doc" / package.name
+        (root / "DEBIAN").mkdir(parents=True)
+        docdir.mkdir(parents=True)
+        for path, source in package.files.items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if path in package.gzipped:
+                target.write_bytes(gzip_bytes(source.read_bytes()))
+            else:
+                shutil.copyfile(source, target)
+        for path in package.binaries:
+            strip_library(root / path)
+        (docdir / "copyright").write_text(copyright_file(homepage))
+        date = email.utils.formatdate(epoch, usegmt=False).replace("-0000", "+0000")
+        (docdir / "changelog.Debian.gz").write_bytes(gzip_bytes(
+            f"{package.name} ({package.deb_version}) unstable; urgency=medium\n\n"
+            f"  * {package.changes}\n\n -- {maintainer}  {date}\n".encode()))
+        # the project's own changelog, as Debian keeps an upstream one
+        (docdir / "changelog.gz").write_bytes(gzip_bytes((ROOT / "CHANGELOG.md").read_bytes()))
+
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        for path in package.programs:
+            (root / path).chmod(0o755)
+
+        depends = [*package.depends]
+        for path in package.binaries:
+            depends += library_depends(root / path)
+        control = [f"Package: {package.name}", f"Version: {package.deb_version}", f"Architecture: {arch}",
+                   f"Maintainer: {maintainer}", f"Installed-Size: {installed_size(root)}",
+                   f"Depends: {', '.join(dict.fromkeys(depends))}", f"Section: {package.section}",
+                   "Priority: optional"]
+        if homepage:
+            control.append(f"Homepage: {homepage}")
+        control.append(f"Description: {package.title}")
+        # the extended description, each line indented by one space
+        control += [f" {line}" for line in package.about]
+        (root / "DEBIAN" / "control").write_text("\n".join(control) + "\n")
+        files = sorted(str(p.relative_to(root)) for p in (root / "usr").rglob("*") if p.is_file())
+        (root / "DEBIAN" / "md5sums").write_text(
+            "".join(f"{hashlib.md5((root / f).read_bytes()).hexdigest()}  {f}\n" for f in files))
+        (root / "DEBIAN" / "control").chmod(0o644)
+        (root / "DEBIAN" / "md5sums").chmod(0o644)
+        # dpkg-deb only lowers a newer time to SOURCE_DATE_EPOCH: give every
+        # file that time, older ones too
+        for path in [root, *root.rglob("*")]:
+            os.utime(path, (epoch, epoch), follow_symlinks=False)
+
+        deb = out / f"{package.name}_{package.deb_version}_{arch}.deb"
+        out.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(deb)],
+                       check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, SOURCE_DATE_EPOCH=str(epoch)))
+    shown = deb.relative_to(ROOT) if deb.is_relative_to(ROOT) else deb
+    log(str(shown))
+    return deb
+
+
+def main(args: list[str]) -> int:
+    usage = "usage: python3 -m ulidtools package-deb [--out DIR] ARCH NN|cli TREE"
+    out = ROOT / "dist"
+    if args[:1] == ["--out"] and len(args) > 1:
+        out, args = Path(args[1]), args[2:]
+    if len(args) != 3:
+        raise PackageError(usage)
+    arch, what, tree = args
+    make(out.absolute(), arch, what, Path(tree))
+    return 0
