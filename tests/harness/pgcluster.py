@@ -154,6 +154,15 @@ class Cluster:
             ).fetchone()
         return row[0] == 1
 
+    def wait_for_log(self, text: str, timeout: float = 60) -> None:
+        """Waits until the server's log holds TEXT, failing with its tail
+        after `timeout` seconds."""
+        log = self.dir / "server.log"
+        deadline = time.monotonic() + timeout
+        while not (log.exists() and text in log.read_text(errors="replace")):
+            assert time.monotonic() < deadline, f"no {text!r} in the log:\n{self.log_tail()}"
+            time.sleep(0.1)
+
     def log_tail(self, lines: int = 50) -> str:
         log = self.dir / "server.log"
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""

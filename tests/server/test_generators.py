@@ -236,6 +236,9 @@ def test_without_preloading_a_killed_backend_restarts_the_state(pg_build):
         running.join()
         assert raised and isinstance(raised[0], psycopg.OperationalError), raised
         victim.close()
+        # the postmaster has seen the crash and stopped every backend (a
+        # connection made before that would be ended with them)
+        server.wait_for_log("all server processes terminated; reinitializing")
         with server.connect_when_up(db) as conn:
             (after,) = conn.execute("SELECT min(gen_monotonic_ulid())::bytea FROM generate_series(1, 1000)").fetchone()
         assert bytes(after) > bytes(before)
