@@ -460,14 +460,9 @@ release_env() {
 # The time a release's files carry (every file's time in the tarballs and
 # packages, the date of changelog.Debian.gz): SOURCE_DATE_EPOCH when set,
 # otherwise the time of the commit checked out, so that two builds of one
-# commit make the same bytes.
-source_date_epoch() {
-    if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
-        echo "$SOURCE_DATE_EPOCH"
-    else
-        git -C "$ULID_ROOT" log -1 --format=%ct 2>/dev/null || date +%s
-    fi
-}
+# commit make the same bytes (tools/ulidtools/deb.py, which makes the
+# packages with it).
+source_date_epoch() { ulidtools source-date-epoch; }
 
 # Makes OUT, a gzipped tarball of DIR/NAME, the same bytes wherever it is
 # made from the same files: members sorted by name, owned by 0:0 with no
@@ -482,10 +477,9 @@ release_tarball() {
         --mode=u=rwX,go=rX -c "$2" | gzip -9n >"$3"
 }
 
-# The newest glibc symbol version an ELF file asks for (2.28), or nothing.
-glibc_needed() {
-    objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1
-}
+# The newest glibc symbol version an ELF file asks for (2.28), or nothing
+# (deb.py, which writes the packages' Depends with it).
+glibc_needed() { ulidtools glibc-needed "$1"; }
 
 # Stops unless an ELF library or program is for ARCH and, in a release
 # build, asks for no glibc newer than ULID_GLIBC_FLOOR.
@@ -534,12 +528,9 @@ apt_index() {
 
 # Strips an ELF library or program as dh_strip does (the dynamic symbols
 # PostgreSQL looks up stay), with binutils for x86-64 and LLVM's strip for
-# other architectures, which this machine's binutils do not read.
-strip_library() {
-    local strip=strip
-    file -b "$1" | grep -q x86-64 || strip=llvm-strip-14
-    "$strip" --strip-unneeded --remove-section=.comment --remove-section=.note "$1"
-}
+# other architectures, which this machine's binutils do not read (deb.py,
+# which strips what goes into the packages).
+strip_library() { ulidtools strip "$1"; }
 
 # pgrx knows one server per major version, so a second build of a major
 # version (18-assert) gets a pgrx configuration of its own and a cargo

@@ -20,12 +20,16 @@
                                a Debian package of the extension for
                                PostgreSQL NN, or of the command-line tool,
                                from a release tarball's tree (deb)
+    source-date-epoch          the time a release's files carry
+    glibc-needed FILE          the newest glibc version an ELF file asks for
+    strip FILE                 an ELF file stripped as dh_strip does
 """
 
 from __future__ import annotations
 
 import shlex
 import signal
+import subprocess
 import sys
 
 from pathlib import Path
@@ -82,12 +86,22 @@ def main(argv: list[str]) -> int:
         print(project.field(args[0], *(Path(a) for a in args[1:])))
     elif command == "tables" and args[:1] == ["--write"] and len(args) > 1:
         builds.write_tables(args[1:])
-    elif command == "package-deb":
+    elif command in ("package-deb", "source-date-epoch", "glibc-needed", "strip"):
         from ulidtools import deb
 
         try:
-            return deb.main(args)
-        except deb.PackageError as error:
+            if command == "package-deb":
+                return deb.main(args)
+            if command == "source-date-epoch" and not args:
+                print(deb.source_date_epoch())
+            elif command == "glibc-needed" and len(args) == 1:
+                print(deb.glibc_needed(Path(args[0])))
+            elif command == "strip" and len(args) == 1:
+                deb.strip_library(Path(args[0]))
+            else:
+                print(f"ulidtools: cannot do: {' '.join(argv)}", file=sys.stderr)
+                return 2
+        except (deb.PackageError, subprocess.CalledProcessError) as error:
             print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
             return 1
     else:
