@@ -27,6 +27,7 @@ from harness.cli import ulid
 from harness.pages import code, paragraphs, prose
 from harness.pgcluster import ROOT
 from harness.upgrading import RELEASES, VERSION
+from ulidtools.project import CURRENT_RELEASE, RELEASED
 
 pytestmark = pytest.mark.builds("15")
 
@@ -154,18 +155,28 @@ def test_every_option_given_to_the_command_line_tool_exists():
     assert not wrong, sorted(set(wrong))
 
 
+# a version of the extension that PostgreSQL prints or takes
+EXTENSION_VERSION = re.compile(r'version "(\d+\.\d+\.\d+)" of extension "ulid"'
+                               r"|'(\d+\.\d+\.\d+)-resync'|^ (\d+\.\d+\.\d+)$", re.M)
 # the file names of a release, as scripts/release makes them
 RELEASE_FILE = re.compile(r"ulid-(\d+\.\d+\.\d+)-pg\d+-linux|postgresql-\d+-ulid_(\d+\.\d+\.\d+)-1_"
                           r"|ulid-cli-(\d+\.\d+\.\d+)-linux|ulid-cli_(\d+\.\d+\.\d+)-1_")
 
 
-def test_the_pages_name_this_version_and_say_whether_it_is_out():
-    """Every release file a page names is of this version (Cargo.toml's);
-    while that version is not among the releases (sql/RELEASES), the
-    install pages say so, and once it is, they no longer do."""
+def test_the_pages_name_the_current_release_and_no_other():
+    """Every release file a page names is of the release users install
+    (CURRENT_RELEASE: the newest version CHANGELOG.md dates), and so is
+    every version of the extension a page shows PostgreSQL print or take
+    (`version "X" of extension "ulid"`, `'X-resync'`, `extversion`). That
+    release is in sql/RELEASES, or it is this commit's own version (the
+    commit that cuts it); every version sql/RELEASES lists is dated."""
+    assert CURRENT_RELEASE in RELEASES or CURRENT_RELEASE == VERSION, (CURRENT_RELEASE, RELEASES)
+    assert set(RELEASES) <= set(RELEASED), (RELEASES, RELEASED)
+    seen = 0
     for page in PAGES:
-        named = {v for m in RELEASE_FILE.finditer(page.read_text()) for v in m.groups() if v}
-        assert named <= {VERSION}, (name(page), named)
-    for page in (ROOT / "README.md", ROOT / "docs" / "install.md"):
-        says_unpublished = f"until {VERSION} is published" in " ".join(page.read_text().split())
-        assert says_unpublished == (VERSION not in RELEASES), name(page)
+        text = page.read_text()
+        named = {v for m in RELEASE_FILE.finditer(text) for v in m.groups() if v}
+        named |= {v for m in EXTENSION_VERSION.finditer(text) for v in m.groups() if v}
+        seen += len(named)
+        assert named <= {CURRENT_RELEASE}, (name(page), named)
+    assert seen >= 3, seen

@@ -1,6 +1,7 @@
 """The project's own facts, read from its Cargo.toml files with tomllib:
 the extension's version (which its releases, packages and update scripts
-carry), the command-line tool's, the pgrx it builds with, and any `[package]` field of a crate (the
+carry), the released versions (CHANGELOG.md's dated sections), the
+command-line tool's version, the pgrx it builds with, and any `[package]` field of a crate (the
 Debian packages' descriptions and homepage).
 
     python3 -m ulidtools cargo-field FIELD [CARGO.TOML]
@@ -8,6 +9,7 @@ Debian packages' descriptions and homepage).
 
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -31,6 +33,13 @@ def field(name: str, path: Path = CARGO_TOML) -> str:
 
 # the extension's version: its releases', packages' and update scripts'
 VERSION = field("version")
+# every released version, newest first: the sections of CHANGELOG.md with a
+# date (`## [0.4.0] - 2026-11-27`); a release's own commit dates its version
+RELEASED = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$",
+                      (ROOT / "CHANGELOG.md").read_text(), re.M)
+# the release users install, whose files and outputs the pages show: this
+# version once it is released, the newest release while it is in development
+CURRENT_RELEASE = RELEASED[0]
 # the command-line tool's version (crates/ulid-cli)
 CLI_VERSION = field("version", ROOT / "crates" / "ulid-cli" / "Cargo.toml")
 # the pgrx version the extension pins (`pgrx = "=0.19.3"`)
