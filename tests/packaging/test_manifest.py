@@ -17,6 +17,8 @@ import pytest
 from harness.pgcluster import ROOT
 from ulidtools import manifest, project
 from ulidtools.manifest import Build, DebianFile, ManifestError, Wheel
+from ulidtools.builds import pg_config_for
+from ulidtools.cargo_env import release_builds
 
 pytestmark = pytest.mark.once_per_run
 
@@ -129,7 +131,8 @@ def test_lib_sh_prints_what_the_reader_gives():
     # one shell, each command's output after a line of its own
     commands = [f"manifest {kind}" for kind in manifest.KINDS] + [
         "manifest crate cargo-pgrx", "builds", "builds source+assert",
-        f"build_field {last.name} port; build_field {last.name} version", "echo $ULID_VERSION"]
+        f"build_field {last.name} port; build_field {last.name} version", "echo $ULID_VERSION",
+        "release_builds", "for b in $ULID_BUILDS; do pg_config_for $b; done"]
     out = lib_sh("; ".join(f"echo '>>> {c}'; {c}" for c in commands))
     printed = dict(part.split("\n", 1) for part in out.split(">>> ")[1:])
     for kind in manifest.KINDS:
@@ -141,6 +144,12 @@ def test_lib_sh_prints_what_the_reader_gives():
     assert printed[f"build_field {last.name} port; build_field {last.name} version"].split() == \
         [str(last.port), last.version]
     assert printed["echo $ULID_VERSION"].strip() == project.VERSION
+    # (lib.sh keeps its own pg_config_for: the scripts ask it thousands of
+    # times in a run, too often to start Python for it)
+    assert printed["for b in $ULID_BUILDS; do pg_config_for $b; done"].split() == \
+        [str(pg_config_for(b.name)) for b in builds]
+    assert printed["release_builds"].split() == release_builds() == \
+        [b.name for b in builds if b.name == str(b.major)]
 
 
 def test_a_script_stops_on_a_build_the_manifest_does_not_declare():

@@ -95,9 +95,10 @@ def test_the_workflow_runs_what_the_tests_run_and_publishes_what_release_makes()
     upload = next(c for c in commands if c.startswith("gh release create"))
     shipped = set(re.findall(r"dist/(\S+)", upload))
     assert shipped == {"*.tar.gz", "*.deb", "ulid_portable.sql", "SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc"}
-    release_script = (ROOT / "scripts" / "release").read_text() + (ROOT / "scripts" / "sign-release").read_text()
+    release_script = (ROOT / "tools" / "ulidtools" / "release.py").read_text() \
+        + (ROOT / "tools" / "ulidtools" / "sign.py").read_text()
     for name in ("ulid_portable.sql", "SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc"):
         assert name in release_script, name
     # the apt repository, as scripts/release makes it, goes to GitHub Pages
     assert any(c.startswith("cp -a dist/apt ") for c in commands)
-    assert "apt_index" in (ROOT / "scripts" / "release").read_text()
+    assert 'apt_index(repo, "stable"' in (ROOT / "tools" / "ulidtools" / "release.py").read_text()

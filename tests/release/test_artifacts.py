@@ -13,11 +13,13 @@ import os
 import re
 import subprocess
 import tarfile
+from unittest import mock
 from pathlib import Path
 
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools import package
 from ulidtools.project import VERSION
 
 pytestmark = pytest.mark.once_per_run
@@ -298,7 +300,7 @@ def deb_of(tarball: Path) -> str:
 def test_tarballs_and_packages_are_made_again_byte_for_byte(release, tmp_path):
     """Each tarball, unpacked with other times and modes (as another
     checkout, umask or clock would leave its files), is tarred again by
-    lib.sh's release_tarball and packaged again by scripts/package-deb: the
+    ulidtools.package.tarball and packaged again by scripts/package-deb: the
     same bytes as the release's. Its members carry the commit's time, root
     as owner, fixed modes, and gzip's header no name or time."""
     epoch = commit_time()
@@ -321,8 +323,8 @@ def test_tarballs_and_packages_are_made_again_byte_for_byte(release, tmp_path):
             os.utime(path)
         again = tmp_path / "again"
         again.mkdir(exist_ok=True)
-        subprocess.run(["bash", "-c", 'source "$1/scripts/lib.sh" && release_tarball "$2" "$3" "$4"', "-", ROOT,
-                        tree.parent, name, again / tarball.name], check=True, env=env)
+        with mock.patch.dict(os.environ, clear=True, values=env):
+            package.tarball(tree.parent, name, again / tarball.name)
         assert (again / tarball.name).read_bytes() == data, f"{tarball.name} made again differs"
         deb = deb_of(tarball)
         what = "cli" if tarball.name.startswith("ulid-cli-") else TARBALL.fullmatch(tarball.name).group(1)
@@ -356,7 +358,7 @@ def test_the_install_script_has_one_order(release):
 
 def test_no_path_of_the_build_machine_in_a_library_or_program(release, tmp_path):
     """No checkout, home, cargo registry or cargo target directory path in
-    what a release build made (lib.sh: release_env), which two checkouts
+    what a release build made (ulidtools.cargo_env.release_env), which two checkouts
     would make differently."""
     paths = {str(ROOT), str(Path.home()) + "/", os.environ.get("CARGO_HOME", str(Path.home() / ".cargo")),
              os.environ.get("ULID_CARGO_TARGET", str(Path.home() / ".cache" / "ulid"))}

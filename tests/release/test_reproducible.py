@@ -2,7 +2,7 @@
 the same commit are the same bytes: scripts/release run in a fresh clone
 (another path, files of other times, the same cargo target directory, so
 that our own crates are compiled again from the clone's sources, as
-lib.sh's claim_cargo_target makes them) for 13 on amd64, 15 on arm64 and
+ulidtools.cargo_env.build_lock makes them) for 13 on amd64, 15 on arm64 and
 the command-line tool, compared file by file with the release's.
 
 Slow (the libraries and programs are compiled again, minutes): run by

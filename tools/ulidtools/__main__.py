@@ -23,6 +23,23 @@
     source-date-epoch          the time a release's files carry
     glibc-needed FILE          the newest glibc version an ELF file asks for
     strip FILE                 an ELF file stripped as dh_strip does
+    package [--debug] [--arch ARCH] [--out DIR] BUILD|cli...
+                               the tarball and .deb of artifacts (package)
+    release [--out DIR] [--only MAJOR/ARCH,...] [--sign KEYFILE | --sign-key KEYID]
+                               every file of a release (release)
+    sign-release [--check] [--sign KEYFILE | --sign-key KEYID] [DIR]
+                               a release's files signed (sign)
+    apt-index DIR SUITE ARCH...
+                               an apt repository's index of DIR/pool
+    stage-extension BUILD STAGE debug|release [ARCH]
+                               the extension built and staged as cargo pgrx
+                               package lays it out (package)
+    pgrx-env BUILD             pgrx's environment for BUILD, as export lines
+    release-env ARCH [MAJOR]   a release build's environment, as export lines
+    with-build-lock CHECKOUT COMMAND...
+                               COMMAND run holding the cargo target
+                               directory's build lock, claimed for CHECKOUT
+                               (cargo_env)
 """
 
 from __future__ import annotations
@@ -44,7 +61,7 @@ FIELDS = {"major": "major", "version": "version", "from": "origin", "port": "por
 def main(argv: list[str]) -> int:
     # (builds reads the manifest when imported: inside main, its errors are
     # reported as errors)
-    from ulidtools import builds, manifest, project
+    from ulidtools import builds, cargo_env, manifest, project
 
     command, *args = argv or ["--help"]
     if command in ("-h", "--help"):
@@ -73,6 +90,10 @@ def main(argv: list[str]) -> int:
             "ULID_CARGO_ZIGBUILD_VERSION": manifest.one("crate", "cargo-zigbuild").version,
             "ULID_ZIG_VERSION": manifest.one("pypi", "ziglang").version,
             "ULID_BUILDS": " ".join(builds.BUILDS),
+            "ULID_GLIBC_FLOOR": cargo_env.GLIBC_FLOOR,
+            "ULID_RELEASE_BUILDS": " ".join(cargo_env.release_builds()),
+            "ULID_RELEASE_ARCHES": " ".join(cargo_env.ARCHES),
+            **{f"ULID_MACHINE_{arch}": machine for arch, (_, machine) in cargo_env.ARCHES.items()},
         }
         for build in builds.BUILDS.values():
             for field, value in FIELDS.items():
@@ -104,10 +125,34 @@ def main(argv: list[str]) -> int:
         except (deb.PackageError, subprocess.CalledProcessError) as error:
             print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
             return 1
+    elif command in BUILDING:
+        from ulidtools import deb, package, release, sign
+
+        try:
+            if command == "package":
+                return package.main(args)
+            if command == "release":
+                return release.main(args)
+            if command == "sign-release":
+                return sign.main(args)
+            if command == "apt-index" and len(args) >= 3:
+                release.apt_index(Path(args[0]), args[1], args[2:])
+            elif command == "stage-extension" and len(args) in (3, 4):
+                package.stage_extension(args[0], Path(args[1]).absolute(), *args[2:])
+            else:
+                return cargo_env.main(command, args)
+        except (cargo_env.BuildError, deb.PackageError, sign.SignError, subprocess.CalledProcessError) as error:
+            print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+            return 1
     else:
         print(f"ulidtools: cannot do: {' '.join(argv)}\n\n{__doc__.strip()}", file=sys.stderr)
         return 2
     return 0
+
+
+# what builds and packages (package, release, sign, cargo_env)
+BUILDING = ("package", "release", "sign-release", "apt-index", "stage-extension", "pgrx-env", "release-env",
+            "with-build-lock")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ build comes from (docs/development.md).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from ulidtools import manifest
 from ulidtools.manifest import ROOT, Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
 
@@ -37,6 +40,20 @@ def build_of(build: int | str) -> Build:
         return BUILDS[str(build)]
     except KeyError:
         raise ValueError(f"PostgreSQL {build} is not a build inputs.manifest declares ({', '.join(BUILDS)})") from None
+
+
+def pg_home() -> Path:
+    """Where the builds that are not Debian 12's own are installed
+    (ULID_PG_HOME; scripts/setup puts them there)."""
+    return Path(os.environ.get("ULID_PG_HOME") or "/opt/ulid-postgres")
+
+
+def pg_config_for(build: int | str) -> Path:
+    """A build's pg_config."""
+    record = build_of(build)
+    if record.origin == "debian":
+        return Path(f"/usr/lib/postgresql/{record.major}/bin/pg_config")
+    return pg_home() / record.name / "bin" / "pg_config"
 
 
 def major_version(build: int | str) -> int:

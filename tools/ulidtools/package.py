@@ -1,0 +1,226 @@
+"""The installable files of one artifact, for servers and machines without
+Rust, made the same way for both kinds:
+
+    python3 -m ulidtools package [--debug] [--arch amd64|arm64] [--out DIR] BUILD|cli...
+
+BUILD (a PostgreSQL major version): the extension
+    DIR/ulid-<version>-pg<MAJOR>-linux-<x86_64|aarch64>.tar.gz
+        lib/ulid.so, extension/ulid.control, extension/ulid--<version>.sql
+        and the update scripts, install.sh and LICENSE
+    DIR/postgresql-<MAJOR>-ulid_<version>-1_<amd64|arm64>.deb
+        the same files, laid out as Debian's PostgreSQL team does it
+cli: the command-line tool
+    DIR/ulid-cli-<version>-linux-<x86_64|aarch64>.tar.gz
+        ulid, its man page ulid.1, completions/ for bash, zsh and fish,
+        and LICENSE
+    DIR/ulid-cli_<version>-1_<amd64|arm64>.deb
+
+Each artifact is built, checked (its machine type, and in a release build
+its glibc floor), staged as a tarball's tree, tarred, and made a .deb
+(deb). A release build (the default) is linked by Zig against glibc
+2.28's symbols, and a file that asks for a newer glibc is refused; for
+arm64 it is cross-compiled (the extension against that major version's
+arm64 headers, which inputs.manifest pins and scripts/setup installs). A
+debug build (--debug) is linked as this machine links, for the tests:
+never a release artifact. A build of a test-only server (18-assert) is
+refused: its install.sh would take any PostgreSQL of its major version.
+The tarball and the package are the same bytes wherever they are made from
+the same files: every file's time is the commit's (SOURCE_DATE_EPOCH, when
+set), its owner root. scripts/package is the entry point; the release
+(ulidtools.release) chooses the artifacts and calls `make`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ulidtools import builds, cargo_env, deb, project
+from ulidtools.cargo_env import BuildError
+from ulidtools.deb import log
+from ulidtools.manifest import ROOT
+
+# an ELF file's machine (e_machine), by architecture
+ELF_MACHINE = {"amd64": 62, "arm64": 183}
+
+
+def stage_extension(build: str, stage: Path, profile: str, arch: str | None = None) -> None:
+    """Builds the extension for BUILD and stages every file it installs under
+    STAGE, laid out from / as `cargo pgrx package` writes them: the library,
+    the control file, the generated install script and the update scripts
+    (rendered by build.rs). PROFILE is debug or release; the build's log is
+    STAGE.log. With ARCH (amd64 or arm64), it is a release build for that
+    architecture (cargo_env.release_env): linked by Zig, cross-compiled for
+    arm64 against that major version's arm64 headers."""
+    config = builds.pg_config_for(build)
+    env = {**os.environ, **cargo_env.pgrx_env(build)}
+    if arch:
+        major = builds.major_version(build)
+        config = cargo_env.release_pg_config(arch, major)
+        env.update(cargo_env.release_env(arch, major))
+    command = ["cargo", "pgrx", "package", "--pg-config", str(config), "--out-dir", str(stage)]
+    if profile == "debug":
+        command.append("--debug")
+    if arch:
+        command += ["--target", cargo_env.rust_target(arch)]
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.parent.mkdir(parents=True, exist_ok=True)
+    log_file = Path(f"{stage}.log")
+    with open(log_file, "w") as out:
+        done = cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        sys.stderr.write(log_file.read_text())
+        raise BuildError(f"build for PostgreSQL {build}{f' ({arch})' if arch else ''} failed")
+
+
+def check_binary(path: Path, arch: str, profile: str) -> None:
+    """Stops unless an ELF library or program is for ARCH and, in a release
+    build, asks for no glibc newer than the floor."""
+    header = path.read_bytes()[:20]
+    if header[:4] != b"\x7fELF" or int.from_bytes(header[18:20], "little") != ELF_MACHINE[arch]:
+        kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True).stdout.strip()
+        raise BuildError(f"{path} is not for {arch}: {kind}")
+    if profile != "release":
+        return
+    needed = deb.glibc_needed(path)
+    if needed and tuple(map(int, needed.split("."))) > tuple(map(int, cargo_env.GLIBC_FLOOR.split("."))):
+        raise BuildError(f"{path} asks for glibc {needed}, newer than {cargo_env.GLIBC_FLOOR}")
+
+
+def tarball(directory: Path, name: str, out: Path) -> None:
+    """Makes OUT, a gzipped tarball of DIRECTORY/NAME, the same bytes
+    wherever it is made from the same files: members sorted by name, owned
+    by 0:0 with no names, every time SOURCE_DATE_EPOCH's, modes 644, or 755
+    for directories and programs (whatever the umask), and no name or time
+    in gzip's header (GNU tar and gzip, whose bytes these are)."""
+    epoch = deb.source_date_epoch()
+    tar = subprocess.Popen(["tar", "-C", str(directory), "--format=gnu", "--sort=name", "--owner=0", "--group=0",
+                            "--numeric-owner", f"--mtime=@{epoch}", "--mode=u=rwX,go=rX", "-c", name],
+                           stdout=subprocess.PIPE)
+    with open(out, "wb") as file:
+        gzip = subprocess.run(["gzip", "-9n"], stdin=tar.stdout, stdout=file)
+    tar.stdout.close()
+    if tar.wait() != 0 or gzip.returncode != 0:
+        raise BuildError(f"could not make {out}")
+
+
+@dataclass
+class Artifact:
+    """One artifact: the extension for a PostgreSQL build, or the
+    command-line tool ("cli"), for ARCH, in a PROFILE build."""
+    what: str
+    arch: str
+    profile: str
+
+    @property
+    def name(self) -> str:
+        machine = cargo_env.machine_of(self.arch)
+        if self.what == "cli":
+            return f"ulid-cli-{project.CLI_VERSION}-linux-{machine}"
+        return f"ulid-{project.VERSION}-pg{self.what}-linux-{machine}"
+
+    def tree(self) -> Path:
+        # (a folder per profile: a debug and a release package may be made at once)
+        return ROOT / "target" / "package" / self.profile / self.name
+
+    def stage(self) -> Path:
+        """Builds and checks the artifact, lays it out as its tarball's tree,
+        and returns the tree."""
+        tree = self.tree()
+        if self.what == "cli":
+            self._cli_tree(tree)
+        else:
+            self._extension_tree(tree)
+        return tree
+
+    def _extension_tree(self, tree: Path) -> None:
+        build = self.what
+        major = str(builds.major_version(build))
+        if build != major:
+            raise BuildError(f"PostgreSQL {build} is a test-only build: "
+                             f"a package of it would install into any PostgreSQL {major}")
+        stage = ROOT / "target" / "package" / f"pg{build}-{self.arch}-{self.profile}"
+        native = self.profile == "debug" and self.arch == "amd64"
+        stage_extension(build, stage, self.profile, None if native else self.arch)
+        # (tree.sh lays it out for install-from-source too, which users run)
+        subprocess.run(["sh", str(ROOT / "scripts" / "tarball" / "tree.sh"), str(stage), str(tree), build],
+                       check=True)
+        check_binary(tree / "lib" / "ulid.so", self.arch, self.profile)
+
+    def _build_cli(self, arch: str) -> Path:
+        """The command-line tool built for ARCH (Zig's glibc floor in a
+        release build), under the build lock: a build of another checkout
+        into the same directory would otherwise forget our crates' builds
+        under it (cargo_env.build_lock)."""
+        target = cargo_env.rust_target(arch)
+        env = dict(os.environ, CARGO_TARGET_DIR=str(cargo_env.cargo_target()))
+        if not (self.profile == "debug" and arch == "amd64"):
+            env.update(cargo_env.release_env(arch))
+        command = ["cargo", "build", "--quiet", "--locked", "-p", "ulid-cli", "--target", target]
+        if self.profile == "release":
+            command.append("--release")
+        if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env, stdout=sys.stderr).returncode != 0:
+            raise BuildError(f"building the command-line tool for {arch} failed")
+        return cargo_env.cargo_target() / target / self.profile / "ulid"
+
+    def _cli_tree(self, tree: Path) -> None:
+        """The tool's tree; its man page and shell completions come from the
+        one built for this machine."""
+        program = self._build_cli(self.arch)
+        check_binary(program, self.arch, self.profile)
+        host = program if self.arch == "amd64" else self._build_cli("amd64")
+        shutil.rmtree(tree, ignore_errors=True)
+        (tree / "completions").mkdir(parents=True)
+        shutil.copyfile(program, tree / "ulid")
+        (tree / "ulid").chmod(0o755)
+        deb.strip_library(tree / "ulid")
+        for what, path in (("man", "ulid.1"), ("complete-bash", "completions/ulid.bash"),
+                           ("complete-zsh", "completions/_ulid"), ("complete-fish", "completions/ulid.fish")):
+            with open(tree / path, "wb") as out:
+                subprocess.run([str(host), "--generate", what], stdout=out, check=True)
+        shutil.copyfile(ROOT / "LICENSE", tree / "LICENSE")
+
+    def make(self, out: Path) -> list[Path]:
+        """Builds, checks and stages the artifact, then writes its tarball
+        and its Debian package into OUT; returns their paths."""
+        tree = self.stage()
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{self.name}.tar.gz"
+        tarball(tree.parent, self.name, path)
+        log(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path))
+        return [path, deb.make(out, self.arch, self.what, tree)]
+
+
+def main(args: list[str]) -> int:
+    usage = "usage: scripts/package [--debug] [--arch amd64|arm64] [--out DIR] BUILD|cli..."
+    profile, arch, out = "release", "amd64", ROOT / "dist"
+    while args and args[0].startswith("-"):
+        option, *args = args
+        if option in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0
+        if option == "--debug":
+            profile = "debug"
+        elif option in ("--arch", "--out") and args:
+            value, *args = args
+            if option == "--arch":
+                arch = value
+            else:
+                out = Path(value).absolute()
+        else:
+            raise BuildError(f"unknown option {option} ({usage})")
+    if not args:
+        raise BuildError(f"name the builds or cli to package ({usage})")
+    cargo_env.rust_target(arch)
+    for what in args:
+        if what != "cli":
+            builds.build_of(what)
+    with cargo_env.build_lock(ROOT):
+        pass  # the target directory claimed for this checkout before anything is built
+    for what in args:
+        Artifact(what, arch, profile).make(out)
+    return 0

@@ -1,0 +1,176 @@
+"""Every file of a release of ulid, into dist/ unless --out says:
+
+    python3 -m ulidtools release [--out DIR] [--only MAJOR/ARCH,...]
+                                 [--sign KEYFILE | --sign-key KEYID]
+
+- for every PostgreSQL major version the builds of inputs.manifest have
+  (one release build each, never a test-only build such as 18-assert) and
+  both architectures (amd64, arm64), the extension's artifact (package):
+  ulid-VERSION-pgMAJOR-linux-x86_64.tar.gz / -aarch64.tar.gz and
+  postgresql-MAJOR-ulid_VERSION-1_amd64.deb / _arm64.deb;
+- the command-line tool's artifact for each architecture:
+  ulid-cli-VERSION-linux-x86_64.tar.gz / -aarch64.tar.gz and
+  ulid-cli_VERSION-1_amd64.deb / _arm64.deb;
+- ulid_portable.sql, the portable layer (portable/, docs/portable.md);
+- SHA256SUMS, of every file above (sha256sum -c SHA256SUMS checks them);
+- apt/, a Debian repository of the .deb files (suite stable, component
+  main; apt_index);
+- with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the apt
+  repository's index signed, and the key's public part,
+  ulid-release-key.asc and apt/ulid-archive-keyring.gpg. Without a key,
+  nothing is signed, and the log says so.
+
+  --only 15/amd64,15/arm64   only these (the tests make a few, not all)
+  --sign KEYFILE             an OpenPGP secret key (armored or binary) to
+                             sign with, from a GnuPG home made for this run
+                             and removed with it
+  --sign-key KEYID           a secret key in the keyring or agent of the
+                             GnuPG home gpg uses (GNUPGHOME, ~/.gnupg)
+
+Every library and program is linked against glibc 2.28's symbols and
+refused if it asks for a newer one. The tarballs and packages are the same
+bytes whichever checkout or machine makes them from one commit: every file
+in them carries the commit's time (SOURCE_DATE_EPOCH overrides it), root as
+owner and fixed modes, and no path of the machine goes into the libraries
+and programs (cargo_env.release_env). How a release is cut:
+docs/development.md. scripts/release is the entry point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from ulidtools import cargo_env, deb, project, sign
+from ulidtools.cargo_env import BuildError
+from ulidtools.deb import log
+from ulidtools.manifest import ROOT
+from ulidtools.package import Artifact
+
+
+def apt_index(directory: Path, suite: str, arches: list[str]) -> None:
+    """Writes an apt repository's index of the .deb files under
+    DIRECTORY/pool: for each architecture,
+    dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
+    dists/SUITE/Release with their checksums (unsigned: a signer adds
+    InRelease and Release.gpg). scripts/debian-system indexes its local
+    archives with it too."""
+    dists = directory / "dists" / suite
+    lines = ["Origin: ulid", "Label: ulid", f"Suite: {suite}", f"Codename: {suite}",
+             f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S +0000', time.gmtime())}",
+             f"Architectures: {' '.join(arches)}", "Components: main", "SHA256:"]
+    for arch in arches:
+        index = dists / "main" / f"binary-{arch}"
+        index.mkdir(parents=True, exist_ok=True)
+        packages = subprocess.run(["dpkg-scanpackages", "--arch", arch, "pool", "/dev/null"], cwd=directory,
+                                  capture_output=True, check=True).stdout
+        (index / "Packages").write_bytes(packages)
+        (index / "Packages.gz").unlink(missing_ok=True)
+        subprocess.run(["gzip", "-9nkf", str(index / "Packages")], check=True)
+    for arch in arches:
+        for name in ("Packages", "Packages.gz"):
+            data = (dists / "main" / f"binary-{arch}" / name).read_bytes()
+            lines.append(f" {hashlib.sha256(data).hexdigest()} {len(data)} main/binary-{arch}/{name}")
+    (dists / "Release").write_text("\n".join(lines) + "\n")
+
+
+def sha256sums(out: Path) -> None:
+    """SHA256SUMS of the tarballs, the packages and the portable layer, in
+    sha256sum's format and in one order, whatever the locale."""
+    names = sorted(p.name for p in out.glob("*.tar.gz")) + sorted(p.name for p in out.glob("*.deb")) \
+        + ["ulid_portable.sql"]
+    (out / "SHA256SUMS").write_text(
+        "".join(f"{hashlib.sha256((out / n).read_bytes()).hexdigest()}  {n}\n" for n in names))
+
+
+def pairs_of(only: str | None) -> list[tuple[str, str]]:
+    """What to make: (major, architecture) pairs, every one unless ONLY
+    names some (MAJOR/ARCH,...)."""
+    majors = cargo_env.release_builds()
+    if not only:
+        return [(major, arch) for arch in cargo_env.ARCHES for major in majors]
+    pairs = []
+    for pair in only.split(","):
+        major, _, arch = pair.partition("/")
+        if major not in majors:
+            raise BuildError(f"{pair}: PostgreSQL {major} is not a release build ({' '.join(majors)})")
+        cargo_env.rust_target(arch)
+        pairs.append((major, arch))
+    return pairs
+
+
+def make(out: Path, only: str | None, key: sign.Key) -> None:
+    pairs = pairs_of(only)
+    # the key is tried before anything is built
+    sign.check(key)
+    with cargo_env.build_lock(ROOT):
+        pass  # the target directory claimed for this checkout
+    started = time.monotonic()
+    version = project.VERSION
+    if not re.search(rf"^## \[{re.escape(version)}\] - [0-9]", (ROOT / "CHANGELOG.md").read_text(), re.M):
+        log(f"note: CHANGELOG.md has no dated entry for {version}: these are not the files of a release")
+    status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                            capture_output=True, text=True)
+    if status.stdout.strip():
+        log("note: the checkout has uncommitted changes: these files are not those of its commit")
+    epoch = deb.source_date_epoch()
+    os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
+    log(f"every file dated {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(epoch))} UTC "
+        f"(SOURCE_DATE_EPOCH={epoch})")
+
+    arches = list(dict.fromkeys(arch for _, arch in pairs))
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    for major, arch in pairs:
+        log(f"ulid {version} for PostgreSQL {major} on {arch}")
+        Artifact(major, arch, "release").make(out)
+    for arch in arches:
+        log(f"ulid-cli {project.CLI_VERSION} on {arch}")
+        Artifact("cli", arch, "release").make(out)
+
+    # The portable layer, the file as it is in the tree (its version() is
+    # this release's), for servers that cannot load the extension
+    portable = out / "ulid_portable.sql"
+    shutil.copyfile(ROOT / "portable" / "ulid_portable.sql", portable)
+    portable.chmod(0o644)
+    os.utime(portable, (epoch, epoch))
+    sha256sums(out)
+
+    # the apt repository: the same .deb files, indexed for apt
+    repo = out / "apt"
+    (repo / "pool" / "main").mkdir(parents=True)
+    for package in sorted(out.glob("*.deb")):
+        shutil.copy2(package, repo / "pool" / "main" / package.name)
+    apt_index(repo, "stable", arches)
+    # SHA256SUMS and the repository signed, or a line saying they are not
+    sign.release(key, out)
+    count = len(list(out.glob("*.tar.gz"))) + len(list(out.glob("*.deb")))
+    shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
+    log(f"release {version}: {count} files in {shown} in {round(time.monotonic() - started)} s")
+
+
+def main(args: list[str]) -> int:
+    out, only, keyfile, keyid = ROOT / "dist", None, None, None
+    while args:
+        option, *args = args
+        if option in ("-h", "--help"):
+            print(__doc__.strip())
+            return 0
+        if option not in ("--out", "--only", "--sign", "--sign-key") or not args:
+            raise BuildError(f"unknown argument {option} (try scripts/release --help)")
+        value, *args = args
+        if option == "--out":
+            out = Path(value).absolute()
+        elif option == "--only":
+            only = value
+        elif option == "--sign":
+            keyfile = value
+        else:
+            keyid = value
+    make(out, only, sign.Key(keyfile, keyid))
+    return 0
