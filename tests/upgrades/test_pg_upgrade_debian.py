@@ -6,7 +6,7 @@ errors the pg_attver lines, and leaves a fresh install's catalog.
 
 Debian's 18 is sid's postgresql-18 18.6-3 and postgresql-client-18 (the
 `debian-system` lines of inputs.manifest), unpacked with the sid
-libraries it needs by lib.sh's unpack_debian_postgres, as PostgreSQL 19's
+libraries it needs by ulidtools.debian_binary.unpack, as PostgreSQL 19's
 build is, and never installed into the system. Debian's 15 is a copy of
 the system's /usr/lib/postgresql/15 and /usr/share/postgresql/15, so
 that nothing is written into the system's own. ulid goes into both as
@@ -31,11 +31,12 @@ import pytest
 
 from harness.pgcluster import CLUSTER_ROOT, ROOT, SCRIPTS, build_of, cluster_port, install_dirs
 from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
+from ulidtools import debian_binary
 
 pytestmark = pytest.mark.builds("18")
 
 # sid's server and client of 18, and the libraries of sid they need beside
-# Debian 12's (libpq5 and SID_LIBRARIES, pinned for the 19 build); each
+# Debian 12's (libpq5 and debian_binary.LIBRARIES['sid'], pinned for the 19 build); each
 # named by its kind, as other Debian systems pin packages of the same names,
 # and libpq5 by its suite too (the 13 build pins bullseye's)
 DEBIAN_18_PACKAGES = ["debian-system:postgresql-18", "debian-system:postgresql-client-18",
@@ -106,9 +107,10 @@ def debian_18() -> Path:
     stamp = hashlib.sha256(pins.encode()).hexdigest()
     pinned = root / ".pins"
     if not pinned.exists() or pinned.read_text() != stamp:
-        lib_sh('mapfile -t debs < <("$ULID_ROOT/scripts/fetch-debian" "$ULID_DOWNLOADS" '
-               + " ".join(DEBIAN_18_PACKAGES) + ' $(printf "debian-binary:%s/sid " "${SID_LIBRARIES[@]}")) && '
-               f'unpack_debian_postgres "{root}" 18 "${{debs[@]}}"')
+        names = [*DEBIAN_18_PACKAGES, *(f"debian-binary:{lib}/sid" for lib in debian_binary.LIBRARIES["sid"])]
+        debs = lib_sh('"$ULID_ROOT/scripts/fetch-debian" "$ULID_DOWNLOADS" ' + " ".join(names)).splitlines()
+        assert len(debs) == len(names), debs
+        debian_binary.unpack(root, 18, [Path(d) for d in debs])
         pinned.write_text(stamp)
     with_staged_ulid("18", root, 18)
     return root / "usr/lib/postgresql/18/bin"

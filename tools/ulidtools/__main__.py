@@ -34,6 +34,12 @@
     stage-extension BUILD STAGE debug|release [ARCH]
                                the extension built and staged as cargo pgrx
                                package lays it out (package)
+    pypi-download PROJECT DIR  the wheel of a `pypi` line, checked, into DIR
+                               (pypi); prints its path
+    debian-binary packages|pins|release MAJOR
+    debian-binary unpack ROOT MAJOR DEB...
+                               a PostgreSQL build from Debian's binary
+                               packages of another release (debian_binary)
     pgrx-env BUILD             pgrx's environment for BUILD, as export lines
     release-env ARCH [MAJOR]   a release build's environment, as export lines
     with-build-lock CHECKOUT COMMAND...
@@ -125,6 +131,14 @@ def main(argv: list[str]) -> int:
         except (deb.PackageError, subprocess.CalledProcessError) as error:
             print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
             return 1
+    elif command == "pypi-download":
+        from ulidtools import pypi
+
+        return pypi.main(args)
+    elif command == "debian-binary":
+        from ulidtools import debian_binary
+
+        return debian_binary.main(args)
     elif command in BUILDING:
         from ulidtools import deb, package, release, sign
 

