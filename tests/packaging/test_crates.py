@@ -4,7 +4,7 @@ each with its README, licence and description, keywords and categories,
 and with the files a build needs. The extension's own package is not one
 for crates.io (`publish = false`): it is built against a PostgreSQL.
 
-Runs once (scripts/test names this file): seconds, with crates.io's index
+Runs once (tools/ulidtools/testrun.py names this file): seconds, with crates.io's index
 already fetched by the builds.
 """
 

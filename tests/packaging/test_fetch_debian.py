@@ -2,7 +2,7 @@
 against an archive made here and served on loopback: an index that lists
 what the test says and a pool that holds what the test puts in it.
 
-These run once (scripts/test names this file), not on every build: see
+These run once (tools/ulidtools/testrun.py names this file), not on every build: see
 the once_per_run marker in conftest.py.
 """
 

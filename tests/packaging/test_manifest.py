@@ -5,7 +5,7 @@ present), each build's input is pinned, and a line that is not well formed
 stops the reader with its number; scripts/lib.sh's `manifest`, `builds` and
 `build_field` print what the reader gives.
 
-Runs once (scripts/test names this file): seconds.
+Runs once (tools/ulidtools/testrun.py names this file): seconds.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ and a workflow with mistakes planted in it is caught; the workflow runs the
 commands the tests run (.ci/run, scripts/test-release, scripts/release
 signed) and publishes the files scripts/release makes.
 
-Runs once (scripts/test names this file): seconds.
+Runs once (tools/ulidtools/testrun.py names this file): seconds.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ a stage made here, with a stand-in pg_config: no server, no build.
 - pg_config's empty or relative directories are refused.
 - The output names every file installed and what it replaced.
 
-These run once (scripts/test names this file), not on every build: see
+These run once (tools/ulidtools/testrun.py names this file), not on every build: see
 the once_per_run marker in conftest.py. Seconds: the installer runs about
 thirty times.
 """

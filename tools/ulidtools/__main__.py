@@ -34,6 +34,7 @@
     stage-extension BUILD STAGE debug|release [ARCH]
                                the extension built and staged as cargo pgrx
                                package lays it out (package)
+    test [BUILD...]            every test, as CI runs them (testrun)
     pypi-download PROJECT DIR  the wheel of a `pypi` line, checked, into DIR
                                (pypi); prints its path
     debian-binary packages|pins|release MAJOR
@@ -131,6 +132,10 @@ def main(argv: list[str]) -> int:
         except (deb.PackageError, subprocess.CalledProcessError) as error:
             print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
             return 1
+    elif command == "test":
+        from ulidtools import testrun
+
+        return testrun.main(args)
     elif command == "pypi-download":
         from ulidtools import pypi
 

@@ -1,0 +1,289 @@
+"""Every test, exactly as CI runs it (scripts/test, which .ci/run calls):
+
+    python3 -m ulidtools test [BUILD...]   (default: every build of inputs.manifest)
+
+Once: formatting; the pure core's clippy and its unit and property tests
+(`cargo test -p ulid-core`, no PostgreSQL involved); the command-line
+tool's clippy and tests; the pinned downloads, the manifest's reader, the
+tarball's install.sh, the crates and the release workflow. Then on each
+PostgreSQL build:
+
+- the extension's unit tests and in-server #[pg_test]s (cargo pgrx test),
+  compiled by clippy with warnings as errors on 13, 16, 18 and 19, whose
+  features together reach every version-dependent part of the code;
+- the pg_regress suite, the docs' examples and the client-side tests
+  (pytest, psycopg, pg_dump, pgbench...) against private clusters, two
+  builds at a time (waves, below);
+
+and at the end: the files of a release for amd64, built in the background
+meanwhile and installed in clean Debian systems (tests/release), a short
+fuzzing run of the codec and the benchmark runners in quick mode.
+
+The order, and what runs beside what, is `run` below.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ulidtools import builds, cargo_env, manifest
+from ulidtools.cargo_env import BuildError
+from ulidtools.deb import log
+from ulidtools.manifest import ROOT
+
+# clippy lints the builds whose features between them take every arm of
+# every version-dependent #[cfg] in src/ (the arms split the versions at 14
+# to 19); when none of them is tested, the first build tested
+LINT_BUILDS = ("13", "16", "18", "19")
+PG_USER = os.environ.get("ULID_PG_USER") or "postgres"
+VENV = Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
+TARGET = ROOT / "target"
+
+
+class TestsFailed(Exception):
+    """A step of the run failed; what failed is said above it."""
+
+
+def step(command: list[str], locked: bool = False, **kwargs) -> None:
+    """Runs a step of the run; stops the run if it fails. LOCKED: a build
+    into the shared cargo target directory, under its build lock."""
+    run = (lambda *a, **k: cargo_env.run_locked(ROOT, *a, **k)) if locked else subprocess.run
+    if run(command, cwd=ROOT, **kwargs).returncode != 0:
+        raise TestsFailed(f"{' '.join(map(str, command))} failed")
+
+
+def pytest(*args: str) -> list[str]:
+    return [str(VENV / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", *args]
+
+
+def cluster_root() -> Path:
+    base = os.environ.get("ULID_PORT_BASE")
+    return Path(os.environ.get("ULID_CLUSTER_ROOT") or f"/tmp/ulid-clusters{f'-{base}' if base else ''}")
+
+
+def prepare(build: str, lint: bool) -> None:
+    """What a build needs before its server tests: the unit, property and
+    #[pg_test] tests, clippy on the lint builds, and the extension installed.
+
+    Clippy lints the very build that is tested: clippy-driver compiles our
+    crate for `cargo pgrx test` (the library and its tests, every target the
+    crate has, as `cargo clippy --all-targets` would), as `cargo clippy`
+    itself has it check the crate (RUSTC_WORKSPACE_WRAPPER, CLIPPY_ARGS), so
+    that nothing is compiled a second time, in check mode, for clippy alone
+    (on a fresh machine, pgrx and its bindings once more per major
+    version)."""
+    major = builds.major_version(build)
+    env = {**os.environ, **cargo_env.pgrx_env(build)}
+    if lint:
+        driver = shutil.which("clippy-driver")
+        if not driver:
+            raise TestsFailed("clippy-driver is not in PATH (scripts/setup links it)")
+        env.update(RUSTC_WORKSPACE_WRAPPER=driver, CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
+        log(f"PostgreSQL {build}: unit, property and #[pg_test] tests, built by clippy -D warnings")
+    else:
+        log(f"PostgreSQL {build}: unit, property and #[pg_test] tests")
+    pgdata = cluster_root() / f"pgrx-{build}"
+    pgdata.mkdir(parents=True, exist_ok=True)
+    shutil.chown(pgdata, PG_USER)
+    command = ["cargo", "pgrx", "test", f"pg{major}", "--runas", PG_USER, "--pgdata", str(pgdata)]
+    if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env).returncode != 0:
+        raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
+    log(f"PostgreSQL {build}: installing the extension")
+    step([str(ROOT / "scripts" / "install"), build])
+
+
+def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Path) -> subprocess.Popen:
+    """The next group made ready beside a group's tests, at a lower
+    priority: on a fresh machine that is where most of the compiling is
+    (pgrx's bindings and pgrx itself, once per major version)."""
+    with open(log_file, "w") as out:
+        return subprocess.Popen(["nice", "-n", "10", sys.executable, "-S", "-m", "ulidtools", "test", "--prepare",
+                                 ",".join(lint_builds), *group], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+
+
+def destroy_clusters_of(build: str) -> None:
+    """Stops and removes every private cluster of BUILD (NAME-BUILD, a data
+    directory): a test run's clusters hold gigabytes. Other directories
+    there (a server unpacked for a test) stay."""
+    for directory in sorted(cluster_root().glob(f"*-{build}")):
+        if (directory / "PG_VERSION").is_file():
+            name = directory.name.removesuffix(f"-{build}")
+            step(["bash", str(ROOT / "scripts" / "cluster"), "destroy", build, name])
+
+
+def server_tests(wave: list[str]) -> None:
+    """The builds' server tests (pytest): they leave about half of the
+    processor idle, so a wave of two runs side by side, each with a log of
+    its own (target/pytest-BUILD.log), shown when both are done."""
+    def tests(build: str) -> list[str]:
+        return pytest("-rs", "--durations=12", "tests", "--pg", build)
+
+    failed = []
+    if len(wave) == 1:
+        log(f"PostgreSQL {wave[0]}: pg_regress and client tests")
+        if subprocess.run(tests(wave[0]), cwd=ROOT).returncode != 0:
+            failed.append(wave[0])
+    else:
+        log(f"PostgreSQL {' '.join(wave)}: pg_regress and client tests, side by side "
+            "(logs: target/pytest-BUILD.log)")
+        running = []
+        for build in wave:
+            with open(TARGET / f"pytest-{build}.log", "w") as out:
+                running.append(subprocess.Popen(tests(build), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT))
+        for build, process in zip(wave, running):
+            if process.wait() != 0:
+                failed.append(build)
+        for build in wave:
+            log(f"PostgreSQL {build}: pg_regress and client tests (target/pytest-{build}.log)")
+            sys.stdout.write((TARGET / f"pytest-{build}.log").read_text())
+            sys.stdout.flush()
+    if failed:
+        raise TestsFailed(f"PostgreSQL {' '.join(failed)}: the server tests failed")
+
+
+def run(versions: list[str]) -> None:
+    started = time.monotonic()
+    env = os.environ
+    env["ULID_VERSIONS"] = " ".join(versions)
+    step([str(ROOT / "scripts" / "setup")])
+
+    log("cargo fmt --check")
+    step(["cargo", "fmt", "--all", "--check"])
+    step(["cargo", "fmt", "--manifest-path", "fuzz/Cargo.toml", "--check"])
+
+    log("ulid-core: clippy -D warnings, unit and property tests")
+    step(["cargo", "clippy", "--quiet", "-p", "ulid-core", "--all-targets", "--", "-D", "warnings"])
+    step(["cargo", "test", "--quiet", "-p", "ulid-core"])
+
+    # About a minute on a fresh machine (clap, serde, jiff), seconds after
+    # that; its tests run the binary some hundred times. The binary they
+    # built is the one the server and docs tests put beside each server
+    # (ULID_CLI).
+    log("the ulid command-line tool: clippy -D warnings, its tests")
+    target = {**env, "CARGO_TARGET_DIR": str(cargo_env.cargo_target())}
+    step(["cargo", "clippy", "--quiet", "-p", "ulid-cli", "--all-targets", "--", "-D", "warnings"], True, env=target)
+    step(["cargo", "test", "--quiet", "-p", "ulid-cli"], True, env=target)
+    env["ULID_CLI"] = str(cargo_env.cargo_target() / "debug" / "ulid")
+
+    log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
+        "the tarball's install.sh against another user's directories; ulid-core and ulid-cli as crates; "
+        "the release workflow")
+    step(pytest("tests/packaging/test_fetch_debian.py", "tests/packaging/test_manifest.py",
+                "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
+                "tests/packaging/test_release_workflow.py"))
+
+    # A release's files for 13 and 15 on amd64 (scripts/release-check), and
+    # the checks that install them in Debian systems (tests/release: 13's
+    # tarball into Debian 11, 15's package from the signed apt repository
+    # into Debian 12, every file's glibc floor), run in the background while
+    # the builds are tested: compiling takes the processor time those tests
+    # leave unused. They have a cargo target and ports of their own, and
+    # drive those servers with the 13 and 15 builds' clients (read only), so
+    # they run when both are among the builds tested. What installs over the
+    # 13 build itself waits for the loop (below); the rest of a release
+    # (every major version, arm64 and Debian 12 for arm64 through qemu), and
+    # the README's from-source commands in a clean Debian 12, take longer:
+    # scripts/test-release.
+    release_dist = TARGET / "release-check"
+    release_log = TARGET / "release-check.log"
+    release_checks = None
+    if "13" in versions and "15" in versions:
+        log(f"a release's files for 13 and 15 on amd64: built and installed in the background "
+            f"(log: {release_log.relative_to(ROOT)})")
+        checks = " && ".join([
+            f"nice -n 10 scripts/release-check --out {release_dist}",
+            "nice -n 10 " + " ".join(pytest("-rs", "tests/release/test_artifacts.py",
+                                            "tests/release/test_installed.py"))])
+        with open(release_log, "w") as out:
+            release_checks = subprocess.Popen(
+                ["bash", "-c", checks], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                env={**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
+                     "ULID_RELEASE_DIST": str(release_dist)})
+
+    lint_builds = [b for b in versions if b in LINT_BUILDS] or versions[:1]
+    # The groups of builds whose server tests run at the same time
+    # (builds.waves): none of a group installs into another build of it, or
+    # into the same build as another of it (the pg_upgrade tests install
+    # releases into the builds they upgrade from). The next group is made
+    # ready beside a group's tests; it touches nothing the running tests
+    # use: other PostgreSQL builds' files, pgrx clusters of their own, and
+    # the build lock around each build into the shared target directory.
+    waves = builds.waves(versions)
+    if not waves:
+        raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
+    for build in waves[0]:
+        prepare(build, build in lint_builds)
+    for i, wave in enumerate(waves):
+        following = waves[i + 1] if i + 1 < len(waves) else None
+        if following:
+            prepare_log = TARGET / f"prepare-{'-'.join(following)}.log"
+            preparing = prepare_in_background(following, lint_builds, prepare_log)
+        try:
+            server_tests(wave)
+        finally:
+            if following:
+                prepared = preparing.wait()
+                sys.stderr.write(prepare_log.read_text())
+        if following and prepared != 0:
+            raise TestsFailed(f"PostgreSQL {' '.join(following)}: their preparation failed (above)")
+        # a build's clusters stay for a look when its tests fail, and go
+        # when they pass: a run of every build would otherwise hold some 15 GB
+        for build in wave:
+            destroy_clusters_of(build)
+
+    if release_checks:
+        log("waiting for the release's files and their checks")
+        if release_checks.wait() != 0:
+            sys.stderr.write("\n".join(release_log.read_text().splitlines()[-150:]) + "\n")
+            raise TestsFailed(f"the release checks failed (log: {release_log})")
+        summary = [line for line in release_log.read_text().splitlines() if re.match(r"^[0-9]+ passed", line)]
+        sys.stderr.write("".join(f"{line}\n" for line in summary))
+        log("a release's 13 tarball installed over a running server; the install page's commands")
+        step(pytest("-rs", "-m", "not slow", "tests/release/test_install_over_running.py",
+                    "tests/release/test_from_source.py"), env={**env, "ULID_RELEASE_DIST": str(release_dist)})
+
+    seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
+    log(f"fuzzing the codec, {seconds} s a target")
+    step([str(ROOT / "fuzz" / "run.sh"), seconds])
+
+    # on a version the full benchmarks run on (the `bench` line of
+    # inputs.manifest), when this run has one
+    bench = next((b for b in builds.BENCH_BUILDS if b in versions), versions[0])
+    log(f"the benchmark runner on PostgreSQL {bench}, quick mode (checks it runs; no timings are judged)")
+    step([str(ROOT / "bench" / "run"), "--quick", "--pg", bench], stdout=subprocess.DEVNULL)
+    log("the command-line tool's benchmark runner, quick mode (debug builds, 20,000 ids; seconds)")
+    step([str(ROOT / "bench" / "cli"), "--quick"], stdout=subprocess.DEVNULL)
+    log(f"all tests passed on PostgreSQL {' '.join(versions)} in {round(time.monotonic() - started)} s")
+
+
+def main(args: list[str]) -> int:
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
+    try:
+        if args[:1] == ["--prepare"] and len(args) > 2:
+            lint_builds = args[1].split(",")
+            for build in args[2:]:
+                prepare(build, build in lint_builds)
+            return 0
+        for build in args:
+            if build.startswith("-"):
+                raise TestsFailed(f"unknown option {build} (try scripts/test --help)")
+            builds.build_of(build)
+        if os.geteuid() != 0:
+            raise TestsFailed(f"run as root: the tests install the extension into each PostgreSQL and run the "
+                              f"servers as '{PG_USER}'")
+        with cargo_env.build_lock(ROOT):
+            pass  # the target directory claimed for this checkout
+        versions = args or os.environ.get("ULID_VERSIONS", "").split() or list(builds.BUILDS)
+        run(versions)
+    except (TestsFailed, BuildError) as error:
+        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr, flush=True)
+        return 1
+    return 0
