@@ -1,0 +1,325 @@
+"""Debian systems in directories, made with debootstrap and apt from exactly
+the packages inputs.manifest pins, for the tests that need a Debian other
+than this machine's own or one untouched by the build tools:
+
+  sid             Debian sid (amd64) with PostgreSQL 19 installed by apt
+                  from Debian experimental's packages, and sid's PostgreSQL
+                  18 with the extensions users run beside ulid (TimescaleDB,
+                  pg_partman; pgcrypto comes with postgresql-18) or under it
+                  (pg_auto_failover): the Debian package of ulid for 19 is
+                  installed and removed there with apt, and ulid meets
+                  Debian's TimescaleDB, pg_partman and pg_auto_failover on
+                  18. Its packages are the `debian-system` lines and
+                  PostgreSQL 19's `debian-binary` lines (debian_binary).
+  bookworm        a clean Debian 12 (amd64): only sudo and CA certificates
+                  are installed; its archive also holds postgresql-15 and
+                  the build tools, which the tests install in a copy as a
+                  user would (the README's from-source commands; the apt
+                  repository of a release).
+  bullseye        Debian 11 (amd64, glibc 2.31) with its postgresql-13: a
+                  release tarball is installed there.
+  bookworm-arm64  Debian 12 for arm64 with its postgresql-15, run through
+                  qemu-user (binfmt_misc): a release's arm64 package is
+                  installed there.
+
+The packages of a system other than sid are its `system NAME` lines; a NAME
+is the Debian release, then the architecture when it is not amd64.
+
+  scripts/debian-system [-s NAME] setup        make it (once; again when a pin changes)
+  scripts/debian-system [-s NAME] run CMD...   run CMD as root inside it
+  scripts/debian-system [-s NAME] root         print the directory it is in
+  scripts/debian-system [-s NAME] clone DIR    copy it to DIR (a system to change and throw away)
+  scripts/debian-system [-s NAME] serves MAJOR whether it has Debian's postgresql-MAJOR
+                                               (exit 0), for the builds whose tests use it
+  scripts/debian-system [-s NAME] -r DIR run CMD...   run CMD in a clone
+
+NAME is sid unless given. Nothing in them comes from an index that moves:
+the pinned files, each downloaded and verified by scripts/fetch-debian,
+make a local archive, from which debootstrap makes the system (variant
+minbase) and apt installs the rest. setup fails if what dpkg then lists is
+not in that archive at the version it holds (sid: not exactly that
+archive). `run` gives the command a mount namespace of its own, with
+/proc, a tmpfs on /dev/shm and the local archive (/srv/ulid-archive)
+mounted inside the system; they go away with the last process that uses
+them, and nothing is mounted on the host. Services are never started by a
+package's scripts (policy-rc.d), and installing a server makes no cluster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ulidtools import builds, debian_binary, manifest
+from ulidtools.deb import log
+from ulidtools.manifest import ROOT
+
+ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
+# what each system is for: the packages the log names, with their versions
+SERVERS = {
+    "sid": ["postgresql-19", "postgresql-18", "postgresql-18-timescaledb", "postgresql-18-partman",
+            "postgresql-18-auto-failover"],
+    "bookworm": ["sudo", "ca-certificates"],
+    "bullseye": ["postgresql-13"],
+    "bookworm-arm64": ["postgresql-15"],
+}
+# The command `run` gives the system: a mount namespace of its own (unshare),
+# /proc, a tmpfs on /dev/shm and the archive read-only inside, then chroot.
+INSIDE = '''
+system=$1 archive=$2 inside=$3; shift 3
+mount -t proc proc "$system/proc" &&
+    mount -t tmpfs -o mode=1777 shm "$system/dev/shm" &&
+    mkdir -p "$system$inside" &&
+    mount --bind -o ro "$archive" "$system$inside" &&
+    exec chroot "$system" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \\
+        DEBIAN_FRONTEND=noninteractive "$@"'''
+
+
+class SystemError_(Exception):
+    """What stops a Debian system from being made or used."""
+
+
+def _as_root(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(([] if os.geteuid() == 0 else ["sudo"]) + command, **kwargs)
+
+
+class System:
+    def __init__(self, name: str, root: str | None = None):
+        if name not in SERVERS:
+            raise SystemError_(f"no Debian system {name} (sid, bookworm, bullseye, bookworm-arm64)")
+        self.name = name
+        self.release, _, arch = name.partition("-")
+        self.arch = arch or "amd64"
+        self.system = Path(root) if root else builds.pg_home() / f"system-{name}"
+        self.archive = builds.pg_home() / f"system-{name}-archive"
+        self.log = builds.pg_home() / f"system-{name}.log"
+        self.servers = SERVERS[name]
+        if name != "sid" and not self._system_lines():
+            raise SystemError_(f"inputs.manifest pins no package of the system {name}")
+
+    def _system_lines(self) -> list[manifest.DebianFile]:
+        return [r for r in manifest.of_kind("system") if r.text.split()[1] == self.name]
+
+    def pins(self) -> list[str]:
+        """The manifest lines of every package of the system, from the
+        archive on (ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256)."""
+        if self.name == "sid":
+            return [r.rest() for r in debian_binary.pins(19)] + [r.rest() for r in manifest.of_kind("debian-system")]
+        return [r.rest().split(" ", 1)[1] for r in self._system_lines()]
+
+    def pin_names(self) -> list[str]:
+        """The same packages as scripts/fetch-debian names them,
+        KIND:PACKAGE (the manifest pins postgresql-18's source tarball too),
+        and a .deb of two suites, libpq5, as KIND:PACKAGE/SUITE."""
+        if self.name == "sid":
+            return [f"debian-binary:{r.package}/{r.suite}" for r in debian_binary.pins(19)] + \
+                [f"debian-system:{r.package}" for r in manifest.of_kind("debian-system")]
+        return [f"system:{self.name}:{line.split()[2]}" for line in self.pins()]
+
+    def setup_packages(self) -> list[str]:
+        """What setup installs with apt after debootstrap: for sid every
+        pinned package but the 19 headers; for the others the ones they are
+        for (the rest stay in the archive for the tests to install)."""
+        if self.name == "sid":
+            return [line.split()[2] for line in self.pins() if line.split()[2] != "postgresql-server-dev-19"]
+        return list(self.servers)
+
+    def ensure_binfmt(self) -> None:
+        """A system of another architecture runs through qemu-user, which
+        the kernel starts for its programs (binfmt_misc, with the
+        interpreter opened when it is registered, so that it works inside
+        the system too)."""
+        if self.arch == "amd64":
+            return
+        if self.arch != "arm64":
+            raise SystemError_(f"no qemu for {self.arch}")
+        qemu = "qemu-aarch64"
+        binfmt = Path("/proc/sys/fs/binfmt_misc")
+        if not (binfmt / "register").exists() and \
+                _as_root(["mount", "-t", "binfmt_misc", "binfmt_misc", str(binfmt)]).returncode != 0:
+            raise SystemError_(f"binfmt_misc cannot be mounted: {self.name}'s programs cannot run here")
+
+        def enabled() -> bool:
+            try:
+                return (binfmt / qemu).read_text().startswith("enabled")
+            except OSError:
+                return False
+
+        if not enabled():
+            if not shutil.which("update-binfmts") or not os.access(f"/usr/bin/{qemu}-static", os.X_OK):
+                raise SystemError_("qemu-user-static and binfmt-support are not installed (scripts/setup installs them)")
+            if _as_root(["update-binfmts", "--enable", qemu], capture_output=True).returncode != 0:
+                _as_root(["update-binfmts", "--import", qemu])
+            if not enabled():
+                raise SystemError_(f"{qemu} is not registered with binfmt_misc")
+
+    def run(self, command: list[str], **kwargs) -> subprocess.CompletedProcess:
+        """COMMAND run as root inside the system."""
+        if not os.access(self.system / "usr" / "bin" / "apt-get", os.X_OK):
+            raise SystemError_(f"there is no Debian system in {self.system}: run scripts/setup")
+        self.ensure_binfmt()
+        return _as_root(["unshare", "--mount", "--propagation", "private", "sh", "-c", INSIDE, "sh",
+                         str(self.system), str(self.archive), ARCHIVE_IN_SYSTEM, *command], **kwargs)
+
+    def server_versions(self) -> str:
+        """"postgresql-18 18.6-3, postgresql-18-partman 5.5.0-1, ..." as dpkg lists them."""
+        listed = self.run(["dpkg-query", "-W", "-f", "${Package} ${Version}\n", *self.servers],
+                          capture_output=True, text=True).stdout
+        return ", ".join(listed.splitlines())
+
+    def make_archive(self) -> None:
+        """A Debian archive of the pinned files: pool/, and dists/RELEASE/
+        with a Release that lists the Packages index and its checksums
+        (unsigned: each file was verified against the manifest on
+        download)."""
+        from ulidtools.release import apt_index
+
+        downloads = os.environ.get("ULID_DOWNLOADS") or str(Path.home() / ".cache" / "ulid" / "downloads")
+        fetched = subprocess.run([str(ROOT / "scripts" / "fetch-debian"), downloads, *self.pin_names()],
+                                 stdout=subprocess.PIPE, text=True)
+        if fetched.returncode != 0:
+            raise SystemError_(f"Debian system {self.name}: the pinned packages could not be downloaded")
+        debs = fetched.stdout.splitlines()
+        shutil.rmtree(self.archive, ignore_errors=True)
+        (self.archive / "pool").mkdir(parents=True)
+        for deb in debs:
+            target = self.archive / "pool" / Path(deb).name
+            try:
+                os.link(deb, target)
+            except OSError:
+                shutil.copyfile(deb, target)
+        apt_index(self.archive, self.release, [self.arch])
+        packages = (self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages").read_text()
+        if len(re.findall(r"^Package: ", packages, re.M)) != len(debs):
+            raise SystemError_(f"Debian system {self.name}: dpkg-scanpackages did not index every package in "
+                               f"{self.archive}/pool")
+
+    def check_installed(self) -> None:
+        """Every package dpkg has installed, against the local archive (the
+        pinned files, or where one was gone, the version scripts/fetch-debian
+        verified in its place and named): the same versions, and for sid the
+        same set."""
+        index = (self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages").read_text()
+        want, package = set(), None
+        for line in index.splitlines():
+            if line.startswith("Package: "):
+                package = line.split()[1]
+            elif line.startswith("Version: ") and package != "postgresql-server-dev-19":
+                want.add(f"{package} {line.split()[1]}")
+        listed = self.run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev} ${Package} ${Version}\n"],
+                          capture_output=True, text=True, check=True).stdout
+        have = {re.sub(r":[a-z0-9]* ", " ", f"{w[1]} {w[2]}", count=1)
+                for w in (line.split() for line in listed.splitlines()) if len(w) == 3 and w[0] == "ii"}
+        if self.name == "sid":
+            if want != have:
+                for line in sorted(want - have):
+                    print(f"  pinned, not installed: {line}", file=sys.stderr)
+                for line in sorted(have - want):
+                    print(f"  installed, not pinned: {line}", file=sys.stderr)
+                raise SystemError_("Debian system: what apt installed is not what the local archive holds")
+        elif have - want:
+            for line in sorted(have - want):
+                print(f"  installed, not pinned: {line}", file=sys.stderr)
+            raise SystemError_(f"Debian system {self.name}: apt installed what the local archive does not hold")
+
+    def stamp(self) -> str:
+        """What the system is made from: its pins and this recipe."""
+        recipe = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+        return hashlib.sha256(("".join(f"{line}\n" for line in self.pins()) + recipe).encode()).hexdigest()
+
+    def _write(self, path: Path, text: str) -> None:
+        _as_root(["tee", str(path)], input=text, text=True, stdout=subprocess.DEVNULL, check=True)
+
+    def _failed(self, what: str) -> SystemError_:
+        lines = self.log.read_text(errors="replace").splitlines()[-20:] if self.log.exists() else []
+        sys.stderr.write("".join(f"{line}\n" for line in lines))
+        return SystemError_(f"Debian system {self.name}: {what} (log: {self.log})")
+
+    def setup(self) -> None:
+        started = time.monotonic()
+        stamp = self.stamp()
+        marker = self.system / ".ulid-system"
+        if marker.is_file() and marker.read_text().strip() == stamp:
+            log(f"Debian system {self.name}: present in {self.system} ({self.server_versions()})")
+            return
+        log(f"Debian system {self.name}: making {self.release} ({self.arch}) with {' '.join(self.servers)} "
+            f"in {self.system}")
+        self.ensure_binfmt()
+        self.make_archive()
+        _as_root(["rm", "-rf", str(self.system)], check=True)
+        with open(self.log, "w") as out:
+            made = _as_root(["debootstrap", f"--arch={self.arch}", "--variant=minbase", "--no-check-gpg",
+                             "--merged-usr", self.release, str(self.system), f"file://{self.archive}"],
+                            stdout=out, stderr=subprocess.STDOUT)
+        if made.returncode != 0:
+            raise self._failed("debootstrap failed")
+        # apt reads the local archive only; no service starts; no main cluster
+        self._write(self.system / "etc" / "apt" / "sources.list",
+                    f"deb [trusted=yes] file:{ARCHIVE_IN_SYSTEM} {self.release} main\n")
+        self._write(self.system / "usr" / "sbin" / "policy-rc.d", "#!/bin/sh\nexit 101\n")
+        _as_root(["chmod", "755", str(self.system / "usr" / "sbin" / "policy-rc.d")], check=True)
+        _as_root(["mkdir", "-p", str(self.system / "etc" / "postgresql-common" / "createcluster.d")], check=True)
+        self._write(self.system / "etc" / "postgresql-common" / "createcluster.d" / "no-main-cluster.conf",
+                    "create_main_cluster = false\n")
+        # the servers and the rest of what setup installs (a package that the
+        # archive ranks `required` and its own control file does not, such as
+        # bsdutils, is not in debootstrap's minbase made from the files alone)
+        with open(self.log, "a") as out:
+            for command in (["apt-get", "update"],
+                            ["apt-get", "install", "-y", "--no-install-recommends", *self.setup_packages()],
+                            ["apt-get", "clean"]):
+                if self.run(command, stdout=out, stderr=subprocess.STDOUT).returncode != 0:
+                    raise self._failed(f"installing {' '.join(self.servers)} failed")
+        self.check_installed()
+        self._write(marker, f"{stamp}\n")
+        log(f"Debian system {self.name}: {self.server_versions()} installed with apt in {self.system} "
+            f"({len(self.pins())} pinned packages, {round(time.monotonic() - started)} s)")
+
+    def clone(self, directory: str) -> None:
+        if not (self.system / ".ulid-system").is_file():
+            raise SystemError_(f"there is no Debian system {self.name} in {self.system}: run scripts/setup")
+        _as_root(["rm", "-rf", directory], check=True)
+        _as_root(["cp", "-a", str(self.system), directory], check=True)
+
+    def serves(self, major: str) -> bool:
+        return any(line.split()[2] == f"postgresql-{major}" for line in self.pins())
+
+
+def main(args: list[str]) -> int:
+    usage = "usage: scripts/debian-system [-s NAME] [-r DIR] setup | run COMMAND... | root | clone DIR | serves MAJOR"
+    name, root = "sid", None
+    while args[:1] in (["-s"], ["-r"]):
+        if len(args) < 2:
+            print(f"\033[1;31merror:\033[0m {args[0]} needs {'a system name' if args[0] == '-s' else 'a directory'}",
+                  file=sys.stderr)
+            return 1
+        name, root = (args[1], root) if args[0] == "-s" else (name, args[1])
+        args = args[2:]
+    try:
+        if args[:1] in (["-h"], ["--help"]):
+            print(__doc__.strip())
+            return 0
+        system = System(name, root)
+        command, rest = (args[0], args[1:]) if args else ("", [])
+        if command == "setup" and not rest:
+            system.setup()
+        elif command == "run" and rest:
+            return system.run(rest).returncode
+        elif command == "root" and not rest:
+            print(system.system)
+        elif command == "clone" and len(rest) == 1:
+            system.clone(rest[0])
+        elif command == "serves" and len(rest) == 1:
+            return 0 if system.serves(rest[0]) else 1
+        else:
+            raise SystemError_(usage)
+    except (SystemError_, subprocess.CalledProcessError) as error:
+        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+        return 1
+    return 0
