@@ -55,7 +55,7 @@ END IF;
 CREATE OR REPLACE FUNCTION ulid_portable.version()
     RETURNS pg_catalog.text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
-SELECT '0.4.0'::pg_catalog.text
+SELECT '0.5.0'::pg_catalog.text
 $fn$;
 
 

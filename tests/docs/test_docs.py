@@ -33,6 +33,11 @@ block. The extension is created first unless the page runs
 - Blocks in other languages are not run here (the client tests run the files
   in examples/).
 
+The pages show the current release's version where PostgreSQL prints or
+takes it (`ALTER EXTENSION ... UPDATE TO '0.4.0-resync'`); between
+releases, the build has the next version, and the pages run as if they
+showed that (harness.pages.as_built).
+
 ULID_DOCS_ACCEPT=1 writes the actual output over every transcript that does
 not match, for review with `git diff` (put `…` back where values vary).
 """
@@ -51,7 +56,7 @@ from pathlib import Path
 import pytest
 
 from harness.clock import clear_of_midnight
-from harness.pages import fenced_blocks, normalized, output_matches
+from harness.pages import as_built, as_released, fenced_blocks, normalized, output_matches
 from harness.pgcluster import ROOT
 from harness.standin import installed_standin
 
@@ -114,7 +119,7 @@ class Page:
 # --- reading a page --------------------------------------------------------
 
 def parse_page(path: Path) -> Page:
-    lines = path.read_text().split("\n")
+    lines = as_built(path.read_text()).split("\n")
     try:
         fenced = fenced_blocks(lines, path.name)
     except ValueError as err:
@@ -376,7 +381,7 @@ def rewrite(page: Page, accepted: list[tuple[Block, Statement, list[str]]]) -> N
         if statement is not block.statements[-1] and new and new[-1].startswith("("):
             new.append("")  # the blank line psql prints after a result, before the next prompt
         lines[statement.out_start:statement.out_end] = [(block.indent + line) if line else "" for line in new]
-    page.path.write_text("\n".join(lines))
+    page.path.write_text(as_released("\n".join(lines)))
 
 
 @pytest.mark.parametrize("path", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])

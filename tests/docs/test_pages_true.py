@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import ulid
-from harness.pages import code, paragraphs, prose
+from harness.pages import EXTENSION_VERSION, code, paragraphs, prose
 from harness.pgcluster import ROOT
 from harness.upgrading import RELEASES, VERSION
 from ulidtools.project import CURRENT_RELEASE, RELEASED
@@ -155,9 +155,6 @@ def test_every_option_given_to_the_command_line_tool_exists():
     assert not wrong, sorted(set(wrong))
 
 
-# a version of the extension that PostgreSQL prints or takes
-EXTENSION_VERSION = re.compile(r'version "(\d+\.\d+\.\d+)" of extension "ulid"'
-                               r"|'(\d+\.\d+\.\d+)-resync'|^ (\d+\.\d+\.\d+)$", re.M)
 # the file names of a release, as scripts/release makes them
 RELEASE_FILE = re.compile(r"ulid-(\d+\.\d+\.\d+)-pg\d+-linux|postgresql-\d+-ulid_(\d+\.\d+\.\d+)-1_"
                           r"|ulid-cli-(\d+\.\d+\.\d+)-linux|ulid-cli_(\d+\.\d+\.\d+)-1_")
@@ -176,7 +173,7 @@ def test_the_pages_name_the_current_release_and_no_other():
     for page in PAGES:
         text = page.read_text()
         named = {v for m in RELEASE_FILE.finditer(text) for v in m.groups() if v}
-        named |= {v for m in EXTENSION_VERSION.finditer(text) for v in m.groups() if v}
+        named |= set(EXTENSION_VERSION.findall(text))
         seen += len(named)
         assert named <= {CURRENT_RELEASE}, (name(page), named)
     assert seen >= 3, seen

@@ -5,13 +5,42 @@ run a page's own recipe on data of their own (`section_blocks`,
 `sql_blocks`, `sh_blocks`), what a page says outside its blocks (`prose`,
 `paragraphs`) and what it shows as code (`code`); and how a page's expected
 output is compared with what was printed (`…`, U+2026, in an expected line
-stands for any run of characters within the line)."""
+stands for any run of characters within the line).
+
+The pages are written for the release users install (CURRENT_RELEASE);
+between releases, the build under test carries the next version, and
+`as_built` gives a page's text with that release's version, where
+PostgreSQL prints or takes it, as the build's (`as_released` the other way)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from ulidtools.project import CURRENT_RELEASE, VERSION
+
+# a version of the extension where PostgreSQL prints or takes it, as a page
+# shows it: `version "X"` (of extension "ulid"), version `X`, `'X-resync'`
+# or `X-resync`, or alone on a line of output (a row of `extversion`)
+EXTENSION_VERSION = re.compile(r"(?<=version [\"`])\d+\.\d+\.\d+(?=[\"`])"
+                               r"|(?<=['`])\d+\.\d+\.\d+(?=-resync['`])|(?<=^ )\d+\.\d+\.\d+$", re.M)
+
+
+def _swap(text: str, old: str, new: str) -> str:
+    return EXTENSION_VERSION.sub(lambda m: new if m.group() == old else m.group(), text)
+
+
+def as_built(text: str) -> str:
+    """A page's text with the extension version it shows, where it is the
+    current release's, as the build's own (the same text on a release)."""
+    return _swap(text, CURRENT_RELEASE, VERSION)
+
+
+def as_released(text: str) -> str:
+    """The inverse of as_built: what the build printed, as the page shows it."""
+    return _swap(text, VERSION, CURRENT_RELEASE)
+
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 # a fence opens a code block: three or more backticks or tildes, then the

@@ -18,6 +18,7 @@ import tomllib
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools.project import VERSION
 
 pytestmark = pytest.mark.once_per_run
 
@@ -57,7 +58,16 @@ def test_the_crate_holds_what_a_build_and_a_reader_need(packaged, crate):
         # a crate names its dependencies by version; the path is gone
         core = manifest["dependencies"]["ulid-core"]
         assert core.get("version") and "path" not in core, core
+        assert core["version"] == VERSION, core
         assert "src/main.rs" in names
+
+
+def test_the_crates_carry_the_extension_s_version():
+    """One version for the extension, ulid-core and ulid-cli: the release's,
+    raised together when the next one opens (docs/development.md)."""
+    versions = {c: tomllib.loads((ROOT / "crates" / c / "Cargo.toml").read_text())["package"]["version"]
+                for c in CRATES}
+    assert versions == {c: VERSION for c in CRATES}
 
 
 def test_the_extension_is_not_a_crates_io_package():
