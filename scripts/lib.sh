@@ -81,27 +81,13 @@ export ULID_CARGO_TARGET
 # with_build_lock CHECKOUT COMMAND... runs COMMAND, a build of CHECKOUT's
 # sources into ULID_CARGO_TARGET, holding the lock, with the directory
 # claimed for CHECKOUT first (our crates' builds of another checkout are
-# forgotten). claim_cargo_target CHECKOUT only claims it: scripts that build
-# call it before they start (not every use of this file: a test run that only
-# reads the builds' paths must not make another checkout's build start over).
+# forgotten).
 with_build_lock() { ulidtools with-build-lock "$@"; }
-claim_cargo_target() { with_build_lock "$1" true; }
 # Private clusters' data directories; a run given ports of its own
 # (ULID_PORT_BASE) gets a directory of its own too, so that two runs side by
 # side never restart each other's servers.
 ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULID_PORT_BASE}}
 export ULID_CLUSTER_ROOT
-# Stops and removes every private cluster of BUILD under ULID_CLUSTER_ROOT
-# (NAME-BUILD, a data directory): a test run's clusters hold gigabytes.
-# Other directories there (a server unpacked for a test) stay.
-destroy_clusters_of() {
-    local build=$1 dir name
-    for dir in "$ULID_CLUSTER_ROOT"/*-"$build"; do
-        [ -f "$dir/PG_VERSION" ] || continue
-        name=${dir##*/}
-        "$ULID_ROOT/scripts/cluster" destroy "$build" "${name%-"$build"}"
-    done
-}
 # Where scripts/fetch-debian keeps what it downloaded from Debian's archive
 ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
 # PostgreSQL builds from Debian's binary packages of another suite
@@ -232,15 +218,9 @@ machine_of() {
 }
 zig_cc() { echo "$ULID_TOOLS/zig-cc/$(machine_of "$1")-linux-gnu.$ULID_GLIBC_FLOOR-cc"; }
 
-# An apt repository's index of the .deb files under DIR/pool
-# (tools/ulidtools/release.py).
-#   apt_index DIR SUITE ARCH...
-apt_index() { ulidtools apt-index "$@"; }
-
-# pgrx's environment for BUILD, and a release build's for ARCH (and MAJOR),
-# as `export` lines to eval (tools/ulidtools/cargo_env.py).
+# pgrx's environment for BUILD, as `export` lines to eval
+# (tools/ulidtools/cargo_env.py).
 pgrx_env_for() { ulidtools pgrx-env "$1"; }
-release_env() { ulidtools release-env "$@"; }
 
 # Private clusters get ports BASE + PORT + SLOT, BASE being 20000 unless
 # ULID_PORT_BASE says otherwise and PORT the build's (inputs.manifest): slot

@@ -29,8 +29,6 @@
                                every file of a release (release)
     sign-release [--check] [--sign KEYFILE | --sign-key KEYID] [DIR]
                                a release's files signed (sign)
-    apt-index DIR SUITE ARCH...
-                               an apt repository's index of DIR/pool
     stage-extension BUILD STAGE debug|release [ARCH]
                                the extension built and staged as cargo pgrx
                                package lays it out (package)
@@ -45,7 +43,6 @@
                                a PostgreSQL build from Debian's binary
                                packages of another release (debian_binary)
     pgrx-env BUILD             pgrx's environment for BUILD, as export lines
-    release-env ARCH [MAJOR]   a release build's environment, as export lines
     with-build-lock CHECKOUT COMMAND...
                                COMMAND run holding the cargo target
                                directory's build lock, claimed for CHECKOUT
@@ -165,9 +162,7 @@ def main(argv: list[str]) -> int:
                 return release.main(args)
             if command == "sign-release":
                 return sign.main(args)
-            if command == "apt-index" and len(args) >= 3:
-                release.apt_index(Path(args[0]), args[1], args[2:])
-            elif command == "stage-extension" and len(args) in (3, 4):
+            if command == "stage-extension" and len(args) in (3, 4):
                 package.stage_extension(args[0], Path(args[1]).absolute(), *args[2:])
             else:
                 return cargo_env.main(command, args)
@@ -181,8 +176,7 @@ def main(argv: list[str]) -> int:
 
 
 # what builds and packages (package, release, sign, cargo_env)
-BUILDING = ("package", "release", "sign-release", "apt-index", "stage-extension", "pgrx-env", "release-env",
-            "with-build-lock")
+BUILDING = ("package", "release", "sign-release", "stage-extension", "pgrx-env", "with-build-lock")
 
 
 if __name__ == "__main__":

@@ -2,10 +2,9 @@
 cargo target directory every checkout shares and its build lock, pgrx's
 environment for each build, and a release build's environment (Zig links
 against glibc 2.28's symbols; arm64 is cross-compiled). scripts/lib.sh's
-pgrx_env_for, release_env and with_build_lock ask this module:
+pgrx_env_for and with_build_lock ask this module:
 
     python3 -m ulidtools pgrx-env BUILD
-    python3 -m ulidtools release-env ARCH [MAJOR]
     python3 -m ulidtools with-build-lock CHECKOUT COMMAND...
 """
 
@@ -194,8 +193,6 @@ def run_locked(checkout: Path | str, command: list[str], **kwargs) -> subprocess
 def main(command: str, args: list[str]) -> int:
     if command == "pgrx-env" and len(args) == 1:
         print(exports(pgrx_env(args[0])), end="")
-    elif command == "release-env" and 1 <= len(args) <= 2:
-        print(exports(release_env(*args)), end="")
     elif command == "with-build-lock" and len(args) >= 2:
         try:
             return run_locked(args[0], args[1:]).returncode
