@@ -35,6 +35,7 @@
     test [BUILD...]            every test, as CI runs them (testrun)
     debian-system [-s NAME] [-r DIR] setup|run CMD...|root|clone DIR|serves MAJOR
                                a Debian system in a directory (debian_system)
+    setup                      everything building and testing needs (setup)
     setup-go [--print-env]     Go and the pinned Go modules (setup_go)
     pypi-download PROJECT DIR  the wheel of a `pypi` line, checked, into DIR
                                (pypi); prints its path
@@ -140,6 +141,10 @@ def main(argv: list[str]) -> int:
         from ulidtools import debian_system
 
         return debian_system.main(args)
+    elif command == "setup":
+        from ulidtools import setup
+
+        return setup.main(args)
     elif command == "setup-go":
         from ulidtools import setup_go
 
