@@ -241,6 +241,7 @@ def listed_candidates(pin: Pin, tried: list[str]) -> list[Candidate]:
 
 
 def fetch(pin: Pin, directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
     tried = []
     pinned_url = url_of(pin, pin.path)
     target = directory / Path(pin.path).name
