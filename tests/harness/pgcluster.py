@@ -19,14 +19,13 @@ from pathlib import Path
 
 import psycopg
 
-from ulidtools.builds import BUILDS, Build, build_of, major_version, pg_config_for  # noqa: F401 (the harness's names)
+from ulidtools.builds import (BUILDS, Build, build_of, cluster_port, cluster_root, major_version,  # noqa: F401
+                             pg_config_for)  # (the harness's names)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
-# as scripts/lib.sh chooses it: a run with ports of its own has its own directory
-_PORT_BASE = os.environ.get("ULID_PORT_BASE")
-CLUSTER_ROOT = Path(os.environ.get("ULID_CLUSTER_ROOT")
-                    or "/tmp/ulid-clusters" + (f"-{_PORT_BASE}" if _PORT_BASE else ""))
+# (a run with ports of its own has its own directory)
+CLUSTER_ROOT = cluster_root()
 
 
 def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
@@ -38,11 +37,6 @@ def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
     builds = [name for name in BUILDS if name in asked] or list(BUILDS)
     builds = [name for name in builds if BUILDS[name].major >= oldest_major] or builds
     return builds[0], builds[-1]
-
-
-def cluster_port(build: int | str, slot: int) -> int:
-    """The port of a cluster, as scripts/lib.sh's cluster_port computes it."""
-    return int(os.environ.get("ULID_PORT_BASE", "20000")) + build_of(build).port + slot
 
 
 def install_dirs(build: int | str) -> tuple[Path, Path]:

@@ -17,7 +17,7 @@ import pytest
 from harness.pgcluster import ROOT
 from ulidtools import manifest, project
 from ulidtools.manifest import Build, DebianFile, ManifestError, Wheel
-from ulidtools.builds import pg_config_for
+from ulidtools.builds import cluster_port, cluster_root, pg_config_for
 from ulidtools.cargo_env import release_builds
 
 pytestmark = pytest.mark.once_per_run
@@ -132,7 +132,7 @@ def test_lib_sh_prints_what_the_reader_gives():
     commands = [f"manifest {kind}" for kind in manifest.KINDS] + [
         "manifest crate cargo-pgrx", "builds", "builds source+assert",
         f"build_field {last.name} port; build_field {last.name} version", "echo $ULID_VERSION",
-        "release_builds", "for b in $ULID_BUILDS; do pg_config_for $b; done"]
+        "for b in $ULID_BUILDS; do pg_config_for $b; done"]
     out = lib_sh("; ".join(f"echo '>>> {c}'; {c}" for c in commands))
     printed = dict(part.split("\n", 1) for part in out.split(">>> ")[1:])
     for kind in manifest.KINDS:
@@ -148,8 +148,27 @@ def test_lib_sh_prints_what_the_reader_gives():
     # times in a run, too often to start Python for it)
     assert printed["for b in $ULID_BUILDS; do pg_config_for $b; done"].split() == \
         [str(pg_config_for(b.name)) for b in builds]
-    assert printed["release_builds"].split() == release_builds() == \
-        [b.name for b in builds if b.name == str(b.major)]
+    assert release_builds() == [b.name for b in builds if b.name == str(b.major)]
+
+
+@pytest.mark.parametrize("base", [None, "24000"])
+def test_lib_sh_keeps_the_clusters_where_the_harness_looks(base, monkeypatch):
+    """lib.sh's ULID_CLUSTER_ROOT (scripts/cluster's) is
+    ulidtools.builds.cluster_root (the tests' and the test run's)."""
+    monkeypatch.delenv("ULID_CLUSTER_ROOT", raising=False)
+    if base:
+        monkeypatch.setenv("ULID_PORT_BASE", base)
+    else:
+        monkeypatch.delenv("ULID_PORT_BASE", raising=False)
+    assert lib_sh("echo $ULID_CLUSTER_ROOT").strip() == str(cluster_root())
+    assert lib_sh("cluster_port 15 3").strip() == str(cluster_port("15", 3))
+
+
+@pytest.mark.parametrize("base", ["40000", "31000", "80", "x"])
+def test_a_port_base_whose_ports_reach_the_ephemeral_range_is_refused(base, monkeypatch):
+    monkeypatch.setenv("ULID_PORT_BASE", base)
+    with pytest.raises(ValueError, match="ULID_PORT_BASE"):
+        cluster_port("15", 0)
 
 
 def test_a_script_stops_on_a_build_the_manifest_does_not_declare():

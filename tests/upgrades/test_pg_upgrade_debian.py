@@ -31,16 +31,22 @@ import pytest
 
 from harness.pgcluster import CLUSTER_ROOT, ROOT, SCRIPTS, build_of, cluster_port, install_dirs
 from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
-from ulidtools import debian_binary
+from ulidtools import debian_binary, fetch_debian, manifest
+from ulidtools.manifest import DebianFile
 
 pytestmark = pytest.mark.builds("18")
 
-# sid's server and client of 18, and the libraries of sid they need beside
-# Debian 12's (libpq5 and debian_binary.LIBRARIES['sid'], pinned for the 19 build); each
-# named by its kind, as other Debian systems pin packages of the same names,
-# and libpq5 by its suite too (the 13 build pins bullseye's)
-DEBIAN_18_PACKAGES = ["debian-system:postgresql-18", "debian-system:postgresql-client-18",
-                      "debian-binary:libpq5/experimental"]
+# sid's server and client of 18 (the sid system's pins)
+DEBIAN_18_PACKAGES = ("postgresql-18", "postgresql-client-18")
+
+
+def debian_18_pins() -> tuple[list[DebianFile], list[DebianFile]]:
+    """The pins of Debian's 18, and of everything the 19 build unpacks:
+    the 18 packages need the libraries of sid beside Debian 12's that it
+    pins (libpq5 and debian_binary.LIBRARIES['sid'])."""
+    servers = [r for r in manifest.of_kind("debian-system") if r.package in DEBIAN_18_PACKAGES]
+    assert [r.package for r in servers] == list(DEBIAN_18_PACKAGES), servers
+    return servers, debian_binary.pins(19)
 
 
 def lib_sh(command: str) -> str:
@@ -103,14 +109,15 @@ def with_staged_ulid(build: str, root: Path, major: int) -> None:
 def debian_18() -> Path:
     """Debian's PostgreSQL 18 unpacked, with ulid; its bin directory."""
     root = CLUSTER_ROOT / "debian-18"
-    pins = lib_sh("manifest debian-system | awk '$3 ~ /^postgresql(-client)?-18$/'; debian_binary_pins 19")
-    stamp = hashlib.sha256(pins.encode()).hexdigest()
+    servers, nineteen = debian_18_pins()
+    stamp = hashlib.sha256("\n".join(r.rest() for r in [*servers, *nineteen]).encode()).hexdigest()
     pinned = root / ".pins"
     if not pinned.exists() or pinned.read_text() != stamp:
-        names = [*DEBIAN_18_PACKAGES, *(f"debian-binary:{lib}/sid" for lib in debian_binary.LIBRARIES["sid"])]
-        debs = lib_sh('"$ULID_ROOT/scripts/fetch-debian" "$ULID_DOWNLOADS" ' + " ".join(names)).splitlines()
-        assert len(debs) == len(names), debs
-        debian_binary.unpack(root, 18, [Path(d) for d in debs])
+        libraries = ["libpq5", *debian_binary.LIBRARIES["sid"]]
+        pins = [*servers, *(r for r in nineteen if r.package in libraries)]
+        assert sorted(r.package for r in pins) == sorted([*DEBIAN_18_PACKAGES, *libraries]), pins
+        debs = [fetch_debian.fetch(pin, fetch_debian.downloads()) for pin in pins]
+        debian_binary.unpack(root, 18, debs)
         pinned.write_text(stamp)
     with_staged_ulid("18", root, 18)
     return root / "usr/lib/postgresql/18/bin"

@@ -9,9 +9,9 @@
     shell                      shell assignments scripts/lib.sh evaluates:
                                the extension's version (ULID_VERSION), its
                                pgrx (ULID_PGRX_VERSION), the command-line
-                               tool's version (ULID_CLI_VERSION), the tools'
-                               versions, the list of builds and
-                               each build's fields (ULID_BUILD_PORT_18_assert)
+                               tool's version (ULID_CLI_VERSION), cargo-pgrx's
+                               (ULID_CARGO_PGRX_VERSION), the list of builds
+                               and each build's fields (ULID_BUILD_PORT_18_assert)
     tables --write PAGE...     rewrite the pages' generated tables of builds
     waves BUILD...             the builds in groups whose server tests can run
                                at the same time, a group a line, in the
@@ -95,13 +95,7 @@ def main(argv: list[str]) -> int:
             "ULID_PGRX_VERSION": project.PGRX,
             "ULID_CLI_VERSION": project.CLI_VERSION,
             "ULID_CARGO_PGRX_VERSION": manifest.one("crate", "cargo-pgrx").version,
-            "ULID_CARGO_ZIGBUILD_VERSION": manifest.one("crate", "cargo-zigbuild").version,
-            "ULID_ZIG_VERSION": manifest.one("pypi", "ziglang").version,
             "ULID_BUILDS": " ".join(builds.BUILDS),
-            "ULID_GLIBC_FLOOR": cargo_env.GLIBC_FLOOR,
-            "ULID_RELEASE_BUILDS": " ".join(cargo_env.release_builds()),
-            "ULID_RELEASE_ARCHES": " ".join(cargo_env.ARCHES),
-            **{f"ULID_MACHINE_{arch}": machine for arch, (_, machine) in cargo_env.ARCHES.items()},
         }
         for build in builds.BUILDS.values():
             for field, value in FIELDS.items():

@@ -56,6 +56,55 @@ def pg_config_for(build: int | str) -> Path:
     return pg_home() / record.name / "bin" / "pg_config"
 
 
+# Private clusters listen on ULID_PORT_BASE (20000 unless set) + the
+# build's port + a slot below SLOTS (0 for the demo, the others for tests
+# and benchmarks). Every such port stays below the kernel's ephemeral ports
+# (net.ipv4.ip_local_port_range, 32768 and up by default), where any
+# outgoing connection can hold one for a moment and a server then fails to
+# bind it, at random.
+DEFAULT_PORT_BASE = 20000
+SLOTS = 100
+
+
+def _ephemeral_start() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def port_base() -> int:
+    """ULID_PORT_BASE, refused when the ports it gives would reach the
+    ephemeral range or the privileged ports."""
+    text = os.environ.get("ULID_PORT_BASE") or str(DEFAULT_PORT_BASE)
+    if not text.isdigit():
+        raise ValueError(f"ULID_PORT_BASE={text} is not a port number")
+    base, start = int(text), _ephemeral_start()
+    top = base + max(b.port for b in BUILDS.values()) + SLOTS - 1
+    if base < 1024 or top >= start:
+        raise ValueError(f"ULID_PORT_BASE={base} gives ports {base + min(b.port for b in BUILDS.values())} to {top}; "
+                         f"they must stay between 1024 and the kernel's ephemeral ports ({start} and up), where "
+                         f"a server may fail to bind at random: choose a base from 1024 to "
+                         f"{start - SLOTS - max(b.port for b in BUILDS.values())}")
+    return base
+
+
+def cluster_port(build: int | str, slot: int = 0) -> int:
+    """The port of a build's private cluster in SLOT."""
+    if not 0 <= slot < SLOTS:
+        raise ValueError(f"cluster slot {slot} is not below {SLOTS}")
+    return port_base() + build_of(build).port + slot
+
+
+def cluster_root() -> Path:
+    """The private clusters' data directories (ULID_CLUSTER_ROOT); a run
+    given ports of its own (ULID_PORT_BASE) gets a directory of its own
+    too, so that two runs side by side never restart each other's
+    servers."""
+    base = os.environ.get("ULID_PORT_BASE")
+    return Path(os.environ.get("ULID_CLUSTER_ROOT") or f"/tmp/ulid-clusters{f'-{base}' if base else ''}")
+
+
 def major_version(build: int | str) -> int:
     """18 for "18" and for "18-assert"."""
     return build_of(build).major
@@ -145,7 +194,7 @@ def origin_text(build: Build) -> str:
         binary = pinned("debian-binary")
         suite, release = binary.suite, debian_release(binary.suite)
         # the packages of a release newer than Debian 12 bring its C library
-        # (scripts/lib.sh: debian_binary_packages)
+        # (debian_binary.packages)
         if any(isinstance(r, DebianFile) and r.kind == "debian-binary" and r.package == "libc6"
                and debian_release(r.suite) == release for r in records):
             return (f"Debian {suite}'s binary packages (`{package}` {binary.version}), unpacked with the "

@@ -182,6 +182,13 @@ def build_lock(checkout: Path | str) -> Iterator[None]:
         yield
 
 
+def claim(checkout: Path | str) -> None:
+    """Claims the cargo target directory for CHECKOUT (build_lock), before
+    anything is built, so that a run starts from what this checkout built."""
+    with build_lock(checkout):
+        pass
+
+
 def run_locked(checkout: Path | str, command: list[str], **kwargs) -> subprocess.CompletedProcess:
     """Runs COMMAND (a build of CHECKOUT's sources into the cargo target
     directory) holding the build lock. Its children (a server `cargo pgrx

@@ -63,6 +63,12 @@ class Candidate:
     sha256: str
 
 
+def downloads() -> Path:
+    """Where the scripts keep what they download from Debian's archive
+    (ULID_DOWNLOADS), outside the checkout so that every clone reuses it."""
+    return Path(os.environ.get("ULID_DOWNLOADS") or Path.home() / ".cache" / "ulid" / "downloads")
+
+
 def log(message: str) -> None:
     print(f"fetch-debian: {message}", file=sys.stderr, flush=True)
 

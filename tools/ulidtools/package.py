@@ -219,8 +219,7 @@ def main(args: list[str]) -> int:
     for what in args:
         if what != "cli":
             builds.build_of(what)
-    with cargo_env.build_lock(ROOT):
-        pass  # the target directory claimed for this checkout before anything is built
+    cargo_env.claim(ROOT)
     for what in args:
         Artifact(what, arch, profile).make(out)
     return 0

@@ -108,8 +108,7 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
     pairs = pairs_of(only)
     # the key is tried before anything is built
     sign.check(key)
-    with cargo_env.build_lock(ROOT):
-        pass  # the target directory claimed for this checkout
+    cargo_env.claim(ROOT)
     started = time.monotonic()
     version = project.VERSION
     if not re.search(rf"^## \[{re.escape(version)}\] - [0-9]", (ROOT / "CHANGELOG.md").read_text(), re.M):

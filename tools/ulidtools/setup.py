@@ -121,10 +121,6 @@ def asked_from(*origins: str) -> list[str]:
     return [name for name in asked() if builds.build_of(name).origin in origins]
 
 
-def downloads() -> Path:
-    return Path(os.environ.get("ULID_DOWNLOADS") or Path.home() / ".cache" / "ulid" / "downloads")
-
-
 def venv() -> Path:
     return Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
 
@@ -318,7 +314,7 @@ def install_arm64_root() -> None:
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     for pin in pins:
-        _run(["dpkg-deb", "-x", fetch_debian.fetch(pin, downloads()), partial], check=True)
+        _run(["dpkg-deb", "-x", fetch_debian.fetch(pin, fetch_debian.downloads()), partial], check=True)
     if not (partial / "usr/lib/rustlib/aarch64-unknown-linux-gnu/lib").is_dir():
         raise SetupError("arm64: no Rust standard library for aarch64 in the pinned packages")
     # 16: the wheel's server headers, where Debian's would be
@@ -426,7 +422,7 @@ def install_debian_binary_postgres(build: str) -> None:
         raise SetupError(f"PostgreSQL {build}: inputs.manifest pins {' '.join(r.package for r in pins)}, not every "
                          f"one of {' '.join(wanted)} (debian-binary lines of Debian {debian_binary.release_of(major)})")
     log(f"PostgreSQL {build}: unpacking {' '.join(wanted)} into {root}")
-    debs = [fetch_debian.fetch(pin, downloads()) for pin in pins]
+    debs = [fetch_debian.fetch(pin, fetch_debian.downloads()) for pin in pins]
     as_root(["rm", "-rf", dest])
     debian_binary.unpack(root, major, debs)
     as_root(["ln", "-sfn", f"debian-{build}/usr/lib/postgresql/{major}", dest])
@@ -495,7 +491,7 @@ def _make(work: Path, build: str, what: str, steps: list[list[str]], src: Path) 
 def configure_source(build: str, work: Path) -> Path:
     """BUILD's pinned source unpacked into WORK and configured; returns the
     source directory."""
-    tarball = fetch_debian.fetch(source_pin(build), downloads())
+    tarball = fetch_debian.fetch(source_pin(build), fetch_debian.downloads())
     _run(["tar", "-xf", tarball, "-C", work], check=True)
     src = next(p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-"))
     options = build_options(build)

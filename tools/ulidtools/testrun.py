@@ -62,11 +62,6 @@ def pytest(*args: str) -> list[str]:
     return [str(VENV / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", *args]
 
 
-def cluster_root() -> Path:
-    base = os.environ.get("ULID_PORT_BASE")
-    return Path(os.environ.get("ULID_CLUSTER_ROOT") or f"/tmp/ulid-clusters{f'-{base}' if base else ''}")
-
-
 def prepare(build: str, lint: bool) -> None:
     """What a build needs before its server tests: the unit, property and
     #[pg_test] tests, clippy on the lint builds, and the extension installed.
@@ -88,7 +83,7 @@ def prepare(build: str, lint: bool) -> None:
         log(f"PostgreSQL {build}: unit, property and #[pg_test] tests, built by clippy -D warnings")
     else:
         log(f"PostgreSQL {build}: unit, property and #[pg_test] tests")
-    pgdata = cluster_root() / f"pgrx-{build}"
+    pgdata = builds.cluster_root() / f"pgrx-{build}"
     pgdata.mkdir(parents=True, exist_ok=True)
     shutil.chown(pgdata, PG_USER)
     command = ["cargo", "pgrx", "test", f"pg{major}", "--runas", PG_USER, "--pgdata", str(pgdata)]
@@ -111,7 +106,7 @@ def destroy_clusters_of(build: str) -> None:
     """Stops and removes every private cluster of BUILD (NAME-BUILD, a data
     directory): a test run's clusters hold gigabytes. Other directories
     there (a server unpacked for a test) stay."""
-    for directory in sorted(cluster_root().glob(f"*-{build}")):
+    for directory in sorted(builds.cluster_root().glob(f"*-{build}")):
         if (directory / "PG_VERSION").is_file():
             name = directory.name.removesuffix(f"-{build}")
             step(["bash", str(ROOT / "scripts" / "cluster"), "destroy", build, name])
@@ -279,11 +274,12 @@ def main(args: list[str]) -> int:
         if os.geteuid() != 0:
             raise TestsFailed(f"run as root: the tests install the extension into each PostgreSQL and run the "
                               f"servers as '{PG_USER}'")
-        with cargo_env.build_lock(ROOT):
-            pass  # the target directory claimed for this checkout
+        # the ports of every cluster this run starts are safe to bind
+        builds.port_base()
+        cargo_env.claim(ROOT)
         versions = args or os.environ.get("ULID_VERSIONS", "").split() or list(builds.BUILDS)
         run(versions)
-    except (TestsFailed, BuildError) as error:
+    except (TestsFailed, BuildError, ValueError) as error:
         print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr, flush=True)
         return 1
     return 0
