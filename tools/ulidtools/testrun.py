@@ -168,10 +168,10 @@ def run(versions: list[str]) -> None:
 
     log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
         "the tarball's install.sh against another user's directories; ulid-core and ulid-cli as crates; "
-        "the release workflow")
+        "the release workflow; the tooling's imports")
     step(pytest("tests/packaging/test_fetch_debian.py", "tests/packaging/test_manifest.py",
                 "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
-                "tests/packaging/test_release_workflow.py"))
+                "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py"))
 
     # A release's files for 13 and 15 on amd64 (scripts/release-check), and
     # the checks that install them in Debian systems (tests/release: 13's

@@ -1,0 +1,88 @@
+"""The tooling's modules (tools/ulidtools, bench/) import each other
+without a circle, counting the imports made inside functions too, and
+none of them edits sys.path to find another: scripts/lib.sh and the
+virtualenv's .pth put tools/ and tests/ on the path."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from harness.pgcluster import ROOT
+
+pytestmark = pytest.mark.once_per_run
+
+PACKAGES = {"ulidtools": ROOT / "tools" / "ulidtools", "bench": ROOT / "bench"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package, directory in PACKAGES.items():
+        for path in sorted(directory.glob("*.py")):
+            name = package if path.stem == "__init__" else f"{package}.{path.stem}"
+            found[name] = path
+    return found
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """The modules of KNOWN that PATH imports, wherever in the file."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = path.parent.name
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = f"{package}.{base}" if base else package
+            names.add(base)
+            # `from ulidtools import builds` imports the module builds
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {name for name in names if name in known} - {module_name(path)}
+
+
+def module_name(path: Path) -> str:
+    return path.parent.name if path.stem == "__init__" else f"{path.parent.name}.{path.stem}"
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    # (every module imports its package's __init__ first; that edge is not
+    # one the module chose, and __init__ imports nothing of its own here)
+    return {name: imports_of(path, set(found)) - {name.split(".")[0]} for name, path in found.items()}
+
+
+def test_the_graph_is_read():
+    edges = graph()
+    assert {"ulidtools.setup", "ulidtools.builds", "ulidtools.manifest", "bench.report"} <= set(edges)
+    assert "ulidtools.manifest" in edges["ulidtools.builds"]
+    assert "ulidtools.debian_system" in edges["ulidtools.setup"]
+
+
+def test_no_module_imports_itself_through_others():
+    edges = graph()
+    state: dict[str, str] = {}
+    circles = []
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = "open"
+        for other in sorted(edges[name]):
+            if state.get(other) == "open":
+                circles.append(" -> ".join(path[path.index(other):] + [other]))
+            elif other not in state:
+                visit(other, path + [other])
+        state[name] = "done"
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name, [name])
+    assert not circles, circles
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_no_module_edits_sys_path(name):
+    text = modules()[name].read_text()
+    assert "sys.path.insert" not in text and "sys.path.append" not in text, name
