@@ -163,6 +163,17 @@ def test_lib_sh_keeps_the_clusters_where_the_harness_looks(base, monkeypatch):
     assert lib_sh("cluster_port 15 3").strip() == str(cluster_port("15", 3))
 
 
+def test_a_cluster_slot_stays_within_its_builds_ports(monkeypatch):
+    """18 and 18-assert run side by side: a slot as wide as the gap between
+    their ports would give a cluster of one a port of the other."""
+    monkeypatch.delenv("ULID_PORT_BASE", raising=False)
+    ports = sorted(b.port for b in manifest.read() if isinstance(b, Build))
+    gap = min(b - a for a, b in zip(ports, ports[1:]))
+    assert cluster_port("18", gap - 1) < cluster_port("18-assert", 0)
+    with pytest.raises(ValueError, match="slot"):
+        cluster_port("18", gap)
+
+
 @pytest.mark.parametrize("base", ["40000", "31000", "80", "x"])
 def test_a_port_base_whose_ports_reach_the_ephemeral_range_is_refused(base, monkeypatch):
     monkeypatch.setenv("ULID_PORT_BASE", base)

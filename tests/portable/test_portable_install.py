@@ -35,7 +35,7 @@ def plain(pg_build, swap):
     """A cluster of this build that has no ulid: its files are moved away
     for this module."""
     swap.remove()
-    server = Cluster(pg_build, "plain", slot=61).start_empty()
+    server = Cluster(pg_build, "plain", slot=38).start_empty()
     try:
         yield server
     finally:

@@ -58,12 +58,15 @@ def pg_config_for(build: int | str) -> Path:
 
 # Private clusters listen on ULID_PORT_BASE (20000 unless set) + the
 # build's port + a slot below SLOTS (0 for the demo, the others for tests
-# and benchmarks). Every such port stays below the kernel's ephemeral ports
+# and benchmarks): the gap between two builds' ports, so that no cluster of
+# one build takes a port of another's (18 and 18-assert run side by side).
+# Every such port stays below the kernel's ephemeral ports
 # (net.ipv4.ip_local_port_range, 32768 and up by default), where any
 # outgoing connection can hold one for a moment and a server then fails to
 # bind it, at random.
 DEFAULT_PORT_BASE = 20000
-SLOTS = 100
+_PORTS = sorted(b.port for b in BUILDS.values())
+SLOTS = min(b - a for a, b in zip(_PORTS, _PORTS[1:]))
 
 
 def _ephemeral_start() -> int:
