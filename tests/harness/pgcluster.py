@@ -19,8 +19,8 @@ from pathlib import Path
 
 import psycopg
 
-from ulidtools.builds import (BUILDS, Build, build_of, cluster_port, cluster_root, major_version,  # noqa: F401
-                             pg_config_for)  # (the harness's names)
+from ulidtools.builds import (BUILDS, Build, asked, build_of, cluster_port, cluster_root,  # noqa: F401
+                             major_version, pg_config_for)  # (the harness's names)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
@@ -33,8 +33,7 @@ def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
     scripts/test sets to the builds it tests), else of every build; with
     OLDEST_MAJOR, of those of that major version or newer. Tests that need
     not run on every build run on these two."""
-    asked = os.environ.get("ULID_VERSIONS", "").split()
-    builds = [name for name in BUILDS if name in asked] or list(BUILDS)
+    builds = asked()
     builds = [name for name in builds if BUILDS[name].major >= oldest_major] or builds
     return builds[0], builds[-1]
 

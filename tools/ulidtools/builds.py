@@ -42,6 +42,16 @@ def build_of(build: int | str) -> Build:
         raise ValueError(f"PostgreSQL {build} is not a build inputs.manifest declares ({', '.join(BUILDS)})") from None
 
 
+def asked() -> list[str]:
+    """The builds asked for (ULID_VERSIONS, blank-separated, which
+    scripts/test sets to the builds it tests), in the manifest's order;
+    every build when it is not set."""
+    wanted = (os.environ.get("ULID_VERSIONS") or "").split()
+    for name in wanted:
+        build_of(name)
+    return [name for name in BUILDS if not wanted or name in wanted]
+
+
 def pg_home() -> Path:
     """Where the builds that are not Debian 12's own are installed
     (ULID_PG_HOME; scripts/setup puts them there)."""
@@ -83,12 +93,12 @@ def port_base() -> int:
     if not text.isdigit():
         raise ValueError(f"ULID_PORT_BASE={text} is not a port number")
     base, start = int(text), _ephemeral_start()
-    top = base + max(b.port for b in BUILDS.values()) + SLOTS - 1
+    top = base + _PORTS[-1] + SLOTS - 1
     if base < 1024 or top >= start:
-        raise ValueError(f"ULID_PORT_BASE={base} gives ports {base + min(b.port for b in BUILDS.values())} to {top}; "
+        raise ValueError(f"ULID_PORT_BASE={base} gives ports {base + _PORTS[0]} to {top}; "
                          f"they must stay between 1024 and the kernel's ephemeral ports ({start} and up), where "
                          f"a server may fail to bind at random: choose a base from 1024 to "
-                         f"{start - SLOTS - max(b.port for b in BUILDS.values())}")
+                         f"{start - SLOTS - _PORTS[-1]}")
     return base
 
 

@@ -42,6 +42,11 @@ def tools() -> Path:
     return _home("ULID_TOOLS", Path("/opt/ulid-tools"))
 
 
+def cargo_home() -> Path:
+    """Cargo's own directory: its registry and the crates' sources (CARGO_HOME)."""
+    return _home("CARGO_HOME", Path.home() / ".cargo")
+
+
 def cargo_target() -> Path:
     """Cargo's compiled artifacts, outside the checkout so that a fresh
     clone reuses what earlier runs compiled (ULID_CARGO_TARGET)."""
@@ -124,13 +129,13 @@ def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
     what another one compiled into the same target directory."""
     target = rust_target(arch)
     var = target.upper().replace("-", "_")
-    cargo_home = os.environ.get("CARGO_HOME") or str(Path.home() / ".cargo")
-    rustflags = f"--remap-path-prefix={cargo_home}=/cargo --remap-path-prefix={cargo_target()}=/target"
+    crates = str(cargo_home())
+    rustflags = f"--remap-path-prefix={crates}=/cargo --remap-path-prefix={cargo_target()}=/target"
     env = {
         "CARGO_ZIGBUILD_ZIG_PATH": str(zig()),
         f"CARGO_TARGET_{var}_LINKER": str(zig_cc(arch)),
         f"CFLAGS_{target.replace('-', '_')}":
-            f"-ffile-prefix-map={cargo_home}=/cargo -ffile-prefix-map={cargo_target()}=/target",
+            f"-ffile-prefix-map={crates}=/cargo -ffile-prefix-map={cargo_target()}=/target",
     }
     if arch == "arm64":
         env[f"CC_{target.replace('-', '_')}"] = str(zig_cc(arch))

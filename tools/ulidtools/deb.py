@@ -51,6 +51,12 @@ def log(message: str) -> None:
     print(f"\033[1;34m==>\033[0m {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
 
 
+def as_root(command: list, **kwargs) -> subprocess.CompletedProcess:
+    """COMMAND as root (directly when we are root, else through sudo),
+    failing when it fails."""
+    return subprocess.run(([] if os.geteuid() == 0 else ["sudo"]) + command, check=True, **kwargs)
+
+
 def source_date_epoch() -> int:
     """The time a release's files carry: SOURCE_DATE_EPOCH when set, else
     the time of the commit checked out, else now."""

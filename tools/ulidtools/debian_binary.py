@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ulidtools import manifest
 from ulidtools.builds import debian_release
+from ulidtools.deb import as_root
 from ulidtools.manifest import DebianFile
 
 # the libraries of each Debian release that its PostgreSQL needs and Debian
@@ -76,11 +77,6 @@ def pins(major: int | str) -> list[DebianFile]:
     return [r for r in _pins() if r.package in wanted and debian_release(r.suite) == release]
 
 
-def _as_root(command: list[str], **kwargs) -> subprocess.CompletedProcess:
-    prefix = [] if os.geteuid() == 0 else ["sudo"]
-    return subprocess.run(prefix + command, check=True, **kwargs)
-
-
 def _is_executable_elf(path: Path) -> bool:
     """A program (file(1) says an ELF executable), not a library."""
     kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True).stdout
@@ -123,10 +119,10 @@ def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
     their own directory; Debian's pg_config of 13 does not (it reports the
     directories it was built for, /usr/...), so it is given a pg_config
     that reports them under ROOT."""
-    _as_root(["rm", "-rf", str(root)])
-    _as_root(["mkdir", "-p", str(root)])
+    as_root(["rm", "-rf", str(root)])
+    as_root(["mkdir", "-p", str(root)])
     for deb in debs:
-        _as_root(["dpkg-deb", "-x", str(deb), str(root)])
+        as_root(["dpkg-deb", "-x", str(deb), str(root)])
     pg = root / "usr" / "lib" / "postgresql" / str(major)
     dirs = [d for d in (pg / "bin", pg / "lib" / "pgxs" / "src" / "test") if d.is_dir()]
     # (a release before the /usr merge keeps some libraries in /lib)
@@ -137,7 +133,7 @@ def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
     for directory in dirs:
         for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.is_symlink()):
             if _is_executable_elf(path):
-                _as_root(["patchelf", *interpreter, "--force-rpath", "--set-rpath", rpath, str(path)])
+                as_root(["patchelf", *interpreter, "--force-rpath", "--set-rpath", rpath, str(path)])
     # A library with a RUNPATH of its own (bullseye's libLLVM-11, which
     # llvmjit.so needs) does not look in the programs' RPATH for what it
     # needs: it is given those directories too.
@@ -145,17 +141,17 @@ def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
         for path in sorted(p for p in directory.rglob("*.so*") if p.is_file() and not p.is_symlink()):
             dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout
             if "(RUNPATH)" in dynamic:
-                _as_root(["patchelf", "--add-rpath", rpath, str(path)])
+                as_root(["patchelf", "--add-rpath", rpath, str(path)])
     bindir = pg / "bin"
     pg_config = bindir / "pg_config"
     if os.access(pg_config, os.X_OK):
         reported = subprocess.run([str(pg_config), "--bindir"], capture_output=True, text=True).stdout.strip()
         if reported != str(bindir):
-            _as_root(["mv", str(pg_config), str(bindir / "pg_config.debian")])
-            _as_root(["tee", str(pg_config)], input=_pg_config_script(root, bindir), text=True,
+            as_root(["mv", str(pg_config), str(bindir / "pg_config.debian")])
+            as_root(["tee", str(pg_config)], input=_pg_config_script(root, bindir), text=True,
                      stdout=subprocess.DEVNULL)
-            _as_root(["chmod", "755", str(pg_config)])
-    _as_root(["chmod", "-R", "a+rX", str(root)])
+            as_root(["chmod", "755", str(pg_config)])
+    as_root(["chmod", "-R", "a+rX", str(root)])
 
 
 def main(args: list[str]) -> int:

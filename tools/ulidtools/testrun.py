@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, manifest
+from ulidtools import builds, cargo_env, project
 from ulidtools.cargo_env import BuildError
 from ulidtools.deb import log
 from ulidtools.manifest import ROOT
@@ -42,7 +42,6 @@ from ulidtools.manifest import ROOT
 # to 19); when none of them is tested, the first build tested
 LINT_BUILDS = ("13", "16", "18", "19")
 PG_USER = os.environ.get("ULID_PG_USER") or "postgres"
-VENV = Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
 TARGET = ROOT / "target"
 
 
@@ -59,7 +58,7 @@ def step(command: list[str], locked: bool = False, **kwargs) -> None:
 
 
 def pytest(*args: str) -> list[str]:
-    return [str(VENV / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", *args]
+    return [str(project.VENV / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", *args]
 
 
 def prepare(build: str, lint: bool) -> None:
