@@ -1,6 +1,9 @@
 """scripts/fetch-debian, the download of pinned files from Debian's archive,
 against an archive made here and served on loopback: an index that lists
-what the test says and a pool that holds what the test puts in it.
+what the test says, a pool that holds what the test puts in it, and an
+InRelease signed by a key made for the test, whose public part is the
+only key of a keyring of the test's own (ULID_DEBIAN_KEYRING); Debian's
+keyring, which fetch-debian uses unless told, lacks it.
 
 These run once (tools/ulidtools/testrun.py names this file), not on every build: see
 the once_per_run marker in conftest.py.
@@ -14,6 +17,7 @@ import lzma
 import os
 import subprocess
 import threading
+import time
 from functools import partial
 from pathlib import Path
 
@@ -28,23 +32,81 @@ FETCH = ROOT / "scripts" / "fetch-debian"  # runs tools/ulidtools/fetch_debian.p
 POOL = "pool/main/p/pkg"
 
 
+class Signer:
+    """A key made for the test, in a GnuPG home of its own, and a keyring
+    that holds its public part alone."""
+
+    def __init__(self, home: Path, who: str):
+        self.home = home
+        home.mkdir(mode=0o700)
+        self.gpg("--passphrase", "", "--quick-gen-key", f"{who} <{who}@ulid.invalid>", "ed25519", "sign", "never")
+        self.keyring = home / "keyring.gpg"
+        self.keyring.write_bytes(self.gpg("--export").stdout)
+
+    def gpg(self, *args: str, **kwargs) -> subprocess.CompletedProcess:
+        return subprocess.run(["gpg", "--homedir", str(self.home), "--batch", "--quiet", *args],
+                              capture_output=True, check=True, **kwargs)
+
+    def clearsign(self, text: str) -> bytes:
+        return self.gpg("--clearsign", input=text.encode()).stdout
+
+    def close(self) -> None:
+        subprocess.run(["gpgconf", "--homedir", str(self.home), "--kill", "all"], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    """The archive's key, and a key of someone else."""
+    made = {who: Signer(tmp_path_factory.mktemp("gnupg") / who, who) for who in ("archive", "someone-else")}
+    yield made
+    for signer in made.values():
+        signer.close()
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
 
 class Archive:
-    """An archive root with one suite, `sid`, of one source package `pkg`
-    and one binary package `pkg-bin`, served over HTTP on 127.0.0.1."""
+    """An archive root with one suite (`sid` unless told), of one source
+    package `pkg` and one binary package `pkg-bin`, served over HTTP on
+    127.0.0.1, its InRelease signed by SIGNER (written again with every
+    index)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, signer: Signer, suite: str = "sid"):
         self.root = root
+        self.signer = signer
+        self.suite = suite
+        self.valid_until = time.time() + 7 * 86400
         (root / "debian" / POOL).mkdir(parents=True)
         self.sources: list[tuple[str, str, bytes]] = []
         self.packages: list[tuple[str, str, bytes]] = []
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(root)))
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self._write_indexes()
+
+    @property
+    def dists(self) -> Path:
+        return self.root / "debian" / "dists" / self.suite
+
+    def release_text(self, suite: str | None = None) -> str:
+        """The Release of the suite's indexes as they are now (the
+        InRelease's text before it is signed)."""
+        when = "%a, %d %b %Y %H:%M:%S UTC"
+        lines = [f"Suite: {suite or self.suite}", f"Codename: {suite or self.suite}",
+                 f"Date: {time.strftime(when, time.gmtime())}",
+                 f"Valid-Until: {time.strftime(when, time.gmtime(self.valid_until))}", "SHA256:"]
+        for index in sorted(self.dists.glob("main/*/*")):
+            data = index.read_bytes()
+            lines.append(f" {sha(data)} {len(data):8} {index.relative_to(self.dists)}")
+        return "\n".join(lines) + "\n"
+
+    def sign(self, text: str | None = None, signer: Signer | None = None) -> None:
+        """Writes InRelease: TEXT (the suite's Release unless given), signed
+        by SIGNER (the archive's key unless given)."""
+        (self.dists / "InRelease").write_bytes((signer or self.signer).clearsign(text or self.release_text()))
 
     def close(self) -> None:
         self.server.shutdown()
@@ -67,7 +129,7 @@ class Archive:
         self.packages.append((version, f"pkg-bin_{version}-1_all.deb", content))
         self._write_indexes()
 
-    def _write_indexes(self) -> None:
+    def _write_indexes(self, sign: bool = True) -> None:
         sources = "\n".join(
             f"Package: pkg\nVersion: {v}-1\nDirectory: {POOL}\nChecksums-Sha256:\n"
             f" {sha(c)} {len(c)} {f}\n {sha(b'debian')} 6 pkg_{v}-1.debian.tar.xz\n"
@@ -79,9 +141,11 @@ class Archive:
             for v, f, c in self.packages
         )
         for path, text in (("source/Sources.xz", sources), ("binary-amd64/Packages.xz", packages)):
-            target = self.root / "debian" / "dists" / "sid" / "main" / path
+            target = self.dists / "main" / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(lzma.compress(text.encode()))
+        if sign:
+            self.sign()
 
 
 def sha(content: bytes) -> str:
@@ -89,8 +153,8 @@ def sha(content: bytes) -> str:
 
 
 @pytest.fixture
-def archive(tmp_path):
-    a = Archive(tmp_path / "mirror")
+def archive(tmp_path, keys):
+    a = Archive(tmp_path / "mirror", keys["archive"])
     yield a
     a.close()
 
@@ -101,13 +165,23 @@ def manifest(tmp_path: Path, *lines: str) -> Path:
     return path
 
 
-def source_pin(version: str, content: bytes | None = None) -> str:
+def source_pin(version: str, content: bytes | None = None, suite: str = "sid") -> str:
     content = content or Archive.tarball(version)
-    return f"debian-source debian sid pkg {version} {POOL}/pkg_{version}.orig.tar.gz {len(content)} {sha(content)}"
+    return f"debian-source debian {suite} pkg {version} {POOL}/pkg_{version}.orig.tar.gz {len(content)} {sha(content)}"
 
 
-def fetch(tmp_path: Path, archive: Archive, manifest_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, ULID_DEBIAN_MIRROR=archive.url, ULID_MANIFEST=str(manifest_path))
+DEBIAN = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
+
+
+def fetch(tmp_path: Path, archive: Archive, manifest_path: Path, *args: str, keyring: Path | None = None,
+          **env: str) -> subprocess.CompletedProcess:
+    """scripts/fetch-debian against the archive, its keyring the archive's
+    key unless told (DEBIAN: fetch-debian's own, Debian's archive keyring),
+    outside CI unless ENV says (CI=true, ULID_PINNED_ONLY=1)."""
+    base = {k: v for k, v in os.environ.items() if k not in ("CI", "ULID_PINNED_ONLY", "ULID_DEBIAN_KEYRING")}
+    env = dict(base, ULID_DEBIAN_MIRROR=archive.url, ULID_MANIFEST=str(manifest_path), **env)
+    if keyring != DEBIAN:
+        env["ULID_DEBIAN_KEYRING"] = str(keyring or archive.signer.keyring)
     return subprocess.run(
         [str(FETCH), *args], env=env, capture_output=True, text=True, timeout=60
     )
@@ -148,6 +222,7 @@ def test_a_pinned_file_gone_from_the_pool_gives_way_to_the_index_verified(tmp_pa
     assert path.read_bytes() == Archive.tarball("1.2")
     # what was used, and the line that would pin it
     assert "pkg 1.2: NOT THE PINNED VERSION" in result.stderr
+    assert "verified against the index that sid's signed InRelease lists" in result.stderr
     assert "change inputs.manifest line 4 to: " + source_pin("1.2") in result.stderr
     assert fetch(tmp_path, archive, pins, "--check", "pkg").returncode == 0
 
@@ -300,6 +375,7 @@ def test_a_package_of_another_architecture_or_of_a_system_falls_back_to_its_arch
         index.write_bytes(lzma.compress(
             f"Package: pkg-bin\nVersion: {version}-1\nArchitecture: {arch}\n"
             f"Filename: {POOL}/pkg-bin_{version}-1_{arch}.deb\nSize: {len(content)}\nSHA256: {sha(content)}\n".encode()))
+    archive.sign()
     gone = f"debian sid pkg-bin 1.0-1 {POOL}/pkg-bin_1.0-1_arm64.deb 5 {sha(b'gone!')}"
     pins = manifest(tmp_path, f"system bookworm-arm64 {gone}",
                     f"debian-binary {gone.replace('pkg-bin 1.0-1', 'pkg-bin:arm64 1.0-1')}")
@@ -316,3 +392,136 @@ def test_a_package_of_another_architecture_or_of_a_system_falls_back_to_its_arch
     result = fetch(tmp_path, archive, pins, dl, "pkg-bin")
     assert result.returncode == 1
     assert "pins pkg-bin as system:bookworm-arm64 and as system:bookworm" in result.stderr, result.stderr
+
+
+def gone_and_newer_listed(tmp_path: Path, archive: Archive) -> Path:
+    """A manifest pinning pkg 1.0, which the pool no longer serves, while
+    the index lists 1.1, which it does."""
+    archive.put("pkg_1.1.orig.tar.gz", Archive.tarball("1.1"))
+    archive.list_source("1.1")
+    return manifest(tmp_path, source_pin("1.0"))
+
+
+@pytest.mark.parametrize("env, why", [({"CI": "true"}, "under CI (CI=true)"),
+                                      ({"ULID_PINNED_ONLY": "1"}, "in a release (ULID_PINNED_ONLY=1)")])
+def test_under_ci_or_in_a_release_a_pinned_file_gone_is_an_error(tmp_path, archive, env, why):
+    pins = gone_and_newer_listed(tmp_path, archive)
+    dl = tmp_path / "dl"
+    for args in ([str(dl), "pkg"], ["--check", "pkg"]):
+        result = fetch(tmp_path, archive, pins, *args, **env)
+        assert result.returncode == 1, result.stderr
+        assert result.stdout == ""
+        assert f"pkg: the pinned file cannot be had, and {why} only pinned files are used" in result.stderr
+        assert f"{archive.url}/debian/{POOL}/pkg_1.0.orig.tar.gz" in result.stderr
+        assert "Change inputs.manifest line 3: " + source_pin("1.0") in result.stderr
+        # the index is not what decides: 1.1 is neither taken nor tried
+        assert "pkg_1.1" not in result.stderr and "NOT THE PINNED" not in result.stderr
+    assert not list(dl.glob("*"))
+    # the same archive, outside CI: 1.1, verified
+    result = fetch(tmp_path, archive, pins, str(dl), "pkg")
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == Archive.tarball("1.1")
+
+
+def test_under_ci_the_pinned_file_is_still_taken(tmp_path, archive):
+    archive.put("pkg_1.0.orig.tar.gz", Archive.tarball("1.0"))
+    result = fetch(tmp_path, archive, manifest(tmp_path, source_pin("1.0")), str(tmp_path / "dl"), "pkg", CI="true")
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == Archive.tarball("1.0")
+
+
+def refused(result: subprocess.CompletedProcess, tmp_path: Path, *why: str) -> None:
+    """fetch-debian used nothing, and said WHY."""
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == ""
+    assert "NOT THE PINNED" not in result.stderr
+    for text in why:
+        assert text in result.stderr, result.stderr
+    assert "Change inputs.manifest line 3: " + source_pin("1.0") in result.stderr
+    assert not list((tmp_path / "dl").glob("*"))
+
+
+def test_an_index_whose_inrelease_has_a_bad_signature_is_refused(tmp_path, archive):
+    pins = gone_and_newer_listed(tmp_path, archive)
+    inrelease = archive.dists / "InRelease"
+    signed = inrelease.read_text()
+    # the signed text says another codename than the one signed
+    assert "Codename: sid\n" in signed
+    inrelease.write_text(signed.replace("Codename: sid\n", "Codename: sie\n", 1))
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+    refused(result, tmp_path, f"{archive.url}/debian/dists/sid/InRelease: refused: a BAD signature")
+
+
+def test_an_index_signed_by_a_key_the_keyring_lacks_or_not_signed_is_refused(tmp_path, archive, keys):
+    pins = gone_and_newer_listed(tmp_path, archive)
+    url = f"{archive.url}/debian/dists/sid/InRelease"
+    dl = str(tmp_path / "dl")
+    # well signed, by the archive's key: Debian's keyring, which fetch-debian
+    # uses unless told, does not have it
+    result = fetch(tmp_path, archive, pins, dl, "pkg", keyring=DEBIAN)
+    refused(result, tmp_path, f"{url}: refused: not signed by a key of {DEBIAN}")
+    # signed by a key that is not the keyring's
+    archive.sign(signer=keys["someone-else"])
+    result = fetch(tmp_path, archive, pins, dl, "pkg")
+    refused(result, tmp_path, f"{url}: refused: not signed by a key of {keys['archive'].keyring}")
+    # not signed at all: the Release text as it is
+    (archive.dists / "InRelease").write_text(archive.release_text())
+    result = fetch(tmp_path, archive, pins, dl, "pkg")
+    refused(result, tmp_path, f"{url}: refused: not signed by a key of")
+    # no InRelease (a Release and no signature)
+    (archive.dists / "InRelease").rename(archive.dists / "Release")
+    result = fetch(tmp_path, archive, pins, dl, "pkg")
+    refused(result, tmp_path, f"{url} could not be read: HTTP Error 404")
+
+
+def test_an_index_that_differs_from_its_inrelease_is_refused(tmp_path, archive):
+    pins = gone_and_newer_listed(tmp_path, archive)
+    # the index lists a 1.2 (a file the pool serves) that the signed
+    # InRelease does not vouch for
+    archive.put("pkg_1.2.orig.tar.gz", Archive.tarball("1.2"))
+    archive.sources.append(("1.2", "pkg_1.2.orig.tar.gz", Archive.tarball("1.2")))
+    archive._write_indexes(sign=False)
+    index = archive.dists / "main" / "source" / "Sources.xz"
+    data = index.read_bytes()
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+    refused(result, tmp_path, f"{archive.url}/debian/dists/sid/main/source/Sources.xz: refused: {len(data)} bytes "
+                              f"with sha256 {sha(data)}, its InRelease says")
+    # nor does a Release appended after the signature count: only what the
+    # signature covers is read
+    signed = (archive.dists / "InRelease").read_text()
+    (archive.dists / "InRelease").write_text(signed + "\n" + archive.release_text())
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+    refused(result, tmp_path, "refused")
+    # an InRelease that does not list the index
+    archive.sign("\n".join(line for line in archive.release_text().splitlines() if "Sources" not in line) + "\n")
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+    refused(result, tmp_path, "main/source/Sources.xz: refused: sid's InRelease does not list it")
+
+
+def test_the_inrelease_of_another_suite_is_refused(tmp_path, archive):
+    pins = gone_and_newer_listed(tmp_path, archive)
+    archive.sign(archive.release_text(suite="trixie"))
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+    refused(result, tmp_path, "refused: it is the InRelease of trixie, not of sid")
+
+
+def test_an_expired_inrelease_is_refused_except_for_sid_and_experimental(tmp_path, keys):
+    for suite, taken in (("trixie", False), ("sid", True), ("experimental", True)):
+        archive = Archive(tmp_path / f"mirror-{suite}", keys["archive"], suite)
+        try:
+            archive.valid_until = time.time() - 3 * 86400
+            archive.put("pkg_1.1.orig.tar.gz", Archive.tarball("1.1"))
+            archive.list_source("1.1")
+            pins = manifest(tmp_path, source_pin("1.0", suite=suite))
+            result = fetch(tmp_path, archive, pins, str(tmp_path / f"dl-{suite}"), "pkg")
+            expired = time.strftime("%a, %d %b %Y", time.gmtime(archive.valid_until))
+            if taken:
+                assert result.returncode == 0, result.stderr
+                assert Path(result.stdout.strip()).read_bytes() == Archive.tarball("1.1")
+                assert f"{suite}'s InRelease expired on {expired}" in result.stderr
+            else:
+                assert result.returncode == 1, result.stderr
+                assert f"/debian/dists/{suite}/InRelease: refused: expired on {expired}" in result.stderr
+                assert not list((tmp_path / f"dl-{suite}").glob("*"))
+        finally:
+            archive.close()

@@ -20,23 +20,39 @@ sha256. The archive's index (a suite's Sources or Packages) and its pool do
 not move together: the index can list a version whose file the pool does
 not serve yet, and the pinned file can leave the pool. So only when the
 pinned file is gone are the versions the index lists now tried, newest
-first, each checked against the size and sha256 the index gives. A file
-whose checksum differs from what it should be is refused, never used. When
+first, each checked against the size and sha256 the index gives; and the
+index is used only once it is checked as apt checks it (verified_index):
+the suite's InRelease signed by a key of Debian's archive keyring (gpgv),
+naming the suite, not expired (sid's and experimental's may be: the
+archive re-signs them weekly and mirrors serve them late), and listing the
+index with the size and sha256 it has. A bad or missing signature, or an
+index that differs from what the InRelease says, is refused. A file whose
+checksum differs from what it should be is refused, never used. When
 nothing downloads, it stops, naming every URL tried and the manifest line
 to change. What was used goes to standard error, for the log.
 
-The archive's host is the one apt uses (ULID_DEBIAN_MIRROR overrides it).
-Downloads are kept in DIR and reused when their checksum still matches.
+Under CI (CI=true, as GitHub Actions and most CI services set it) and in a
+release (ULID_PINNED_ONLY=1, which scripts/release sets), there is no
+fallback: a pinned file that cannot be had is an error, which names the
+manifest line to change.
+
+The archive's host is the one apt uses (ULID_DEBIAN_MIRROR overrides it),
+the keyring Debian 12's debian-archive-keyring (ULID_DEBIAN_KEYRING
+overrides it, for an archive of one's own). Downloads are kept in DIR and
+reused when their checksum still matches.
 """
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import lzma
 import os
 import re
 import subprocess
 import sys
+import tempfile
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -49,6 +65,15 @@ from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, Manife
 # ULID_MANIFEST points this at another manifest (the tests of this module
 # write their own)
 MANIFEST = Path(os.environ.get("ULID_MANIFEST") or manifest.PATH)
+# The keys that sign the archive's suites: Debian 12's debian-archive-keyring.
+# It has every key that signs the suites the manifest names (bullseye,
+# bookworm, trixie, sid, experimental and the security suites: each
+# InRelease carries a signature by a key of it).
+KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
+# The suites whose InRelease may have expired: the archive re-signs sid's
+# and experimental's weekly, and a mirror that lags serves them expired.
+# Any other suite's expired InRelease is refused, as apt refuses it.
+MAY_EXPIRE = ("sid", "experimental")
 
 
 class Failure(Exception):
@@ -172,21 +197,109 @@ def stanzas(text: str):
             yield fields
 
 
+def keyring() -> Path:
+    """The keyring that signs the archive's InRelease files."""
+    return Path(os.environ.get("ULID_DEBIAN_KEYRING") or KEYRING).absolute()
+
+
+def pinned_only() -> str:
+    """Why nothing but the pinned files may be used ("" when the fallback
+    is allowed): under CI, or in a release."""
+    if os.environ.get("ULID_PINNED_ONLY") == "1":
+        return "in a release (ULID_PINNED_ONLY=1)"
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        return "under CI (CI=true)"
+    return ""
+
+
+def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, str]]:
+    """The files an InRelease lists, {name: (size, sha256)}, once gpgv
+    has checked its signature against the keyring, from the text the
+    signature covers alone; the InRelease must name SUITE and, unless
+    SUITE may expire, be valid still."""
+    ring = keyring()
+    if not ring.is_file():
+        raise Failure(f"{url}: no keyring {ring} to check it with (Debian's debian-archive-keyring)")
+    with tempfile.TemporaryDirectory() as home:
+        (Path(home) / "InRelease").write_bytes(signed)
+        checked = subprocess.run(["gpgv", "--homedir", home, "--status-fd", "1", "--keyring", str(ring),
+                                  "--output", str(Path(home) / "Release"), str(Path(home) / "InRelease")],
+                                 capture_output=True, text=True)
+        status = re.findall(r"^\[GNUPG:\] (\S+)", checked.stdout, re.M)
+        said = " ".join(line.strip() for line in checked.stderr.splitlines()[-2:])
+        if "BADSIG" in status:
+            raise Failure(f"{url}: refused: a BAD signature ({said})")
+        # one signature good is enough (the archive signs with two or three
+        # keys, and an older keyring may lack the newest); none is not
+        if "GOODSIG" not in status or not (Path(home) / "Release").is_file():
+            raise Failure(f"{url}: refused: not signed by a key of {ring} ({said or 'no signature'})")
+        text = (Path(home) / "Release").read_text("utf-8", "replace")
+    fields = next(stanzas(text), {})
+    if suite not in (fields.get("Suite"), fields.get("Codename")):
+        raise Failure(f"{url}: refused: it is the InRelease of {fields.get('Codename') or fields.get('Suite')}, "
+                      f"not of {suite}")
+    if fields.get("Valid-Until"):
+        try:
+            until = email.utils.parsedate_to_datetime(fields["Valid-Until"]).timestamp()
+        except (TypeError, ValueError):
+            raise Failure(f"{url}: refused: Valid-Until {fields['Valid-Until']!r} is not a date") from None
+        if until < time.time():
+            if suite not in MAY_EXPIRE:
+                raise Failure(f"{url}: refused: expired on {fields['Valid-Until']}")
+            log(f"{suite}'s InRelease expired on {fields['Valid-Until']} (its signature is good; "
+                f"{suite} is re-signed weekly)")
+    listed = {}
+    for line in fields.get("SHA256", "").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1].isdigit():
+            listed[parts[2]] = (int(parts[1]), parts[0])
+    return listed
+
+
+_released: dict[str, dict[str, tuple[int, str]]] = {}
+
+
+def verified_index(archive: str, suite: str, name: str) -> bytes:
+    """The index NAME of a suite (main/source/Sources.xz), as its
+    InRelease lists it: the InRelease's signature checked (check_signed),
+    then the index's size and sha256 against it."""
+    base = f"{mirror()}/{archive}/dists/{suite}"
+    if base not in _released:
+        try:
+            signed = get(f"{base}/InRelease")
+        except (urllib.error.URLError, OSError) as error:
+            raise Failure(f"{base}/InRelease could not be read: {error}") from error
+        _released[base] = check_signed(f"{base}/InRelease", signed, suite)
+    url = f"{base}/{name}"
+    if name not in _released[base]:
+        raise Failure(f"{url}: refused: {suite}'s InRelease does not list it")
+    try:
+        data = get(url)
+    except (urllib.error.URLError, OSError) as error:
+        raise Failure(f"the index {url} could not be read: {error}") from error
+    size, sha256 = _released[base][name]
+    actual = hashlib.sha256(data).hexdigest()
+    if (len(data), actual) != (size, sha256):
+        raise Failure(f"{url}: refused: {len(data)} bytes with sha256 {actual}, its InRelease says "
+                      f"{size} bytes with sha256 {sha256}")
+    return data
+
+
 def index_candidates(pin: Pin) -> list[Candidate]:
     """What the suite's index lists now for the package, newest first."""
     # a .deb's architecture is the end of its file name; one for every
     # architecture (_all) is in each architecture's index
     package, _, arch = pin.package.partition(":")
     if pin.kind == "debian-source":
-        index = f"dists/{pin.suite}/main/source/Sources.xz"
+        index = "main/source/Sources.xz"
     else:
         arch = arch or re.sub(r"^all$", "amd64", pin.path.rsplit("_", 1)[-1].removesuffix(".deb"))
-        index = f"dists/{pin.suite}/main/binary-{arch}/Packages.xz"
-    url = url_of(pin, index)
+        index = f"main/binary-{arch}/Packages.xz"
     try:
-        text = lzma.decompress(get(url)).decode("utf-8", "replace")
-    except (urllib.error.URLError, OSError, lzma.LZMAError) as error:
-        raise Failure(f"the index {url} could not be read: {error}") from error
+        text = lzma.decompress(verified_index(pin.archive, pin.suite, index)).decode("utf-8", "replace")
+    except lzma.LZMAError as error:
+        raise Failure(f"the index {url_of(pin, f'dists/{pin.suite}/{index}')} could not be read: {error}") \
+            from error
     found = []
     for fields in stanzas(text):
         if fields.get("Package") != package:
@@ -246,6 +359,17 @@ def listed_candidates(pin: Pin, tried: list[str]) -> list[Candidate]:
         return []
 
 
+def only_pinned(pin: Pin, tried: list[str]) -> None:
+    """Under CI or in a release, a pinned file that cannot be had is an
+    error, not a reason to take what the index lists."""
+    why = pinned_only()
+    if why:
+        raise Failure(f"{pin.package}: the pinned file cannot be had, and {why} only pinned files are used:\n  "
+                      + "\n  ".join(tried) + f"\nChange {MANIFEST.name} line {pin.number}: {pin.text}\n"
+                      "(scripts/fetch-debian run outside CI names the version the suite's index offers, "
+                      "verified, and the line that pins it)")
+
+
 def fetch(pin: Pin, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     tried = []
@@ -256,6 +380,7 @@ def fetch(pin: Pin, directory: Path) -> Path:
         log(f"{pin.package} {pin.version}: the pinned {pin.path} (sha256 {pin.sha256[:16]}…, verified)")
         return target
     tried.append(f"{pinned_url}: {why}")
+    only_pinned(pin, tried)
     log(f"{pin.package}: the pinned file is not to be had ({why}); trying what {pin.suite}'s index lists")
     candidates = listed_candidates(pin, tried)
     for candidate in candidates:
@@ -266,7 +391,8 @@ def fetch(pin: Pin, directory: Path) -> Path:
         why = download(url, target, candidate.size, candidate.sha256)
         if why is None:
             log(f"{pin.package} {candidate.version}: NOT THE PINNED VERSION; {candidate.path} "
-                f"(sha256 {candidate.sha256[:16]}…, verified against the index). "
+                f"(sha256 {candidate.sha256[:16]}…, verified against the index that {pin.suite}'s signed "
+                f"InRelease lists). "
                 f"To pin it, change {MANIFEST.name} line {pin.number} to: "
                 f"{pin.kind.replace(':', ' ')} {pin.archive} {pin.suite} {pin.package} {candidate.version} "
                 f"{candidate.path} {candidate.size} {candidate.sha256}")
@@ -282,6 +408,7 @@ def check(pin: Pin) -> None:
     if answers(pinned_url):
         return
     tried = [f"{pinned_url}: no answer"]
+    only_pinned(pin, tried)
     candidates = listed_candidates(pin, tried)
     for candidate in candidates:
         url = url_of(pin, candidate.path)

@@ -1,7 +1,9 @@
 """Writes the inputs.manifest lines of a Debian system: every package that
 debootstrap (variant minbase) and `apt-get install --no-install-recommends
 PACKAGE...` put into it, each with the pool path, size and sha256 that the
-archive's index gives today.
+archive's index gives today (the index checked against its suite's
+InRelease, whose signature is checked against Debian's archive keyring:
+fetch_debian.verified_index).
 
     scripts/pin-system NAME SUITE[,SUITE...] PACKAGE...
 
@@ -43,8 +45,9 @@ def load(sources: list[tuple[str, str]], arch: str) -> dict[str, list[dict]]:
     packages: dict[str, list[dict]] = {}
     for archive, suite in sources:
         url = f"{fd.mirror()}/{archive}/dists/{suite}/main/binary-{arch}/Packages.xz"
-        print(f"pin-system: reading {url}", file=sys.stderr)
-        text = lzma.decompress(fd.get(url)).decode("utf-8", "replace")
+        print(f"pin-system: reading {url}, as its suite's signed InRelease lists it", file=sys.stderr)
+        text = lzma.decompress(fd.verified_index(archive, suite, f"main/binary-{arch}/Packages.xz")).decode(
+            "utf-8", "replace")
         for fields in fd.stanzas(text):
             fields["_archive"], fields["_suite"] = archive, suite
             packages.setdefault(fields["Package"], []).append(fields)
@@ -115,7 +118,10 @@ def main(argv: list[str]) -> int:
     name, suites, wanted = argv[0], argv[1], argv[2:]
     arch = name.partition("-")[2] or "amd64"
     sources = [tuple(s.split("/", 1)) for s in suites.split(",")]
-    packages = load(sources, arch)
+    try:
+        packages = load(sources, arch)
+    except fd.Failure as error:
+        raise SystemExit(f"pin-system: {error}") from None
     # debootstrap --merged-usr installs it where the release has it
     if "usr-is-merged" in packages:
         wanted.insert(0, "usr-is-merged")
