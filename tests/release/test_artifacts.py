@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import tarfile
+import time
 from unittest import mock
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import pytest
 from harness.pgcluster import ROOT
 from ulidtools import package
 from ulidtools.project import VERSION
+from ulidtools.release import VALID_DAYS
 
 pytestmark = pytest.mark.once_per_run
 
@@ -171,6 +173,12 @@ def test_the_apt_repository_indexes_every_package_and_is_signed(release, tmp_pat
         if name.endswith("/Packages"):
             indexed += re.findall(r"^Filename: pool/main/(\S+)$", index.read_text(), re.M)
     assert sorted(indexed) == debs
+    # dated by the release (the commit's time, as its files), so that it is
+    # the same bytes from any checkout; apt refuses it VALID_DAYS days later
+    epoch = commit_time()
+    stamp = "%a, %d %b %Y %H:%M:%S UTC"
+    assert f"\nDate: {time.strftime(stamp, time.gmtime(epoch))}\n" in release_file, release_file
+    assert f"\nValid-Until: {time.strftime(stamp, time.gmtime(epoch + VALID_DAYS * 86400))}\n" in release_file
     if release.keyring is None:
         pytest.skip("this release's apt repository is not signed (scripts/release without --sign)")
     verified = subprocess.run(["gpgv", "--keyring", release.keyring, repo / "dists/stable/InRelease"],

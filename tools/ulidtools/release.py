@@ -14,7 +14,9 @@
 - ulid_portable.sql, the portable layer (portable/, docs/portable.md);
 - SHA256SUMS, of every file above (sha256sum -c SHA256SUMS checks them);
 - apt/, a Debian repository of the .deb files (suite stable, component
-  main; apt_index);
+  main; apt_index), whose Release is valid for VALID_DAYS days from the
+  release's date: apt refuses it after that, until a newer release
+  replaces it;
 - with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the apt
   repository's index signed, and the key's public part,
   ulid-release-key.asc and apt/ulid-archive-keyring.gpg. Without a key,
@@ -26,6 +28,12 @@
                              and removed with it
   --sign-key KEYID           a secret key in the keyring or agent of the
                              GnuPG home gpg uses (GNUPGHOME, ~/.gnupg)
+
+DIR is made, or used when empty; one that scripts/release made before
+(it leaves a file .ulid-release in it) is emptied first; any other
+directory that holds something is refused, never emptied. Only the pinned
+inputs are used (ULID_PINNED_ONLY=1: a pinned file of Debian's archive
+that is gone is an error, not a fallback; fetch_debian).
 
 Every library and program is linked against glibc 2.28's symbols and
 refused if it asks for a newer one. The tarballs and packages are the same
@@ -52,18 +60,36 @@ from ulidtools.deb import log
 from ulidtools.manifest import ROOT
 from ulidtools.package import Artifact
 
+# How long a release's apt repository is valid (its Release's Valid-Until,
+# counted from the release's date, SOURCE_DATE_EPOCH, so that the files
+# stay the same bytes): an index older than this is refused by apt, so
+# that a mirror or a cache cannot keep serving an old one and hold users
+# back from a newer release without apt noticing. A year: releases come
+# less often than the weeks a distribution's archive is re-signed in, and
+# nothing re-signs the repository between them.
+VALID_DAYS = 365
+# The file scripts/release leaves in a directory it made: only such a
+# directory is ever emptied by it (out_directory)
+MARKER = ".ulid-release"
 
-def apt_index(directory: Path, suite: str, arches: list[str]) -> None:
+
+def apt_index(directory: Path, suite: str, arches: list[str], date: int | None = None,
+              valid_days: int | None = None) -> None:
     """Writes an apt repository's index of the .deb files under
     DIRECTORY/pool: for each architecture,
     dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
     dists/SUITE/Release with their checksums (unsigned: a signer adds
-    InRelease and Release.gpg). scripts/debian-system indexes its local
-    archives with it too."""
+    InRelease and Release.gpg), dated DATE (now unless given) and, with
+    VALID_DAYS, valid until that many days after it. scripts/debian-system
+    indexes its local archives with it too."""
     dists = directory / "dists" / suite
+    when = int(time.time()) if date is None else date
+    stamp = "%a, %d %b %Y %H:%M:%S UTC"
     lines = ["Origin: ulid", "Label: ulid", f"Suite: {suite}", f"Codename: {suite}",
-             f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S +0000', time.gmtime())}",
-             f"Architectures: {' '.join(arches)}", "Components: main", "SHA256:"]
+             f"Date: {time.strftime(stamp, time.gmtime(when))}"]
+    if valid_days is not None:
+        lines.append(f"Valid-Until: {time.strftime(stamp, time.gmtime(when + valid_days * 86400))}")
+    lines += [f"Architectures: {' '.join(arches)}", "Components: main", "SHA256:"]
     for arch in arches:
         index = dists / "main" / f"binary-{arch}"
         index.mkdir(parents=True, exist_ok=True)
@@ -104,7 +130,27 @@ def pairs_of(only: str | None) -> list[tuple[str, str]]:
     return pairs
 
 
+def out_directory(out: Path) -> bool:
+    """Whether OUT must be emptied before a release is written into it:
+    False when it is missing or empty, True when scripts/release made it
+    (MARKER). Anything else is refused: a path that is not a directory,
+    and a directory that holds files scripts/release did not make."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise BuildError(f"--out {out}: not a directory (a release is written into a directory of its own)")
+    if not out.exists() or not any(out.iterdir()):
+        return False
+    if not (out / MARKER).is_file():
+        raise BuildError(f"--out {out}: the directory holds files that scripts/release did not make (it has no "
+                         f"{MARKER}), and it empties the directory it writes into: name a new or empty directory")
+    return True
+
+
 def make(out: Path, only: str | None, key: sign.Key) -> None:
+    # the directory is refused before anything is built
+    out_directory(out)
+    # only the pinned inputs, never what an index of Debian's archive lists
+    # in their place (fetch_debian)
+    os.environ["ULID_PINNED_ONLY"] = "1"
     pairs = pairs_of(only)
     # the key is tried before anything is built
     sign.check(key)
@@ -123,8 +169,10 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
         f"(SOURCE_DATE_EPOCH={epoch})")
 
     arches = list(dict.fromkeys(arch for _, arch in pairs))
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
+    if out_directory(out):
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("made by scripts/release, which may empty this directory to write a release again\n")
     for major, arch in pairs:
         log(f"ulid {version} for PostgreSQL {major} on {arch}")
         Artifact(major, arch, "release").make(out)
@@ -145,7 +193,7 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
     (repo / "pool" / "main").mkdir(parents=True)
     for package in sorted(out.glob("*.deb")):
         shutil.copy2(package, repo / "pool" / "main" / package.name)
-    apt_index(repo, "stable", arches)
+    apt_index(repo, "stable", arches, date=epoch, valid_days=VALID_DAYS)
     # SHA256SUMS and the repository signed, or a line saying they are not
     sign.release(key, out)
     count = len(list(out.glob("*.tar.gz"))) + len(list(out.glob("*.deb")))
