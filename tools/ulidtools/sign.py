@@ -1,7 +1,9 @@
 """Signs the files of a release that ulidtools.release made in DIR with the
 release's key, and puts its public key beside them:
 
-    python3 -m ulidtools sign-release [--check] [--sign KEYFILE | --sign-key KEYID] [DIR]
+    python3 -m ulidtools sign-release [--check] [--sign KEYFILE | --sign-key KEYID | --release-key] [DIR]
+    python3 -m ulidtools sign-release --verify DIR
+    python3 -m ulidtools sign-release --fingerprint
 
     DIR/SHA256SUMS.asc            SHA256SUMS's detached signature, armored
                                   (gpg --verify SHA256SUMS.asc SHA256SUMS)
@@ -16,16 +18,27 @@ binary), imported into a GnuPG home made for this run, which is removed and
 its agent stopped however the run ends; or a key in the user's own keyring
 or agent (--sign-key KEYID: a fingerprint, key id or address, from the
 GnuPG home gpg uses, GNUPGHOME or ~/.gnupg; its agent asks for a
-passphrase, if any). Only that key's public part is exported. What it
-signed is then verified against that export alone. With --check, DIR is
-not needed and nothing is made: the key is only tried on a line of text
-(the release does so before it builds). Without a key it signs nothing,
-and says so. scripts/sign-release is the entry point.
+passphrase, if any); or the release key (--release-key: the key of that
+keyring whose fingerprint the repository commits in
+release-key.fingerprint, and no other). Only that key's public part is
+exported. What it signed is then verified against that export alone. With
+--check, DIR is not needed and nothing is made: the key is only tried on
+a line of text (the release does so before it builds). Without a key it
+signs nothing, and says so.
+
+--fingerprint prints the release key's fingerprint that
+release-key.fingerprint commits; --verify DIR checks a signed release
+against it: its public key is that key alone, and SHA256SUMS, the apt
+repository's index and every file SHA256SUMS lists verify. Both fail when
+no fingerprint is committed. It never builds anything: gpg and gpgv are
+all it runs. scripts/sign-release is the entry point.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -36,22 +49,49 @@ from pathlib import Path
 from typing import Iterator
 
 from ulidtools.deb import log
+from ulidtools.manifest import ROOT
+
+# The release key's fingerprint, committed with the code: the release
+# workflow signs with this key and no other, and publishes this
+# fingerprint, never one read from what it signs
+FINGERPRINT_FILE = ROOT / "release-key.fingerprint"
 
 
 class SignError(Exception):
     """What stops a release from being signed."""
 
 
+def committed_fingerprint(path: Path = FINGERPRINT_FILE) -> str:
+    """The release key's fingerprint that PATH commits: its one line that
+    is not a comment (#), 40 hexadecimal digits (spaces allowed, as gpg
+    shows them). A file that commits none is an error: nothing is signed
+    or published by a key that is not committed."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise SignError(f"no release key fingerprint committed: {path} cannot be read ({error.strerror})") from None
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise SignError(f"no release key fingerprint committed in {path.name} (docs/development.md, \"Releases\", "
+                        "says how the release key is made and its fingerprint committed)")
+    fingerprint = lines[0].replace(" ", "").upper()
+    if len(lines) > 1 or not re.fullmatch(r"[0-9A-F]{40}", fingerprint):
+        raise SignError(f"{path.name}: {lines[0] if len(lines) == 1 else 'more than one line'} is not a key's "
+                        "fingerprint (40 hexadecimal digits, on a line of its own)")
+    return fingerprint
+
+
 @dataclass
 class Key:
     """The release key: a key file, or a key of the user's keyring, or
-    neither (nothing is signed)."""
+    neither (nothing is signed); EXPECT, the fingerprint it must have."""
     keyfile: str | None = None
     keyid: str | None = None
+    expect: str | None = None
 
     def __post_init__(self) -> None:
         if self.keyfile and self.keyid:
-            raise SignError("--sign and --sign-key: give one key, not both")
+            raise SignError("--sign, --sign-key and --release-key: give one key, not two")
 
 
 @dataclass
@@ -100,10 +140,15 @@ def signer(key: Key) -> Iterator[Signer]:
         secrets = sum(1 for fields in lines if fields[0] == "sec")
         if secrets != 1:
             named = f" named {key.keyid}" if key.keyid else ""
+            if key.expect:
+                named += f" (the release key {FINGERPRINT_FILE.name} commits)"
             raise SignError(f"{source} must hold exactly one secret key{named}, not {secrets}")
         # the primary key's fingerprint: the first fpr after sec
         after = [fields for fields in lines[[f[0] for f in lines].index("sec") + 1:] if fields[0] == "fpr"]
         ready.fingerprint = after[0][9]
+        if key.expect and ready.fingerprint != key.expect:
+            raise SignError(f"{source}: its key {ready.fingerprint} is not the release key {key.expect} "
+                            f"({FINGERPRINT_FILE.name})")
         yield ready
     finally:
         if home:
@@ -156,8 +201,55 @@ def release(key: Key, directory: Path) -> None:
             "ulid-release-key.asc (apt/ulid-archive-keyring.gpg for apt)")
 
 
+def fingerprints_of(keyring: Path) -> list[str]:
+    """The primary keys' fingerprints of a keyring or an exported key."""
+    with tempfile.TemporaryDirectory() as home:
+        shown = subprocess.run(["gpg", "--homedir", home, "--batch", "--with-colons", "--show-keys", str(keyring)],
+                               capture_output=True, text=True)
+        subprocess.run(["gpgconf", "--homedir", home, "--kill", "all"], capture_output=True)
+    found, primary = [], False
+    for fields in (line.split(":") for line in shown.stdout.splitlines()):
+        if fields[0] in ("pub", "sub"):
+            primary = fields[0] == "pub"
+        elif fields[0] == "fpr" and primary:
+            found.append(fields[9])
+            primary = False
+    return found
+
+
+def verify(directory: Path, expect: str) -> None:
+    """Checks a signed release in DIRECTORY against the release key EXPECT
+    (a fingerprint): its public key, as a file and as apt's keyring, is
+    that key alone; SHA256SUMS, InRelease and Release.gpg verify with it
+    alone (gpgv); every file SHA256SUMS lists has its sha256."""
+    directory = directory.absolute()
+    repo = directory / "apt"
+    dists = repo / "dists" / "stable"
+    for exported in (directory / "ulid-release-key.asc", repo / "ulid-archive-keyring.gpg"):
+        if not exported.is_file():
+            raise SignError(f"{directory} is not a signed release: no {exported.relative_to(directory)}")
+        found = fingerprints_of(exported)
+        if found != [expect]:
+            raise SignError(f"{exported.relative_to(directory)} holds the keys {' '.join(found) or '(none)'}, "
+                            f"not the release key {expect} alone")
+    with tempfile.TemporaryDirectory() as home:
+        for signed in ((directory / "SHA256SUMS.asc", directory / "SHA256SUMS"), (dists / "InRelease",),
+                       (dists / "Release.gpg", dists / "Release")):
+            done = subprocess.run(["gpgv", "--homedir", home, "--keyring", str(repo / "ulid-archive-keyring.gpg"),
+                                   *map(str, signed)], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SignError(f"{signed[0].relative_to(directory)} does not verify with the release key {expect}: "
+                                + " ".join(done.stderr.split()[-12:]))
+    for line in (directory / "SHA256SUMS").read_text().splitlines():
+        digest, _, name = line.partition("  ")
+        path = directory / name
+        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            raise SignError(f"{name}: not the file SHA256SUMS lists")
+    log(f"{directory}: signed by the release key {expect}, and every file SHA256SUMS lists is as it says")
+
+
 def main(args: list[str]) -> int:
-    checking, keyfile, keyid, directory = False, None, None, None
+    checking, keyfile, keyid, directory, expect, verifying = False, None, None, None, None, False
     while args:
         option, *args = args
         if option in ("-h", "--help"):
@@ -165,10 +257,24 @@ def main(args: list[str]) -> int:
             return 0
         if option == "--check":
             checking = True
+        elif option == "--fingerprint":
+            if args:
+                raise SignError("--fingerprint takes nothing else")
+            print(committed_fingerprint())
+            return 0
+        elif option == "--verify":
+            verifying = True
+        elif option == "--release-key":
+            expect = committed_fingerprint()
+            if keyid or keyfile:
+                raise SignError("--sign, --sign-key and --release-key: give one key, not two")
+            keyid = expect
         elif option in ("--sign", "--sign-key"):
             if not args:
                 raise SignError(f"{option} needs {'a key file' if option == '--sign' else 'a key id or fingerprint'}")
             value, *args = args
+            if expect or (keyfile if option == "--sign" else keyid):
+                raise SignError("--sign, --sign-key and --release-key: give one key, not two")
             keyfile, keyid = (value, keyid) if option == "--sign" else (keyfile, value)
         elif option.startswith("-"):
             raise SignError(f"unknown option {option} (try scripts/sign-release --help)")
@@ -176,7 +282,12 @@ def main(args: list[str]) -> int:
             raise SignError(f"one directory, not {directory} and {option}")
         else:
             directory = Path(option)
-    key = Key(keyfile, keyid)
+    if verifying:
+        if directory is None or checking or keyfile or keyid:
+            raise SignError("--verify DIR takes a directory and nothing else")
+        verify(directory, committed_fingerprint())
+        return 0
+    key = Key(keyfile, keyid, expect)
     if checking:
         check(key)
     elif not (keyfile or keyid):
