@@ -5,6 +5,10 @@ InRelease signed by a key made for the test, whose public part is the
 only key of a keyring of the test's own (ULID_DEBIAN_KEYRING); Debian's
 keyring, which fetch-debian uses unless told, lacks it.
 
+And the local archive scripts/debian-system makes its Debian systems from
+(ulidtools.debian_system): signed by a key made for it alone, whose secret
+part is gone once it has signed, and checked by apt through signed-by.
+
 These run once (tools/ulidtools/testrun.py names this file), not on every build: see
 the once_per_run marker in conftest.py.
 """
@@ -15,7 +19,9 @@ import hashlib
 import http.server
 import lzma
 import os
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from functools import partial
@@ -24,6 +30,8 @@ from pathlib import Path
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools import debian_system
+from ulidtools.release import apt_index
 
 pytestmark = pytest.mark.once_per_run
 
@@ -525,3 +533,100 @@ def test_an_expired_inrelease_is_refused_except_for_sid_and_experimental(tmp_pat
                 assert not list((tmp_path / f"dl-{suite}").glob("*"))
         finally:
             archive.close()
+
+
+# --- The local archive of a Debian system
+
+
+def local_archive(tmp_path: Path, monkeypatch) -> debian_system.System:
+    """A Debian system's local archive in TMP_PATH, of one small package,
+    indexed and signed as setup does it (without debootstrap)."""
+    monkeypatch.setenv("ULID_PG_HOME", str(tmp_path / "pg"))
+    system = debian_system.System("bookworm")
+    tree = tmp_path / "tree"
+    (tree / "DEBIAN").mkdir(parents=True)
+    (tree / "DEBIAN" / "control").write_text("Package: ulid-test\nVersion: 1.0-1\nArchitecture: amd64\n"
+                                             "Maintainer: ulid <ulid@ulid.invalid>\nDescription: a test\n")
+    (system.archive / "pool").mkdir(parents=True)
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(tree),
+                    str(system.archive / "pool" / "ulid-test_1.0-1_amd64.deb")], check=True, capture_output=True)
+    apt_index(system.archive, system.release, [system.arch])
+    system.sign_archive()
+    return system
+
+
+def apt(tmp_path: Path, archive: Path, keyring: Path, *args: str) -> subprocess.CompletedProcess:
+    """This machine's apt, with a state and sources of its own that name
+    the archive alone, signed-by KEYRING, and no key it trusts besides."""
+    state = tmp_path / "apt"
+    for d in ("lists/partial", "cache/archives/partial", "etc/trusted.gpg.d", "etc/sources.list.d"):
+        (state / d).mkdir(parents=True, exist_ok=True)
+    (state / "status").touch()
+    (state / "etc" / "sources.list").write_text(f"deb [signed-by={keyring}] file:{archive} bookworm main\n")
+    options = {"Dir::State::Lists": state / "lists", "Dir::Cache": state / "cache", "Dir::State::status":
+               state / "status", "Dir::Etc::SourceList": state / "etc" / "sources.list",
+               "Dir::Etc::SourceParts": state / "etc" / "sources.list.d", "Dir::Etc::Trusted": state / "none.gpg",
+               "Dir::Etc::TrustedParts": state / "etc" / "trusted.gpg.d", "APT::Architecture": "amd64",
+               "APT::Architectures": "amd64", "Acquire::Languages": "none", "APT::Sandbox::User": "root",
+               "Debug::NoLocking": "1"}
+    return subprocess.run(["apt-get", *(f"-o{k}={v}" for k, v in options.items()), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def temp():
+    """A temporary directory of its own, with a short name (a GnuPG home's
+    agent socket must fit in 108 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="ulid-t.", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_local_archive_is_signed_by_a_key_that_is_gone(tmp_path, monkeypatch, temp):
+    monkeypatch.setattr("tempfile.tempdir", str(temp))
+    system = local_archive(tmp_path, monkeypatch)
+    dists = system.archive / "dists" / "bookworm"
+    keyring = system.archive / debian_system.ARCHIVE_KEYRING
+    for signed in ([dists / "InRelease"], [dists / "Release.gpg", dists / "Release"]):
+        checked = subprocess.run(["gpgv", "--keyring", str(keyring), *map(str, signed)], capture_output=True)
+        assert checked.returncode == 0, checked.stderr
+    # the key's GnuPG home, with its secret part, is gone; what is left is
+    # one public key
+    assert not list(temp.iterdir())
+    packets = subprocess.run(["gpg", "--list-packets", str(keyring)], capture_output=True, text=True).stdout
+    assert packets.count(":public key packet:") == 1 and "secret" not in packets
+    # a Release changed after signing does not verify
+    (dists / "Release").write_text((dists / "Release").read_text().replace("bookworm", "bullseye"))
+    checked = subprocess.run(["gpgv", "--keyring", str(keyring), str(dists / "Release.gpg"), str(dists / "Release")],
+                             capture_output=True)
+    assert checked.returncode != 0
+
+
+def test_apt_takes_a_local_archive_only_with_its_key(tmp_path, monkeypatch, keys):
+    system = local_archive(tmp_path, monkeypatch)
+    keyring = system.archive / debian_system.ARCHIVE_KEYRING
+    updated = apt(tmp_path, system.archive, keyring, "update")
+    assert updated.returncode == 0 and "W:" not in updated.stdout + updated.stderr, updated.stdout + updated.stderr
+    fetched = apt(tmp_path, system.archive, keyring, "install", "--download-only", "-y", "ulid-test")
+    assert fetched.returncode == 0, fetched.stdout + fetched.stderr
+    # signed-by another key: apt refuses the archive
+    shutil.rmtree(tmp_path / "apt")
+    refused = apt(tmp_path, system.archive, keys["someone-else"].keyring, "update")
+    assert refused.returncode != 0 and "NO_PUBKEY" in refused.stderr and "is not signed" in refused.stderr, \
+        refused.stderr
+    assert not list((tmp_path / "apt" / "lists").glob("*Packages*"))
+    # a package changed after the archive was signed: refused
+    shutil.rmtree(tmp_path / "apt")
+    apt(tmp_path, system.archive, keyring, "update")
+    deb = system.archive / "pool" / "ulid-test_1.0-1_amd64.deb"
+    deb.write_bytes(deb.read_bytes() + b"tampered")
+    tampered = apt(tmp_path, system.archive, keyring, "install", "--download-only", "-y", "ulid-test")
+    assert tampered.returncode != 0 and "mismatch" in (tampered.stdout + tampered.stderr).lower(), \
+        tampered.stdout + tampered.stderr
+
+
+def test_the_debian_systems_are_made_with_signatures_checked():
+    recipe = (ROOT / "tools" / "ulidtools" / "debian_system.py").read_text()
+    for unchecked in ("--no-check-gpg", "trusted=yes", "allow-unauthenticated", "AllowInsecureRepositories"):
+        assert unchecked not in recipe, unchecked
+    assert '"--force-check-gpg"' in recipe and "[signed-by={KEYRING_IN_SYSTEM}]" in recipe

@@ -36,7 +36,11 @@ is the Debian release, then the architecture when it is not amd64.
 NAME is sid unless given. Nothing in them comes from an index that moves:
 the pinned files, each downloaded and verified by scripts/fetch-debian,
 make a local archive, from which debootstrap makes the system (variant
-minbase) and apt installs the rest. setup fails if what dpkg then lists is
+minbase) and apt installs the rest. The archive is signed, as Debian's is,
+by a key made for it alone whose secret part is destroyed once it has
+signed: debootstrap checks the archive's Release against its public part
+(--keyring, --force-check-gpg), and so does the system's apt (signed-by),
+and through it every index and package. setup fails if what dpkg then lists is
 not in that archive at the version it holds (sid: not exactly that
 archive). `run` gives the command a mount namespace of its own, with
 /proc, a tmpfs on /dev/shm and the local archive (/srv/ulid-archive)
@@ -53,6 +57,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -61,6 +66,10 @@ from ulidtools.deb import log
 from ulidtools.manifest import ROOT
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
+# the public key the local archive is signed with: in the archive, for
+# debootstrap, and in the system, for apt's signed-by
+ARCHIVE_KEYRING = "archive-keyring.gpg"
+KEYRING_IN_SYSTEM = "/etc/apt/keyrings/ulid-local-archive.gpg"
 # what each system is for: the packages the log names, with their versions
 SERVERS = {
     "sid": ["postgresql-19", "postgresql-18", "postgresql-18-timescaledb", "postgresql-18-partman",
@@ -175,9 +184,8 @@ class System:
 
     def make_archive(self) -> None:
         """A Debian archive of the pinned files: pool/, and dists/RELEASE/
-        with a Release that lists the Packages index and its checksums
-        (unsigned: each file was verified against the manifest on
-        download)."""
+        with a Release that lists the Packages index and its checksums,
+        signed (sign_archive)."""
         from ulidtools.release import apt_index
 
         downloads = os.environ.get("ULID_DOWNLOADS") or str(Path.home() / ".cache" / "ulid" / "downloads")
@@ -199,6 +207,36 @@ class System:
         if len(re.findall(r"^Package: ", packages, re.M)) != len(debs):
             raise SystemError_(f"Debian system {self.name}: dpkg-scanpackages did not index every package in "
                                f"{self.archive}/pool")
+        self.sign_archive()
+
+    def sign_archive(self) -> None:
+        """Signs the archive's Release (InRelease and Release.gpg) with a key
+        made for this archive alone, and writes its public part beside the
+        archive (ARCHIVE_KEYRING). The key's GnuPG home, and so its secret
+        part, is removed as soon as it has signed: nothing can sign for the
+        archive afterwards. Every file it lists was verified against the
+        manifest on download."""
+        dists = self.archive / "dists" / self.release
+        keyring = self.archive / ARCHIVE_KEYRING
+        home = tempfile.mkdtemp(prefix="ulid-archive-key.")
+        try:
+            gpg = ["gpg", "--homedir", home, "--batch", "--quiet"]
+            for command in ([*gpg, "--passphrase", "", "--quick-gen-key",
+                             f"ulid local archive of the Debian system {self.name} <archive@ulid.invalid>",
+                             "ed25519", "sign", "never"],
+                            [*gpg, "--clearsign", "--output", str(dists / "InRelease"), str(dists / "Release")],
+                            [*gpg, "--detach-sign", "--output", str(dists / "Release.gpg"), str(dists / "Release")],
+                            [*gpg, "--output", str(keyring), "--export"]):
+                done = subprocess.run(command, capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise SystemError_(f"Debian system {self.name}: the local archive could not be signed: "
+                                       f"{done.stderr.strip()}")
+        finally:
+            subprocess.run(["gpgconf", "--homedir", home, "--kill", "all"], capture_output=True)
+            shutil.rmtree(home, ignore_errors=True)
+        checked = subprocess.run(["gpgv", "--keyring", str(keyring), str(dists / "InRelease")], capture_output=True)
+        if checked.returncode != 0:
+            raise SystemError_(f"Debian system {self.name}: the local archive's InRelease does not verify")
 
     def check_installed(self) -> None:
         """Every package dpkg has installed, against the local archive (the
@@ -254,14 +292,19 @@ class System:
         self.make_archive()
         _as_root(["rm", "-rf", str(self.system)], check=True)
         with open(self.log, "w") as out:
-            made = _as_root(["debootstrap", f"--arch={self.arch}", "--variant=minbase", "--no-check-gpg",
+            made = _as_root(["debootstrap", f"--arch={self.arch}", "--variant=minbase",
+                             f"--keyring={self.archive / ARCHIVE_KEYRING}", "--force-check-gpg",
                              "--merged-usr", self.release, str(self.system), f"file://{self.archive}"],
                             stdout=out, stderr=subprocess.STDOUT)
         if made.returncode != 0:
             raise self._failed("debootstrap failed")
-        # apt reads the local archive only; no service starts; no main cluster
+        # apt reads the local archive only, and checks its signature; no
+        # service starts; no main cluster
+        keyring = self.system / KEYRING_IN_SYSTEM.lstrip("/")
+        _as_root(["mkdir", "-p", str(keyring.parent)], check=True)
+        _as_root(["install", "-m", "644", str(self.archive / ARCHIVE_KEYRING), str(keyring)], check=True)
         self._write(self.system / "etc" / "apt" / "sources.list",
-                    f"deb [trusted=yes] file:{ARCHIVE_IN_SYSTEM} {self.release} main\n")
+                    f"deb [signed-by={KEYRING_IN_SYSTEM}] file:{ARCHIVE_IN_SYSTEM} {self.release} main\n")
         self._write(self.system / "usr" / "sbin" / "policy-rc.d", "#!/bin/sh\nexit 101\n")
         _as_root(["chmod", "755", str(self.system / "usr" / "sbin" / "policy-rc.d")], check=True)
         _as_root(["mkdir", "-p", str(self.system / "etc" / "postgresql-common" / "createcluster.d")], check=True)
