@@ -597,8 +597,8 @@ def test_a_local_archive_is_signed_by_a_key_that_is_gone(tmp_path, monkeypatch, 
     assert packets.count(":public key packet:") == 1 and "secret" not in packets
     # a Release changed after signing does not verify
     (dists / "Release").write_text((dists / "Release").read_text().replace("bookworm", "bullseye"))
-    checked = subprocess.run(["gpgv", "--keyring", str(keyring), str(dists / "Release.gpg"), str(dists / "Release")],
-                             capture_output=True)
+    checked = subprocess.run(["gpgv", "--keyring", str(keyring), str(dists / "Release.gpg"),
+                              str(dists / "Release")], capture_output=True)
     assert checked.returncode != 0
 
 

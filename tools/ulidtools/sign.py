@@ -72,8 +72,8 @@ def committed_fingerprint(path: Path = FINGERPRINT_FILE) -> str:
         raise SignError(f"no release key fingerprint committed: {path} cannot be read ({error.strerror})") from None
     lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
-        raise SignError(f"no release key fingerprint committed in {path.name} (docs/development.md, \"Releases\", "
-                        "says how the release key is made and its fingerprint committed)")
+        raise SignError(f"no release key fingerprint committed in {path.name} (docs/development.md, "
+                        "\"The release key\", says how the release key is made and its fingerprint committed)")
     fingerprint = lines[0].replace(" ", "").upper()
     if len(lines) > 1 or not re.fullmatch(r"[0-9A-F]{40}", fingerprint):
         raise SignError(f"{path.name}: {lines[0] if len(lines) == 1 else 'more than one line'} is not a key's "
