@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs this build of the ulid extension into PostgreSQL @PG_MAJOR@.
 #   ./install.sh [PATH/TO/pg_config]      (default: pg_config on PATH)
-# Run it as a user that may write PostgreSQL's library and extension
+# Run it as the user that owns PostgreSQL's library and extension
 # directories (usually root). Then, in a database: CREATE EXTENSION ulid;
 #
 # It installs this release's files only, by name (the list below, written
@@ -17,12 +17,33 @@
 # loaded library crashes the server), and no session ever finds the file
 # missing or half written.
 #
-# The target directories may be writable by another user (a server built
-# from source and owned by `postgres`), who can put anything, a symbolic
-# link most of all, at any name in them at any moment, also while this
-# runs. So nothing here writes or changes the mode of a file through a
-# name in a target directory: cp, chmod and `>` follow a symbolic link
-# found there, and would make root write or chmod any file the link names.
+# Whoever may change pg_config decides what runs here, as root under sudo,
+# and where the files go; whoever may write a target directory, or one
+# above it, may put anything at any name there, a symbolic link most of
+# all, or swap the directory itself for a link, at any moment, also while
+# this runs. So before pg_config runs, and before anything is written, it
+# refuses (saying what to do instead), trusting only files and directories
+# owned by root or by the user running it:
+#   - a pg_config that is not such a file (after symbolic links: the file
+#     they lead to is judged, and run), or that group or others may write,
+#     or any of whose directories up to / is owned by another user or is
+#     writable by group or others without the sticky bit (in a sticky
+#     directory, /tmp, nobody may rename or remove what is not theirs);
+#   - a target directory (pkglibdir, sharedir/extension) that is a
+#     symbolic link, or owned by another user, or writable by group or
+#     others, sticky or not (anyone could add a name to it); any directory
+#     above it, on the path pg_config gives and on the path after its
+#     links, as for pg_config's; and, when mkdir -p has to make part of it,
+#     the directory it makes that in, as a target directory.
+# (`stat` shows an ACL's mask as the group's bits, and the mask caps what
+# every user and group the ACL names may do: no group write bit, no writer
+# by ACL.) A server built from source and owned by `postgres` is installed
+# into by that user (sudo -u postgres ./install.sh ...), not by root.
+#
+# Even into directories that pass, nothing here writes or changes the mode
+# of a file through a name in a target directory: cp, chmod and `>` follow
+# a symbolic link found there (an earlier owner's, say) and would make root
+# write or chmod any file the link names.
 # Instead, in each target directory:
 #   - `mktemp -d` makes a private directory (mkdir(2): it never follows or
 #     reuses an existing name, and makes a directory of mode 0700 owned by
@@ -82,13 +103,93 @@ for f in "$here"/lib/* "$here"/lib/.[!.]* "$here"/extension/* "$here"/extension/
     case " $files " in *" ${f#"$here"/} "*) ;; *) echo "install.sh: ignored ${f#"$here"/}: not a file of this release" >&2 ;; esac
 done
 
-major=$("$pg_config" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
+# inspect PATH: sets owner (a uid) and mode (st_mode, a number) of PATH
+# itself, a symbolic link not followed; fails when nothing is there.
+# (stat -c, as mv -T, is GNU coreutils')
+inspect() {
+    meta=$(stat -c '%u %f' -- "$1" 2>/dev/null) || return 1
+    owner=${meta% *}
+    mode=$((0x${meta#* }))
+}
+
+is_dir() { [ $((mode & 0170000)) -eq $((0040000)) ]; }
+is_link() { [ $((mode & 0170000)) -eq $((0120000)) ]; }
+is_file() { [ $((mode & 0170000)) -eq $((0100000)) ]; }
+
+# untrusted [strict]: why another user may change what was inspected, or
+# nothing: it is not root's nor ours, or group or others may write it (a
+# directory with the sticky bit only when strict: there nobody renames or
+# removes what is not theirs, but anyone may add a name)
+untrusted() {
+    if [ "$owner" != 0 ] && [ "$owner" != "$uid" ]; then
+        who=$(id -nu "$owner" 2>/dev/null) || who=
+        echo "it is owned by uid $owner${who:+ ($who)}, neither root nor the user running install.sh (uid $uid)"
+    elif [ $((mode & 022)) -ne 0 ] && { [ -n "${1-}" ] || [ $((mode & 01000)) -eq 0 ]; }; then
+        echo "group or others may write it (mode $(printf '%04o' $((mode & 07777))))"
+    fi
+}
+
+# walk SUBJECT PATH FIX [target]: refuses, for SUBJECT, each directory of
+# PATH from / down that another user may change (untrusted) and each
+# symbolic link among them that is not root's or ours; with target, PATH
+# itself as a target directory: untrusted strict and not a link, or, when
+# it is missing, the directory mkdir -p would make its first missing part
+# in. FIX says what to do instead.
+walk() {
+    at=/ up= rest=$2
+    while :; do
+        while :; do case $rest in /*) rest=${rest#/} ;; *) break ;; esac; done
+        if ! inspect "$at"; then
+            [ -n "${4-}" ] || die "$1: $at is missing"
+            # through up's links, if any: the directory itself
+            inspect "$up/." || die "$1: $up is missing"
+            why=$(untrusted strict)
+            [ -z "$why" ] || die "refusing $1: $at is missing, and $up, where mkdir -p would make it, is not safe: $why; $3"
+            return 0
+        fi
+        if is_link; then
+            if [ -z "$rest" ] && [ -n "${4-}" ]; then
+                die "refusing $1: it is a symbolic link (to $(readlink -- "$at")), and install.sh writes into the directory pg_config names, not where a link leads; put the directory itself at $at, or give a pg_config that names the one the link leads to"
+            fi
+            # (a link's own mode means nothing: who may replace it is
+            # decided by the directory it is in, walked already)
+            why=$(mode=0 && untrusted)
+        elif is_dir; then
+            if [ -z "$rest" ] && [ -n "${4-}" ]; then why=$(untrusted strict); else why=$(untrusted); fi
+        else
+            die "refusing $1: $at is not a directory"
+        fi
+        if [ -n "$why" ]; then
+            [ -n "$rest" ] || [ -z "${4-}" ] || die "refusing $1: $why; $3"
+            die "refusing $1: $at, a directory on its path, is not safe: $why; $3"
+        fi
+        [ -n "$rest" ] || return 0
+        up=$at at=${at%/}/${rest%%/*} rest=${rest#"${rest%%/*}"}
+    done
+}
+
+# The pg_config to run: the file itself, after symbolic links. What runs
+# is that file, by that path, so what led to it (a link in anyone's
+# directory) no longer counts.
+case $pg_config in
+*/*) found=$pg_config ;;
+*) found=$(command -v "$pg_config") || die "no $pg_config on PATH: give the server's pg_config, e.g. /usr/lib/postgresql/@PG_MAJOR@/bin/pg_config" ;;
+esac
+real=$(realpath -e -- "$found" 2>/dev/null) || die "$found: no such file: give the server's pg_config, e.g. /usr/lib/postgresql/@PG_MAJOR@/bin/pg_config"
+[ "$real" = "$found" ] && shown=$real || shown="$real (where $found leads)"
+fix="give the server's own pg_config, one that root owns in directories only root may write (chown root:root, chmod go-w), or run install.sh as the user that owns them"
+inspect "$real" && is_file || die "refusing $shown as pg_config: it is not a regular file; $fix"
+why=$(untrusted strict)
+[ -z "$why" ] || die "refusing to run pg_config $shown: $why, and it would run as you; $fix"
+walk "to run pg_config $shown" "${real%/*}" "$fix"
+
+major=$("$real" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
 if [ "$major" != "@PG_MAJOR@" ]; then
     echo "this package is built for PostgreSQL @PG_MAJOR@, but $pg_config is PostgreSQL ${major:-(unknown)}" >&2
     exit 1
 fi
-libdir=$("$pg_config" --pkglibdir)
-sharedir=$("$pg_config" --sharedir)
+libdir=$("$real" --pkglibdir)
+sharedir=$("$real" --sharedir)
 for d in "pkglibdir:$libdir" "sharedir:$sharedir"; do
     case ${d#*:} in
     *"$nl"*) die "$pg_config --${d%%:*} gave more than one line: refusing to install" ;;
@@ -97,7 +198,20 @@ for d in "pkglibdir:$libdir" "sharedir:$sharedir"; do
     esac
 done
 extdir=$sharedir/extension
+# each target directory checked as pg_config gives it and after its links,
+# then again once mkdir -p has made what was missing of it
+targets() {
+    for t in "pkglibdir:$libdir" "sharedir/extension:$extdir"; do
+        what="to install into ${t#*:} (pg_config --${t%%:*})"
+        fix="run install.sh as the user that owns it (sudo -u USER $0 PG_CONFIG), or make it and the directories above it root's and writable by root alone (chown root:root, chmod go-w)"
+        walk "$what" "${t#*:}" "$fix" target
+        resolved=$(realpath -m -- "${t#*:}") || die "$what: realpath cannot resolve it"
+        walk "$what" "$resolved" "$fix" target
+    done
+}
+targets
 mkdir -p "$libdir" "$extdir"
+targets
 
 inode() {
     set -- $(ls -di -- "$1")
