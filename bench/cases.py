@@ -619,9 +619,9 @@ def monotonic_in_a_table(conn) -> str:
     conn.execute("""CREATE OR REPLACE FUNCTION pg_temp.remember(value text, is_local bool) RETURNS text
                     LANGUAGE sql AS $$ UPDATE pg_temp.monotonic_state SET last = value RETURNING last $$""")
     edits = [("ulid_portable.gen_monotonic_ulid()", "pg_temp.monotonic_in_a_table()"),
-             ("pg_catalog.current_setting('ulid_portable.monotonic_last', true)",
+             ("pg_catalog.current_setting('ulid_portable.monotonic_last'::pg_catalog.text, true)",
               "(SELECT last FROM pg_temp.monotonic_state)"),
-             ("pg_catalog.set_config('ulid_portable.monotonic_last',", "pg_temp.remember(")]
+             ("pg_catalog.set_config('ulid_portable.monotonic_last'::pg_catalog.text,", "pg_temp.remember(")]
     for old, new in edits:
         assert old in source, old
         source = source.replace(old, new)

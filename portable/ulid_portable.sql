@@ -25,8 +25,11 @@
 -- its functions do the same under any search_path; no function carries a
 -- SET clause, which would keep the SQL ones from being inlined into the
 -- queries that call them. (`OPERATOR(...)` binds like any user-defined
--- operator, so every expression here is parenthesised.) Literals that
--- hold a backslash are E'' strings, read the same whatever the session's
+-- operator, so every expression here is parenthesised.) Every literal
+-- passed to a function is typed ('hex'::pg_catalog.text): an untyped one
+-- is `unknown` until a function is chosen for it, and an overload taking
+-- `text` would be preferred to the function meant. Literals that hold a
+-- backslash are E'' strings, read the same whatever the session's
 -- standard_conforming_strings.
 --
 -- Functions whose names start with an underscore are this file's helpers.
@@ -34,7 +37,7 @@
 DO $install$
 BEGIN
 
-IF pg_catalog.to_regnamespace('ulid_portable') IS NULL THEN
+IF pg_catalog.to_regnamespace('ulid_portable'::pg_catalog.text) IS NULL THEN
     -- (CREATE SCHEMA checks the privilege before IF NOT EXISTS)
     CREATE SCHEMA ulid_portable;
     COMMENT ON SCHEMA ulid_portable IS
@@ -119,7 +122,7 @@ BEGIN
     END IF;
     RAISE EXCEPTION 'invalid value for parameter "%": "%"', setting, given USING
         ERRCODE = '22023',
-        HINT = pg_catalog.format('Available values: %s.', pg_catalog.array_to_string(choices, ', '));
+        HINT = pg_catalog.format('Available values: %s.'::pg_catalog.text, pg_catalog.array_to_string(choices, ', '::pg_catalog.text));
 END
 $fn$;
 
@@ -127,7 +130,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION ulid_portable._layout_is_uuidv7()
     RETURNS pg_catalog.bool LANGUAGE sql STABLE PARALLEL SAFE
 AS $fn$
-SELECT ulid_portable._setting_is('ulid.layout', '{ulid,uuidv7}')
+SELECT ulid_portable._setting_is('ulid.layout'::pg_catalog.text, '{ulid,uuidv7}'::pg_catalog.text[])
 $fn$;
 
 -- Rust's char::escape_debug escapes these code points when a character
@@ -305,41 +308,41 @@ DECLARE
     bytes pg_catalog.int4 := pg_catalog.octet_length(input);
     chars pg_catalog.int4 := pg_catalog.length(input);
     -- how many ASCII characters lead the text
-    ascii_run pg_catalog.int4 := pg_catalog.length(pg_catalog.substring(input, E'^[\\x01-\\x7f]*'));
+    ascii_run pg_catalog.int4 := pg_catalog.length(pg_catalog.substring(input, E'^[\\x01-\\x7f]*'::pg_catalog.text));
     c pg_catalog.text;
     bad pg_catalog.int4;
 BEGIN
     -- Positions count characters: every character before the one named is
     -- ASCII, so they are the native type's byte positions too.
     IF pg_catalog.left(input, 2) OPERATOR(pg_catalog.=) E'\\x' THEN
-        bad := 3 OPERATOR(pg_catalog.+) pg_catalog.length(pg_catalog.substring(pg_catalog.substr(input, 3), '^[0123456789abcdefABCDEF]*'));
+        bad := 3 OPERATOR(pg_catalog.+) pg_catalog.length(pg_catalog.substring(pg_catalog.substr(input, 3), '^[0123456789abcdefABCDEF]*'::pg_catalog.text));
         IF bad OPERATOR(pg_catalog.<=) chars THEN
-            detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
+            detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.'::pg_catalog.text,
                                         ulid_portable._show_character(pg_catalog.substr(input, bad, 1)), bad);
         ELSIF chars OPERATOR(pg_catalog.<>) 34 THEN
-            detail := pg_catalog.format(E'Expected 32 hexadecimal digits after "\\x", found %s.', chars OPERATOR(pg_catalog.-) 2);
+            detail := pg_catalog.format(E'Expected 32 hexadecimal digits after "\\x", found %s.'::pg_catalog.text, chars OPERATOR(pg_catalog.-) 2);
         END IF;
         RETURN;
     END IF;
 
-    IF bytes OPERATOR(pg_catalog.<>) 26 AND pg_catalog.strpos(input, '-') OPERATOR(pg_catalog.>) 0 THEN
+    IF bytes OPERATOR(pg_catalog.<>) 26 AND pg_catalog.strpos(input, '-'::pg_catalog.text) OPERATOR(pg_catalog.>) 0 THEN
         -- the UUID form: its first 36 characters, one at a time (no more
         -- than 36 reads), then its length
         FOR i IN 1..LEAST(chars, 36) LOOP
             c := pg_catalog.substr(input, i, 1);
             IF i OPERATOR(pg_catalog.=) ANY ('{9,14,19,24}'::pg_catalog.int4[]) THEN
                 IF c OPERATOR(pg_catalog.<>) '-' THEN
-                    detail := pg_catalog.format('Expected a hyphen at position %s, found %s.',
+                    detail := pg_catalog.format('Expected a hyphen at position %s, found %s.'::pg_catalog.text,
                                                 i, ulid_portable._show_character(c));
                     hint := uuid_form;
                     RETURN;
                 END IF;
             ELSIF c OPERATOR(pg_catalog.=) '-' THEN
-                detail := pg_catalog.format('Unexpected hyphen at position %s.', i);
+                detail := pg_catalog.format('Unexpected hyphen at position %s.'::pg_catalog.text, i);
                 hint := uuid_form;
                 RETURN;
             ELSIF pg_catalog.strpos(hex, c) OPERATOR(pg_catalog.=) 0 THEN
-                detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
+                detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.'::pg_catalog.text,
                                             ulid_portable._show_character(c), i);
                 hint := uuid_form;
                 RETURN;
@@ -349,13 +352,13 @@ BEGIN
             IF ascii_run OPERATOR(pg_catalog.<) chars THEN
                 -- the first 36 characters are in order: name the first
                 -- that is not ASCII, rather than count bytes
-                detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.',
+                detail := pg_catalog.format('Invalid hexadecimal digit %s at position %s.'::pg_catalog.text,
                                             ulid_portable._show_character(pg_catalog.substr(input, ascii_run OPERATOR(pg_catalog.+) 1, 1)),
                                             ascii_run OPERATOR(pg_catalog.+) 1);
                 hint := uuid_form;
                 RETURN;
             END IF;
-            detail := pg_catalog.format('Expected 36 characters in the UUID form, found %s.', bytes);
+            detail := pg_catalog.format('Expected 36 characters in the UUID form, found %s.'::pg_catalog.text, bytes);
             hint := uuid_form;
         END IF;
         RETURN;
@@ -363,25 +366,25 @@ BEGIN
 
     -- the ULID text
     IF bytes OPERATOR(pg_catalog.=) 26
-       AND pg_catalog.strpos('89ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz', pg_catalog.left(input, 1))
+       AND pg_catalog.strpos('89ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz'::pg_catalog.text, pg_catalog.left(input, 1))
            OPERATOR(pg_catalog.>) 0
     THEN
-        detail := pg_catalog.format('The first character is %s, above "7": the value would not fit in 128 bits.',
+        detail := pg_catalog.format('The first character is %s, above "7": the value would not fit in 128 bits.'::pg_catalog.text,
                                     ulid_portable._show_character(pg_catalog.left(input, 1)));
         RETURN;
     END IF;
     IF bytes OPERATOR(pg_catalog.=) 26 OR ascii_run OPERATOR(pg_catalog.<) chars THEN
         bad := 1 OPERATOR(pg_catalog.+) pg_catalog.length(pg_catalog.substring(
-                   input, '^[0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz]*'));
+                   input, '^[0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz]*'::pg_catalog.text));
         IF bad OPERATOR(pg_catalog.<=) chars THEN
-            detail := pg_catalog.format('Invalid character %s at position %s.',
+            detail := pg_catalog.format('Invalid character %s at position %s.'::pg_catalog.text,
                                         ulid_portable._show_character(pg_catalog.substr(input, bad, 1)), bad);
             hint := base32;
             RETURN;
         END IF;
     END IF;
     IF bytes OPERATOR(pg_catalog.<>) 26 THEN
-        detail := pg_catalog.format('Expected 26 characters, found %s.', bytes);
+        detail := pg_catalog.format('Expected 26 characters, found %s.'::pg_catalog.text, bytes);
         hint := forms;
     END IF;
 END
@@ -429,13 +432,13 @@ BEGIN
     SELECT pg_catalog.string_agg(pg_catalog.encode(pg_catalog.convert_to(
                pg_catalog.substr(alphabet, (i OPERATOR(pg_catalog./) 32) OPERATOR(pg_catalog.+) 1, 1)
                OPERATOR(pg_catalog.||) pg_catalog.substr(alphabet, (i OPERATOR(pg_catalog.%) 32) OPERATOR(pg_catalog.+) 1, 1),
-               'UTF8'), 'hex'), '' ORDER BY i)
+               'UTF8'::pg_catalog.name), 'hex'::pg_catalog.text), '' ORDER BY i)
     INTO pairs FROM pg_catalog.generate_series(0, 1023) AS i;
     SELECT pg_catalog.string_agg(CASE
                WHEN pg_catalog.strpos(alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.>) 0
-               THEN pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.strpos(alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.-) 1), 2, '0')
+               THEN pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.strpos(alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.-) 1), 2, '0'::pg_catalog.text)
                WHEN pg_catalog.strpos(lower_alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.>) 0
-               THEN pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.strpos(lower_alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.-) 1), 2, '0')
+               THEN pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.strpos(lower_alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.-) 1), 2, '0'::pg_catalog.text)
                ELSE 'ff'
            END, '' ORDER BY i)
     INTO digits FROM pg_catalog.generate_series(1, 127) AS i;
@@ -447,7 +450,7 @@ CREATE OR REPLACE FUNCTION ulid_portable.ulid_text(id pg_catalog.uuid)
     RETURNS pg_catalog.text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $fn$
 DECLARE
-    b pg_catalog.bit(128) := ('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.uuid_send(id), 'hex'))::pg_catalog.bit(128);
+    b pg_catalog.bit(128) := ('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.uuid_send(id), 'hex'::pg_catalog.text))::pg_catalog.bit(128);
 BEGIN
     RETURN pg_catalog.encode(
         pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 1, 8)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
@@ -463,10 +466,10 @@ BEGIN
         OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 99, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
         OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 109, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2)
         OPERATOR(pg_catalog.||) pg_catalog.substring(E'\\x%1$s'::pg_catalog.bytea, (pg_catalog.substring(b, 119, 10)::pg_catalog.int4 OPERATOR(pg_catalog.*) 2) OPERATOR(pg_catalog.+) 1, 2),
-        'escape');
+        'escape'::pg_catalog.text);
 END
 $fn$
-$sql$, pairs);
+$sql$::pg_catalog.text, pairs);
 
     -- ulid_parse(text): a ULID's text in either case, \x and 32 hexadecimal
     -- digits, or the UUID text, as the native type reads them; its errors
@@ -483,12 +486,12 @@ BEGIN
     IF bytes OPERATOR(pg_catalog.=) 26 THEN
         -- 26 digits, the first at most 7 (no more than 128 bits)
         IF input OPERATOR(pg_catalog.!~) '[^0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]'
-           AND pg_catalog.strpos('01234567', pg_catalog.left(input, 1)) OPERATOR(pg_catalog.>) 0
+           AND pg_catalog.strpos('01234567'::pg_catalog.text, pg_catalog.left(input, 1)) OPERATOR(pg_catalog.>) 0
         THEN
-            b := pg_catalog.decode(input, 'escape');  -- the characters' bytes (no backslash among them)
+            b := pg_catalog.decode(input, 'escape'::pg_catalog.text);  -- the characters' bytes (no backslash among them)
             RETURN (pg_catalog.lpad(pg_catalog.to_hex(
                         (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 1))), 2, '0')
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 1))), 2, '0'::pg_catalog.text)
                     OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(
                         (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 2))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 3))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
@@ -497,7 +500,7 @@ BEGIN
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 6))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 7))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 8))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 9))), 10, '0')
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 9))), 10, '0'::pg_catalog.text)
                     OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(
                         (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 10))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 11))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
@@ -506,7 +509,7 @@ BEGIN
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 14))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 15))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 16))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 17))), 10, '0')
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 17))), 10, '0'::pg_catalog.text)
                     OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(
                         (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 18))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 35)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 19))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 30)
@@ -515,7 +518,7 @@ BEGIN
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 22))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 15)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 23))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 10)
                         OPERATOR(pg_catalog.|) (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 24))::pg_catalog.int8 OPERATOR(pg_catalog.<<) 5)
-                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 25))), 10, '0')
+                        OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 25))), 10, '0'::pg_catalog.text)
                    )::pg_catalog.uuid;
         END IF;
     ELSIF bytes OPERATOR(pg_catalog.=) 34 THEN
@@ -525,7 +528,7 @@ BEGIN
         END IF;
     ELSIF bytes OPERATOR(pg_catalog.=) 36 THEN
         -- only 8-4-4-4-12 (uuid's own input takes more spellings)
-        h := pg_catalog.replace(input, '-', '');
+        h := pg_catalog.replace(input, '-'::pg_catalog.text, ''::pg_catalog.text);
         IF pg_catalog.octet_length(h) OPERATOR(pg_catalog.=) 32 AND h OPERATOR(pg_catalog.!~) '[^0-9a-fA-F]'
            AND (pg_catalog.substr(input, 9, 1) OPERATOR(pg_catalog.||) pg_catalog.substr(input, 14, 1)
                 OPERATOR(pg_catalog.||) pg_catalog.substr(input, 19, 1) OPERATOR(pg_catalog.||) pg_catalog.substr(input, 24, 1))
@@ -537,7 +540,7 @@ BEGIN
     RETURN ulid_portable._raise_bad_text(input);
 END
 $fn$
-$sql$, digits);
+$sql$::pg_catalog.text, digits);
 END
 $do$;
 
@@ -559,7 +562,7 @@ $do$;
 CREATE OR REPLACE FUNCTION ulid_portable.ulid_timestamp(id pg_catalog.uuid)
     RETURNS pg_catalog.timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$
-SELECT pg_catalog.timezone('UTC',
+SELECT pg_catalog.timezone('UTC'::pg_catalog.text,
     ('1970-01-01 00:00:00'::pg_catalog.timestamp
      OPERATOR(pg_catalog.+) (('x' OPERATOR(pg_catalog.||) pg_catalog.left(id::pg_catalog.text, 8))::pg_catalog.bit(32)::pg_catalog.int8::pg_catalog.float8
                              OPERATOR(pg_catalog.*) '65.536 s'::pg_catalog.interval))
@@ -575,7 +578,7 @@ AS $fn$
 SELECT CASE
     WHEN (ts OPERATOR(pg_catalog.>=) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz)
          AND (ts OPERATOR(pg_catalog.<) '10889-08-02 05:31:50.656+00'::pg_catalog.timestamptz)
-    THEN (pg_catalog.substr(pg_catalog.to_hex(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+    THEN (pg_catalog.substr(pg_catalog.to_hex(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'::pg_catalog.text))::pg_catalog.bit(64)::pg_catalog.int8
                                                 OPERATOR(pg_catalog.+) 282421661510656000) OPERATOR(pg_catalog./) 1000)), 2)
           OPERATOR(pg_catalog.||) '00000000000000000000')::pg_catalog.uuid
     ELSE ulid_portable._timestamp_out_of_range(ts)
@@ -615,18 +618,18 @@ CREATE OR REPLACE FUNCTION ulid_portable.gen_ulid()
     RETURNS pg_catalog.uuid LANGUAGE sql VOLATILE PARALLEL SAFE
 AS $fn$
 SELECT CASE
-    WHEN COALESCE(pg_catalog.current_setting('ulid.layout', true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
-    THEN pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+    WHEN COALESCE(pg_catalog.current_setting('ulid.layout'::pg_catalog.text, true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
+    THEN pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'::pg_catalog.text))::pg_catalog.bit(64)::pg_catalog.int8
                                                      OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
-                           OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
-    WHEN pg_catalog.current_setting('ulid.layout', true) OPERATOR(pg_catalog.=) 'uuidv7'
+                           OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex'::pg_catalog.text)::pg_catalog.uuid
+    WHEN pg_catalog.current_setting('ulid.layout'::pg_catalog.text, true) OPERATOR(pg_catalog.=) 'uuidv7'
          OR ulid_portable._layout_is_uuidv7()
-    THEN (pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
-                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3), 'hex')
+    THEN (pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'::pg_catalog.text))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3), 'hex'::pg_catalog.text)
           OPERATOR(pg_catalog.||) '7' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16))::pg_catalog.uuid
-    ELSE pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+    ELSE pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.clock_timestamp()), 'hex'::pg_catalog.text))::pg_catalog.bit(64)::pg_catalog.int8
                                                      OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
-                           OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
+                           OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex'::pg_catalog.text)::pg_catalog.uuid
 END
 $fn$;
 
@@ -638,18 +641,18 @@ SELECT CASE
     WHEN (ts OPERATOR(pg_catalog.>=) '1970-01-01 00:00:00+00'::pg_catalog.timestamptz)
          AND (ts OPERATOR(pg_catalog.<) '10889-08-02 05:31:50.656+00'::pg_catalog.timestamptz)
     THEN CASE
-        WHEN COALESCE(pg_catalog.current_setting('ulid.layout', true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
-        THEN pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+        WHEN COALESCE(pg_catalog.current_setting('ulid.layout'::pg_catalog.text, true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[])
+        THEN pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'::pg_catalog.text))::pg_catalog.bit(64)::pg_catalog.int8
                                                      OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
-                               OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
-        WHEN pg_catalog.current_setting('ulid.layout', true) OPERATOR(pg_catalog.=) 'uuidv7'
+                               OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex'::pg_catalog.text)::pg_catalog.uuid
+        WHEN pg_catalog.current_setting('ulid.layout'::pg_catalog.text, true) OPERATOR(pg_catalog.=) 'uuidv7'
              OR ulid_portable._layout_is_uuidv7()
-        THEN (pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
-                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3), 'hex')
+        THEN (pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'::pg_catalog.text))::pg_catalog.bit(64)::pg_catalog.int8
+                                                     OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3), 'hex'::pg_catalog.text)
               OPERATOR(pg_catalog.||) '7' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16))::pg_catalog.uuid
-        ELSE pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'))::pg_catalog.bit(64)::pg_catalog.int8
+        ELSE pg_catalog.encode(pg_catalog.substr(pg_catalog.int8send(((('x' OPERATOR(pg_catalog.||) pg_catalog.encode(pg_catalog.timestamptz_send(ts), 'hex'::pg_catalog.text))::pg_catalog.bit(64)::pg_catalog.int8
                                                      OPERATOR(pg_catalog.+) 946684800000000) OPERATOR(pg_catalog./) 1000)), 3)
-                               OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex')::pg_catalog.uuid
+                               OPERATOR(pg_catalog.||) pg_catalog.overlay(pg_catalog.uuid_send(pg_catalog.gen_random_uuid()), ''::pg_catalog.bytea, 4, 6), 'hex'::pg_catalog.text)::pg_catalog.uuid
     END
     ELSE ulid_portable._timestamp_out_of_range(ts)
 END
@@ -662,7 +665,7 @@ CREATE OR REPLACE FUNCTION ulid_portable._backend()
     RETURNS pg_catalog.text LANGUAGE sql STABLE PARALLEL RESTRICTED
 AS $fn$
 SELECT '/' OPERATOR(pg_catalog.||) pg_catalog.to_hex(pg_catalog.pg_backend_pid()) OPERATOR(pg_catalog.||) '/'
-       OPERATOR(pg_catalog.||) COALESCE((SELECT pg_catalog.encode(pg_catalog.timestamptz_send(a.backend_start), 'hex')
+       OPERATOR(pg_catalog.||) COALESCE((SELECT pg_catalog.encode(pg_catalog.timestamptz_send(a.backend_start), 'hex'::pg_catalog.text)
                                           FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) AS a), '')
 $fn$;
 
@@ -704,8 +707,8 @@ CREATE OR REPLACE FUNCTION ulid_portable.gen_monotonic_ulid()
     RETURNS pg_catalog.uuid LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 AS $fn$
 DECLARE
-    raw pg_catalog.text := COALESCE(pg_catalog.current_setting('ulid_portable.monotonic_last', true), '');
-    xact pg_catalog.text := pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.transaction_timestamp()), 'hex');
+    raw pg_catalog.text := COALESCE(pg_catalog.current_setting('ulid_portable.monotonic_last'::pg_catalog.text, true), '');
+    xact pg_catalog.text := pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.transaction_timestamp()), 'hex'::pg_catalog.text);
     -- this backend, '/pid/start': from the state when this backend wrote it
     -- in this transaction, else looked up
     me pg_catalog.text := CASE
@@ -722,18 +725,18 @@ DECLARE
         THEN pg_catalog.left(raw, 32)
         ELSE ''
     END;
-    now_ms pg_catalog.int8 := (pg_catalog.date_part('epoch', pg_catalog.date_trunc('milliseconds', pg_catalog.clock_timestamp()))
+    now_ms pg_catalog.int8 := (pg_catalog.date_part('epoch'::pg_catalog.text, pg_catalog.date_trunc('milliseconds'::pg_catalog.text, pg_catalog.clock_timestamp()))
                                OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8;
     -- the settings, checked on every call as the extension checks them at SET
     v7 pg_catalog.bool := CASE
-        WHEN COALESCE(pg_catalog.current_setting('ulid.layout', true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[]) THEN false
-        WHEN pg_catalog.current_setting('ulid.layout', true) OPERATOR(pg_catalog.=) 'uuidv7' THEN true
-        ELSE ulid_portable._setting_is('ulid.layout', '{ulid,uuidv7}')
+        WHEN COALESCE(pg_catalog.current_setting('ulid.layout'::pg_catalog.text, true), '') OPERATOR(pg_catalog.=) ANY ('{"",ulid}'::pg_catalog.text[]) THEN false
+        WHEN pg_catalog.current_setting('ulid.layout'::pg_catalog.text, true) OPERATOR(pg_catalog.=) 'uuidv7' THEN true
+        ELSE ulid_portable._setting_is('ulid.layout'::pg_catalog.text, '{ulid,uuidv7}'::pg_catalog.text[])
     END;
     step_one pg_catalog.bool := CASE
-        WHEN COALESCE(pg_catalog.current_setting('ulid.monotonic_step', true), '') OPERATOR(pg_catalog.=) ANY ('{"",random}'::pg_catalog.text[]) THEN false
-        WHEN pg_catalog.current_setting('ulid.monotonic_step', true) OPERATOR(pg_catalog.=) 'one' THEN true
-        ELSE ulid_portable._setting_is('ulid.monotonic_step', '{random,one}')
+        WHEN COALESCE(pg_catalog.current_setting('ulid.monotonic_step'::pg_catalog.text, true), '') OPERATOR(pg_catalog.=) ANY ('{"",random}'::pg_catalog.text[]) THEN false
+        WHEN pg_catalog.current_setting('ulid.monotonic_step'::pg_catalog.text, true) OPERATOR(pg_catalog.=) 'one' THEN true
+        ELSE ulid_portable._setting_is('ulid.monotonic_step'::pg_catalog.text, '{random,one}'::pg_catalog.text[])
     END;
     last_ms pg_catalog.int8 := CASE
         WHEN state OPERATOR(pg_catalog.<>) '' THEN ('x' OPERATOR(pg_catalog.||) pg_catalog.left(state, 12))::pg_catalog.bit(48)::pg_catalog.int8
@@ -802,14 +805,14 @@ BEGIN
 
     IF fresh_ms IS NOT NULL THEN
         IF fresh_ms OPERATOR(pg_catalog.>) 281474976710655 THEN
-            RETURN ulid_portable._timestamp_out_of_range('infinity');
+            RETURN ulid_portable._timestamp_out_of_range('infinity'::pg_catalog.timestamptz);
         END IF;
         -- 80 random bits, or a UUIDv7's version, 74 random bits and variant
         -- (see the generators above)
-        RETURN pg_catalog.left(pg_catalog.set_config('ulid_portable.monotonic_last',
-            pg_catalog.lpad(pg_catalog.to_hex(fresh_ms), 12, '0') OPERATOR(pg_catalog.||) CASE
-                WHEN v7 THEN '7' OPERATOR(pg_catalog.||) pg_catalog.replace(pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16), '-', '')
-                ELSE pg_catalog.overlay(pg_catalog.gen_random_uuid()::pg_catalog.text, '', 9, 16)
+        RETURN pg_catalog.left(pg_catalog.set_config('ulid_portable.monotonic_last'::pg_catalog.text,
+            pg_catalog.lpad(pg_catalog.to_hex(fresh_ms), 12, '0'::pg_catalog.text) OPERATOR(pg_catalog.||) CASE
+                WHEN v7 THEN '7' OPERATOR(pg_catalog.||) pg_catalog.replace(pg_catalog.substr(pg_catalog.gen_random_uuid()::pg_catalog.text, 16), '-'::pg_catalog.text, ''::pg_catalog.text)
+                ELSE pg_catalog.overlay(pg_catalog.gen_random_uuid()::pg_catalog.text, ''::pg_catalog.text, 9, 16)
             END OPERATOR(pg_catalog.||) me OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) xact, false), 32)::pg_catalog.uuid;
     END IF;
 
@@ -846,10 +849,10 @@ BEGIN
               OPERATOR(pg_catalog.|) (((hi OPERATOR(pg_catalog.>>) 22) OPERATOR(pg_catalog.&) 255) OPERATOR(pg_catalog.<<) 24)
               OPERATOR(pg_catalog.|) (hi OPERATOR(pg_catalog.&) 4194303);
     END IF;
-    RETURN pg_catalog.left(pg_catalog.set_config('ulid_portable.monotonic_last',
-        pg_catalog.lpad(pg_catalog.to_hex(last_ms), 12, '0')
-        OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(hi), 10, '0')
-        OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(lo), 10, '0')
+    RETURN pg_catalog.left(pg_catalog.set_config('ulid_portable.monotonic_last'::pg_catalog.text,
+        pg_catalog.lpad(pg_catalog.to_hex(last_ms), 12, '0'::pg_catalog.text)
+        OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(hi), 10, '0'::pg_catalog.text)
+        OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.to_hex(lo), 10, '0'::pg_catalog.text)
         OPERATOR(pg_catalog.||) me OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) xact, false), 32)::pg_catalog.uuid;
 END
 $fn$;
@@ -886,7 +889,7 @@ BEGIN
         HINT = 'Run CREATE EXTENSION pgcrypto, then run ulid_portable.sql again.';
 END
 $body$
-$sql$, fn);
+$sql$::pg_catalog.text, fn);
         ELSE
             EXECUTE pg_catalog.format($sql$
 CREATE OR REPLACE FUNCTION ulid_portable.ulid_%1$s(id pg_catalog.uuid, key pg_catalog.bytea)
@@ -894,11 +897,11 @@ CREATE OR REPLACE FUNCTION ulid_portable.ulid_%1$s(id pg_catalog.uuid, key pg_ca
 AS $body$
 SELECT CASE
     WHEN pg_catalog.octet_length(key) OPERATOR(pg_catalog.=) ANY ('{16,24,32}'::pg_catalog.int4[])
-    THEN pg_catalog.encode(%2$s.%1$s(pg_catalog.uuid_send(id), key, 'aes-ecb/pad:none'), 'hex')::pg_catalog.uuid
+    THEN pg_catalog.encode(%2$s.%1$s(pg_catalog.uuid_send(id), key, 'aes-ecb/pad:none'::pg_catalog.text), 'hex'::pg_catalog.text)::pg_catalog.uuid
     ELSE ulid_portable._invalid_key(id, key)
 END
 $body$
-$sql$, fn, crypto);
+$sql$::pg_catalog.text, fn, crypto);
         END IF;
     END LOOP;
 END
@@ -924,7 +927,7 @@ DECLARE
     native pg_catalog.text;
     overload pg_catalog.text;
 BEGIN
-    SELECT pg_catalog.format('%I.%I', n.nspname, t.typname) INTO native
+    SELECT pg_catalog.format('%I.%I'::pg_catalog.text, n.nspname, t.typname) INTO native
     FROM pg_catalog.pg_extension e
     JOIN pg_catalog.pg_depend d ON d.refobjid OPERATOR(pg_catalog.=) e.oid
          AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
@@ -950,7 +953,7 @@ AS $fn$ SELECT ulid_portable.ulid_encrypt(id::pg_catalog.uuid, key) $fn$;
 CREATE OR REPLACE FUNCTION ulid_portable.ulid_decrypt(id %1$s, key pg_catalog.bytea)
     RETURNS pg_catalog.uuid LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $fn$ SELECT ulid_portable.ulid_decrypt(id::pg_catalog.uuid, key) $fn$;
-$sql$, overload);
+$sql$::pg_catalog.text, overload);
     END LOOP;
 END
 $do$;

@@ -87,7 +87,7 @@ def portable_functions() -> set[str]:
     sql = PORTABLE_SQL.read_text()
     names = set(re.findall(r"CREATE OR REPLACE FUNCTION ulid_portable\.(\w+)\(", sql))
     # ulid_%1$s: one function for each word of the array its DO block loops over
-    words = re.findall(r"'\{([\w,]+)\}'::pg_catalog\.text\[\]", sql)
+    words = re.findall(r"FOREACH fn IN ARRAY '\{([\w,]+)\}'::pg_catalog\.text\[\]", sql)
     for template in re.findall(r"FUNCTION ulid_portable\.(\w*)%1\$s", sql):
         names |= {template + word for word in words[0].split(",")}
     return names
