@@ -7,7 +7,8 @@
 -- and a role that may create the schema `ulid_portable` (CREATE on the
 -- database), or that owns a schema `ulid_portable` made for it (CREATE
 -- SCHEMA ulid_portable AUTHORIZATION that_role); no extension, no
--- superuser. Running it again replaces the functions with this file's.
+-- superuser. It refuses a schema in which another role may create objects
+-- or owns any. Running it again replaces the functions with this file's.
 -- `SELECT ulid_portable.version()` tells which file is installed.
 --
 -- The file is one statement, a DO block: it installs everything or, at
@@ -35,6 +36,11 @@
 -- Functions whose names start with an underscore are this file's helpers.
 
 DO $install$
+DECLARE
+    others pg_catalog.text;
+    first_object pg_catalog.text;
+    first_owner pg_catalog.text;
+    objects pg_catalog.int8;
 BEGIN
 
 IF pg_catalog.to_regnamespace('ulid_portable'::pg_catalog.text) IS NULL THEN
@@ -52,6 +58,60 @@ THEN
         ERRCODE = '42501',
         DETAIL = 'The owner of the schema can replace or drop the functions this file would make in it.',
         HINT = 'Run the file as the schema''s owner, or have the schema made with CREATE SCHEMA ulid_portable AUTHORIZATION for the role that runs it.';
+END IF;
+
+-- Nobody but the owner may create in the schema, and nothing in it belongs
+-- to another role. A function there of another role's making, such as an
+-- overload of one of this file's, could be called instead of it and would
+-- run with the rights of whoever called it; its owner could change it at
+-- any time; and an object of another role is one this file could not
+-- replace or drop.
+SELECT pg_catalog.string_agg(CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+                                  ELSE pg_catalog.quote_ident(r.rolname::pg_catalog.text) END, ', '::pg_catalog.text
+                             ORDER BY a.grantee OPERATOR(pg_catalog.<>) 0, r.rolname)
+INTO others
+FROM pg_catalog.pg_namespace n
+CROSS JOIN LATERAL pg_catalog.aclexplode(COALESCE(n.nspacl, pg_catalog.acldefault('n'::pg_catalog."char", n.nspowner))) AS a
+LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+WHERE n.oid OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('ulid_portable'::pg_catalog.text)
+  AND a.privilege_type OPERATOR(pg_catalog.=) 'CREATE'
+  AND a.grantee OPERATOR(pg_catalog.<>) n.nspowner;
+IF others IS NOT NULL THEN
+    RAISE EXCEPTION 'other roles than its owner may create objects in schema "ulid_portable": %', others USING
+        ERRCODE = '42501',
+        DETAIL = 'A role that may create objects in the schema can add functions there that calls of this file''s functions would run instead, with the rights of whoever called them.',
+        HINT = pg_catalog.format('Revoke the privilege (REVOKE CREATE ON SCHEMA ulid_portable FROM %s), then run the file again.'::pg_catalog.text, others);
+END IF;
+
+SELECT pg_catalog.count(*), pg_catalog.min(pg_catalog.pg_describe_object(o.classid, o.objid, 0)),
+       (pg_catalog.array_agg(r.rolname ORDER BY pg_catalog.pg_describe_object(o.classid, o.objid, 0)))[1]
+INTO objects, first_object, first_owner
+FROM (SELECT 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid, c.oid, c.relnamespace, c.relowner FROM pg_catalog.pg_class c
+      UNION ALL SELECT 'pg_catalog.pg_proc'::pg_catalog.regclass::pg_catalog.oid, p.oid, p.pronamespace, p.proowner FROM pg_catalog.pg_proc p
+      -- (not a relation's row type, nor an array type: each goes with the
+      -- relation or the type it belongs to, and has its owner)
+      UNION ALL SELECT 'pg_catalog.pg_type'::pg_catalog.regclass::pg_catalog.oid, t.oid, t.typnamespace, t.typowner FROM pg_catalog.pg_type t
+                WHERE t.typrelid OPERATOR(pg_catalog.=) 0
+                  AND NOT EXISTS (SELECT FROM pg_catalog.pg_type e WHERE e.typarray OPERATOR(pg_catalog.=) t.oid)
+      UNION ALL SELECT 'pg_catalog.pg_operator'::pg_catalog.regclass::pg_catalog.oid, o.oid, o.oprnamespace, o.oprowner FROM pg_catalog.pg_operator o
+      UNION ALL SELECT 'pg_catalog.pg_opclass'::pg_catalog.regclass::pg_catalog.oid, c.oid, c.opcnamespace, c.opcowner FROM pg_catalog.pg_opclass c
+      UNION ALL SELECT 'pg_catalog.pg_opfamily'::pg_catalog.regclass::pg_catalog.oid, f.oid, f.opfnamespace, f.opfowner FROM pg_catalog.pg_opfamily f
+      UNION ALL SELECT 'pg_catalog.pg_collation'::pg_catalog.regclass::pg_catalog.oid, c.oid, c.collnamespace, c.collowner FROM pg_catalog.pg_collation c
+      UNION ALL SELECT 'pg_catalog.pg_conversion'::pg_catalog.regclass::pg_catalog.oid, c.oid, c.connamespace, c.conowner FROM pg_catalog.pg_conversion c
+      UNION ALL SELECT 'pg_catalog.pg_ts_config'::pg_catalog.regclass::pg_catalog.oid, c.oid, c.cfgnamespace, c.cfgowner FROM pg_catalog.pg_ts_config c
+      UNION ALL SELECT 'pg_catalog.pg_ts_dict'::pg_catalog.regclass::pg_catalog.oid, d.oid, d.dictnamespace, d.dictowner FROM pg_catalog.pg_ts_dict d
+      UNION ALL SELECT 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass::pg_catalog.oid, s.oid, s.stxnamespace, s.stxowner FROM pg_catalog.pg_statistic_ext s
+     ) AS o (classid, objid, namespace, owner)
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) o.namespace
+LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) o.owner
+WHERE n.oid OPERATOR(pg_catalog.=) pg_catalog.to_regnamespace('ulid_portable'::pg_catalog.text)
+  AND o.owner OPERATOR(pg_catalog.<>) n.nspowner;
+IF objects OPERATOR(pg_catalog.>) 0 THEN
+    RAISE EXCEPTION 'schema "ulid_portable" holds % owned by role "%"', first_object, first_owner USING
+        ERRCODE = '42501',
+        DETAIL = pg_catalog.format('Objects in the schema that belong to other roles than its owner: %s. Their owners can change them, '
+                                   'and a function among them could be called instead of one of this file''s.'::pg_catalog.text, objects),
+        HINT = 'Drop them, or give them to the schema''s owner (ALTER ... OWNER TO), then run the file again.';
 END IF;
 
 -- Which file is installed: the ulid release it comes with.

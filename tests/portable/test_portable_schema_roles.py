@@ -1,15 +1,20 @@
 """The portable layer against roles that may do more in the schema
 ulid_portable than call its functions.
 
-Every literal the file passes to a function is typed, so that no overload
-can take a call of the file's: the calls are read from the file itself
-(portable_calls), and a role that may create in the schema plants `text`
-overloads of every function the file calls; none of them runs when an
-ordinary role uses every function of the layer.
+- Every literal the file passes to a function is typed, so that no
+  overload can take a call of the file's: the calls are read from the file
+  itself (portable_calls), and a role that may create in the schema plants
+  `text` overloads of every function the file calls; none of them runs
+  when an ordinary role uses every function of the layer.
+- The file refuses a schema in which another role than its owner may
+  create objects (a grant to a role or to PUBLIC), or that holds an object
+  of another role, with SQLSTATE 42501 and nothing installed or replaced;
+  once the owner has put that right, it installs again.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import uuid
 
@@ -19,6 +24,7 @@ import pytest
 from portable_calls import Call, calls_in, file_calls, untyped_arguments
 from portable_layer import PORTABLE_SQL, has_pgcrypto
 from test_portable_install import check_values, values_of
+from ulidtools.project import VERSION
 
 OWNER, OTHER, CALLER = "pl_owner", "pl_other", "pl_caller"
 PLANTED_MARK = "planted overload ran"
@@ -57,6 +63,24 @@ def run_file(cluster, dbname: str, user: str = OWNER) -> subprocess.CompletedPro
         [str(cluster.bindir / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-v", "VERBOSITY=verbose",
          "-f", str(PORTABLE_SQL)],
         env={**cluster.env(), "PGDATABASE": dbname, "PGUSER": user}, capture_output=True, text=True)
+
+
+def refused(result: subprocess.CompletedProcess) -> tuple[str, str, str, str]:
+    """A failed run's SQLSTATE, message, DETAIL and HINT."""
+    assert result.returncode == 3, (result.returncode, result.stderr)
+    error = re.search(r"ERROR:  (\w{5}): (.*)", result.stderr)
+    detail = re.search(r"^DETAIL:  (.*)$", result.stderr, re.M)
+    hint = re.search(r"^HINT:  (.*)$", result.stderr, re.M)
+    assert error and detail and hint, result.stderr
+    return error[1], error[2], detail[1], hint[1]
+
+
+def functions(cluster, dbname: str) -> list[tuple[str, str]]:
+    """The functions in the schema, each with the transaction that last
+    wrote it (CREATE OR REPLACE writes a function anew)."""
+    with cluster.connect(dbname) as conn:
+        return conn.execute("""SELECT oid::regprocedure::text, xmin::text FROM pg_proc
+                               WHERE pronamespace = 'ulid_portable'::regnamespace ORDER BY 1""").fetchall()
 
 
 def as_role(cluster, dbname: str, user: str, **kw) -> psycopg.Connection:
@@ -237,3 +261,118 @@ def test_planted_text_overloads_never_run(cluster, appdb):
         assert extra["errors"] == [("22023", "Available values: random, one."),
                                    ("22P02", 'Invalid character "\\t" at position 26.')]
     assert ran == []
+
+    # and the file now refuses the schema: another role may create in it,
+    # then (once that is revoked) it holds that role's functions
+    assert refused(run_file(cluster, appdb))[:2] == (
+        "42501", f'other roles than its owner may create objects in schema "ulid_portable": {OTHER}')
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute(f"REVOKE CREATE ON SCHEMA ulid_portable FROM {OTHER}")
+    state, message, detail, _ = refused(run_file(cluster, appdb))
+    assert state == "42501" and message.startswith('schema "ulid_portable" holds function ulid_portable.')
+    assert message.endswith(f' owned by role "{OTHER}"')
+
+
+# ---- schemas the file refuses ----------------------------------------------------
+
+REFUSED_DETAIL = ("A role that may create objects in the schema can add functions there that calls of this "
+                  "file's functions would run instead, with the rights of whoever called them.")
+
+
+@pytest.mark.parametrize("installed", [False, True], ids=["first install", "run again"])
+@pytest.mark.parametrize("grantee", [OTHER, "PUBLIC", f"{OTHER}, PUBLIC"])
+def test_a_schema_others_may_create_in_is_refused(cluster, appdb, grantee, installed):
+    """The owner made the schema and let others create in it: the file
+    stops with 42501 and installs or replaces nothing; once the owner has
+    revoked the privilege it installs."""
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute("CREATE SCHEMA ulid_portable")
+    if installed:
+        assert run_file(cluster, appdb).returncode == 0
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute(f"GRANT USAGE ON SCHEMA ulid_portable TO {CALLER}")  # USAGE alone is fine
+        conn.execute(f"GRANT CREATE ON SCHEMA ulid_portable TO {grantee}")
+    before = functions(cluster, appdb)
+    assert len(before) == (18 if installed else 0)
+    named = "PUBLIC, pl_other" if "," in grantee else grantee
+    assert refused(run_file(cluster, appdb)) == (
+        "42501", f'other roles than its owner may create objects in schema "ulid_portable": {named}', REFUSED_DETAIL,
+        f"Revoke the privilege (REVOKE CREATE ON SCHEMA ulid_portable FROM {named}), then run the file again.")
+    assert functions(cluster, appdb) == before
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute(f"REVOKE CREATE ON SCHEMA ulid_portable FROM {grantee}")
+    result = run_file(cluster, appdb)
+    assert result.returncode == 0, result.stderr
+    with as_role(cluster, appdb, CALLER) as conn:
+        assert conn.execute("SELECT ulid_portable.version()").fetchone() == (VERSION,)
+    assert len(functions(cluster, appdb)) == 18
+
+
+# another role's object in the schema, made while it could create there:
+# what makes it, how the file names it, what drops it
+OBJECTS = {
+    "function": ("FUNCTION ulid_portable.planted(a text) RETURNS text LANGUAGE sql AS 'SELECT a'",
+                 "function ulid_portable.planted(text)", "FUNCTION ulid_portable.planted(text)"),
+    "table": ("TABLE ulid_portable.planted (a int)", "table ulid_portable.planted", "TABLE ulid_portable.planted"),
+    "view": ("VIEW ulid_portable.planted AS SELECT 1 AS a", "view ulid_portable.planted", "VIEW ulid_portable.planted"),
+    "sequence": ("SEQUENCE ulid_portable.planted", "sequence ulid_portable.planted", "SEQUENCE ulid_portable.planted"),
+    "composite type": ("TYPE ulid_portable.planted AS (a int)", "composite type ulid_portable.planted",
+                       "TYPE ulid_portable.planted"),
+    "enum": ("TYPE ulid_portable.planted AS ENUM ('a')", "type ulid_portable.planted", "TYPE ulid_portable.planted"),
+    "domain": ("DOMAIN ulid_portable.planted AS text", "type ulid_portable.planted", "DOMAIN ulid_portable.planted"),
+    "operator": ("OPERATOR ulid_portable.=== (LEFTARG = text, RIGHTARG = text, FUNCTION = pg_catalog.texteq)",
+                 "operator ulid_portable.===(text,text)", "OPERATOR ulid_portable.=== (text, text)"),
+    "collation": ('COLLATION ulid_portable.planted FROM "C"', "collation ulid_portable.planted",
+                  "COLLATION ulid_portable.planted"),
+    "text search configuration": ("TEXT SEARCH CONFIGURATION ulid_portable.planted (COPY = pg_catalog.simple)",
+                                  "text search configuration ulid_portable.planted",
+                                  "TEXT SEARCH CONFIGURATION ulid_portable.planted"),
+}
+
+
+@pytest.mark.parametrize("kind", OBJECTS)
+def test_a_schema_holding_another_roles_object_is_refused(cluster, appdb, kind):
+    """Another role made an object in the owner's schema while it could
+    create there; the privilege is gone, the object stays: the file stops
+    with 42501, names the object and its owner, and replaces nothing. Once
+    the owner has dropped it, the file installs again."""
+    ddl, described, drop = OBJECTS[kind]
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute("CREATE SCHEMA ulid_portable")
+    assert run_file(cluster, appdb).returncode == 0
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute(f"GRANT CREATE ON SCHEMA ulid_portable TO {OTHER}")
+    with as_role(cluster, appdb, OTHER) as conn:
+        conn.execute(f"CREATE {ddl}")
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute(f"REVOKE CREATE ON SCHEMA ulid_portable FROM {OTHER}")
+    before = functions(cluster, appdb)
+    assert refused(run_file(cluster, appdb)) == (
+        "42501", f'schema "ulid_portable" holds {described} owned by role "{OTHER}"',
+        "Objects in the schema that belong to other roles than its owner: 1. Their owners can change them, "
+        "and a function among them could be called instead of one of this file's.",
+        "Drop them, or give them to the schema's owner (ALTER ... OWNER TO), then run the file again.")
+    assert functions(cluster, appdb) == before
+    with as_role(cluster, appdb, OWNER) as conn:
+        # the owner of a schema may drop what is in it
+        conn.execute(f"DROP {drop}")
+    result = run_file(cluster, appdb)
+    assert result.returncode == 0, result.stderr
+    assert len(functions(cluster, appdb)) == 18
+
+
+def test_the_schemas_owner_runs_it_again(cluster, appdb):
+    """The owner's own objects beside the layer's, USAGE for everyone and a
+    grant to the owner itself are all fine: the file runs again and
+    replaces its functions."""
+    with as_role(cluster, appdb, OWNER) as conn:
+        conn.execute("CREATE SCHEMA ulid_portable")
+        conn.execute(f"GRANT USAGE ON SCHEMA ulid_portable TO PUBLIC; GRANT CREATE, USAGE ON SCHEMA ulid_portable TO {OWNER}")
+        conn.execute("CREATE TABLE ulid_portable.notes (id uuid)")
+    assert run_file(cluster, appdb).returncode == 0
+    first = functions(cluster, appdb)
+    result = run_file(cluster, appdb)
+    assert result.returncode == 0, result.stderr
+    again = functions(cluster, appdb)
+    assert [f for f, _ in again] == [f for f, _ in first] and len(again) == 18
+    assert all(a != b for (_, a), (_, b) in zip(first, again))  # each written anew
