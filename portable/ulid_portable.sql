@@ -761,6 +761,17 @@ $fn$;
 -- greater than every value that was kept, not necessarily than those the
 -- rollback threw away. RESET ALL and DISCARD ALL forget it.
 --
+-- A state more than ten seconds ahead of clock_timestamp() is ignored too,
+-- as if there were none. The clients of a pooled connection (pgbouncer in
+-- transaction mode) take turns on one backend and so share its state, and
+-- any of them can write a state stamped as the backend's own with
+-- set_config(): without the bound, one client's state far in the future
+-- would be continued by every client after it. Within the bound a state is
+-- honoured as the extension honours it, so a clock that steps back by less
+-- than ten seconds still keeps the last value's millisecond; after a
+-- larger step back the values start again from the clock (the extension
+-- would keep the last millisecond however far the clock stepped back).
+--
 -- An 80-bit random part, or a 74-bit UUIDv7 counter, is two bigints: its
 -- bits above the low 40, and the low 40.
 CREATE OR REPLACE FUNCTION ulid_portable.gen_monotonic_ulid()
@@ -815,7 +826,10 @@ BEGIN
     IF now_ms OPERATOR(pg_catalog.<) 0 OR now_ms OPERATOR(pg_catalog.>) 281474976710655 THEN
         -- a clock outside what a ULID can hold
         RETURN ulid_portable._timestamp_out_of_range(pg_catalog.clock_timestamp());
-    ELSIF now_ms OPERATOR(pg_catalog.>) last_ms THEN
+    ELSIF now_ms OPERATOR(pg_catalog.>) last_ms
+          OR last_ms OPERATOR(pg_catalog.>) (now_ms OPERATOR(pg_catalog.+) 10000) THEN
+        -- a later millisecond; or a state more than ten seconds ahead of
+        -- the clock, ignored as if there were none (see above)
         fresh_ms := now_ms;
     ELSE
         hi := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(state, 13, 10))::pg_catalog.bit(40)::pg_catalog.int8;

@@ -214,10 +214,17 @@ def state_of(value: int) -> str:
     return f"{value:032x}"
 
 
+# A last value this far ahead of the clock, as after the clock stepped back
+# as far: well within the ten seconds the layer honours (a state further
+# ahead is ignored: test_portable_sessions.py), and far enough for the tests
+# below to run before the clock catches up.
+AHEAD = "(extract(epoch FROM clock_timestamp() + interval '5 seconds') * 1000)::bigint"
+
+
 def test_a_clock_behind_the_last_value_keeps_its_millisecond(pconn):
-    """The last value is an hour ahead, as after the clock stepped back an
-    hour: the next values keep its millisecond and step up from it."""
-    ahead = pconn.execute("SELECT (extract(epoch FROM clock_timestamp() + interval '1 hour') * 1000)::bigint").fetchone()[0]
+    """The last value is five seconds ahead, as after the clock stepped back
+    five seconds: the next values keep its millisecond and step up from it."""
+    ahead = pconn.execute(f"SELECT {AHEAD}").fetchone()[0]
     last = ahead << 80 | 0x1234 << 40
     pconn.execute(SET_STATE, [state_of(last)])
     values = as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 1000)")
@@ -242,7 +249,7 @@ EXHAUSTED = {
 @pytest.mark.parametrize("layout", ["ulid", "uuidv7"])
 def test_a_full_millisecond_is_2200H_and_does_not_wrap(pconn, layout):
     pconn.execute(f"SET ulid.layout = {layout}")
-    ahead = pconn.execute("SELECT (extract(epoch FROM clock_timestamp() + interval '1 hour') * 1000)::bigint").fetchone()[0]
+    ahead = pconn.execute(f"SELECT {AHEAD}").fetchone()[0]
     full = ahead << 80 | (1 << 80) - 1 if layout == "ulid" else from_v7_counter(ahead, V7_MAX)
     for start in (full, full - 1 if layout == "ulid" else from_v7_counter(ahead, V7_MAX - 2)):
         pconn.execute(SET_STATE, [state_of(start)])
@@ -263,36 +270,38 @@ def test_a_uuidv7_step_from_any_value_goes_up_to_a_uuidv7(pconn):
     strictly up to a UUIDv7 of the same millisecond, or of the next one
     exactly when the same one has none above the last value; it fails only
     when the last value is the greatest UUIDv7 of its millisecond. With a
-    step of one from a UUIDv7, its counter goes up by one."""
+    step of one from a UUIDv7, its counter goes up by one. Each last value
+    is set a few seconds ahead of the clock (AHEAD), in a millisecond the
+    table records."""
     rng = random.Random(74)
-    ahead = pconn.execute("SELECT (extract(epoch FROM clock_timestamp() + interval '1 hour') * 1000)::bigint").fetchone()[0]
-    lasts = []
+    randoms = []  # each last value's 80 bits after its millisecond
     for k in range(3000):
-        value = ahead << 80 | rng.getrandbits(80)
+        value = rng.getrandbits(80)
         value = value & ~(0xF << 76) | rng.randrange(16) << 76      # any version nibble
         value = value & ~(0x3 << 62) | rng.randrange(4) << 62       # any variant
         if k % 10 == 0:
             value = value & ~((1 << 62) - 1) | rng.choice([0, (1 << 62) - 1])  # counters at their edges
         if k % 50 == 0:
-            value = from_v7_counter(ahead, rng.choice([V7_MAX, V7_MAX - 1, 0]))
-        lasts.append(value)
+            value = from_v7_counter(0, rng.choice([V7_MAX, V7_MAX - 1, 0]))
+        randoms.append(value)
     pconn.execute("SET ulid.layout = uuidv7")
-    pconn.execute("CREATE TEMP TABLE states (n int, last text, step text, made text, error text)")
-    with pconn.cursor().copy("COPY states (n, last, step) FROM STDIN") as copy:
-        for n, value in enumerate(lasts):
-            copy.write_row((n, state_of(value), "one" if n % 2 else "random"))
-    pconn.execute("""
+    pconn.execute("CREATE TEMP TABLE states (n int PRIMARY KEY, random text, step text, last text, made text, error text)")
+    with pconn.cursor().copy("COPY states (n, random, step) FROM STDIN") as copy:
+        for n, value in enumerate(randoms):
+            copy.write_row((n, f"{value:020x}", "one" if n % 2 else "random"))
+    pconn.execute(f"""
         DO $$
-        DECLARE s record; v text;
+        DECLARE s record; v text; l text;
         BEGIN
             FOR s IN SELECT * FROM states LOOP
-                PERFORM set_config('ulid_portable.monotonic_last', s.last || ulid_portable._backend() || '/', false);
+                l := lpad(to_hex({AHEAD}), 12, '0') || s.random;
+                PERFORM set_config('ulid_portable.monotonic_last', l || ulid_portable._backend() || '/', false);
                 PERFORM set_config('ulid.monotonic_step', s.step, false);
                 BEGIN
                     v := ulid_portable.gen_monotonic_ulid()::text;
-                    UPDATE states SET made = replace(v, '-', '') WHERE n = s.n;
+                    UPDATE states SET last = l, made = replace(v, '-', '') WHERE n = s.n;
                 EXCEPTION WHEN OTHERS THEN
-                    UPDATE states SET error = SQLSTATE WHERE n = s.n;
+                    UPDATE states SET last = l, error = SQLSTATE WHERE n = s.n;
                 END;
             END LOOP;
         END $$""")
@@ -300,6 +309,7 @@ def test_a_uuidv7_step_from_any_value_goes_up_to_a_uuidv7(pconn):
     kinds = Counter()
     for n, last_hex, step, made, error in results:
         last = int(last_hex, 16)
+        ahead = last >> 80
         above_in_ms = from_v7_counter(ahead, V7_MAX) > last
         if error is not None:
             assert error == "2200H" and last == from_v7_counter(ahead, V7_MAX), (n, last_hex)

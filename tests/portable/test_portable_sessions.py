@@ -2,7 +2,9 @@
 default one: every setting a session, a role, a database or a pooled
 connection may carry that could change how SQL reads a literal, prints a
 value or finds a name; a megabyte of bad input on every path of the
-parser; and a monotonic state that this session did not write.
+parser; a monotonic state that this session did not write; and one far
+ahead of the clock, as one client of a pooled connection can leave for the
+next on the same backend.
 
 For each session, the same work is done by both and compared with the
 default session's answers: the text of deterministic values in every
@@ -273,3 +275,84 @@ def test_a_state_this_session_did_not_write_is_ignored(cluster, both, route):
         with cluster.connect(both) as conn:
             conn.execute(f'ALTER DATABASE "{both}" RESET ALL')
             conn.execute(f"DROP ROLE {role}")
+
+
+# ---- a pooled connection: clients that take turns on one backend -------------
+
+# How far ahead of the clock a state is still honoured (the layer's bound)
+HONOURED_MS = 10_000
+# A state stamped as this backend's own and this far ahead of the clock,
+# written by one client of a pooled connection for the next one
+STAMPED = """SELECT pg_catalog.set_config('ulid_portable.monotonic_last',
+                 pg_catalog.lpad(pg_catalog.to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint + %s), 12, '0')
+                 || pg_catalog.repeat('0', 20) || ulid_portable._backend() || %s, false)"""
+
+
+# the clock's millisecond, as the generators take it
+CLOCK_MS = "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+
+def next_client(conn) -> tuple[list[int], int, int]:
+    """A transaction of the next client on the same backend: a hundred
+    values, as integers, and the clock's millisecond before and after."""
+    with conn.transaction():
+        before = conn.execute(CLOCK_MS).fetchone()[0]
+        values = [uuid.UUID(v).int for v, in conn.execute(
+            "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 100)")]
+        after = conn.execute(CLOCK_MS).fetchone()[0]
+    return values, before, after
+
+
+FAR_AHEAD = [HONOURED_MS + 1_000, 3_600_000, 100 * 365 * 86_400_000]
+FAR_AHEAD_IDS = ["11 seconds", "an hour", "a century"]
+
+
+def state_ms(conn) -> int:
+    return int(conn.execute("SELECT left(current_setting('ulid_portable.monotonic_last'), 12)").fetchone()[0], 16)
+
+
+@pytest.mark.parametrize("ahead_ms", FAR_AHEAD, ids=FAR_AHEAD_IDS)
+def test_a_state_far_ahead_left_on_a_pooled_backend_is_ignored(cluster, both, ahead_ms):
+    """One client of a transaction-mode pool writes a state far ahead of the
+    clock, stamped as the backend's own, and commits; the next client on the
+    same backend gets values of the clock's millisecond, not the state's."""
+    with cluster.connect(both, autocommit=True) as conn:
+        conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
+        with conn.transaction():
+            conn.execute(STAMPED, [ahead_ms, "/"])
+        # the control: the next client finds the state there
+        assert state_ms(conn) >= conn.execute(CLOCK_MS).fetchone()[0] + ahead_ms - 1_000
+        values, before, after = next_client(conn)
+    assert values == sorted(set(values)) and len(values) == 100
+    assert all(before <= v >> 80 <= after for v in values), (before, after, hex(values[0]))
+
+
+@pytest.mark.parametrize("ahead_ms", FAR_AHEAD, ids=FAR_AHEAD_IDS)
+def test_a_state_far_ahead_is_ignored_even_in_the_transaction_it_names(cluster, both, ahead_ms):
+    """A state stamped with this backend and this very transaction, as the
+    layer stamps the states it writes, is ignored all the same when it is
+    far ahead: the bound does not depend on who wrote it."""
+    with cluster.connect(both, autocommit=True) as conn, conn.transaction():
+        xact = conn.execute("SELECT '/' || encode(timestamptz_send(transaction_timestamp()), 'hex')").fetchone()[0]
+        conn.execute(STAMPED, [ahead_ms, xact])
+        before = conn.execute(CLOCK_MS).fetchone()[0]
+        assert state_ms(conn) > before + HONOURED_MS
+        value = uuid.UUID(conn.execute("SELECT ulid_portable.gen_monotonic_ulid()::text").fetchone()[0]).int
+        after = conn.execute(CLOCK_MS).fetchone()[0]
+    assert before <= value >> 80 <= after
+
+
+@pytest.mark.parametrize("ahead_ms", [1_000, HONOURED_MS - 2_000], ids=["1 second", "8 seconds"])
+def test_a_state_a_little_ahead_is_continued(cluster, both, ahead_ms):
+    """Within the bound a state is honoured, as after a clock that stepped
+    back by that much: the next client's values keep the state's
+    millisecond and go on from it (with the step of one, one apart)."""
+    with cluster.connect(both, autocommit=True) as conn:
+        conn.execute("SET ulid.monotonic_step = one")
+        conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
+        with conn.transaction():
+            conn.execute(STAMPED, [ahead_ms, "/"])
+            state = int(conn.execute("SELECT left(current_setting('ulid_portable.monotonic_last'), 32)").fetchone()[0], 16)
+        values, before, after = next_client(conn)
+    assert values == [state + k for k in range(1, 101)]
+    assert all(v >> 80 == state >> 80 for v in values) and state >> 80 > after

@@ -3,7 +3,14 @@ native type (tests/server/test_vectors.py): every value in every input
 form, every bad text with the type's SQLSTATE, message, DETAIL and HINT,
 every time and time no ULID holds, every public id and bad key (where
 pgcrypto is), and every monotonic run, the layer's state set as its
-generator's tests set it."""
+generator's tests set it.
+
+The monotonic runs start from values centuries ahead of the clock, and the
+layer ignores a state more than ten seconds ahead. So each run is made
+twice: by gen_monotonic_ulid() as installed, from the run's value moved to
+a millisecond a few seconds ahead (the same 80 bits after it), and by a
+copy of it whose clock reads the run's own millisecond, from the run's
+value itself."""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ import pytest
 
 from harness.vectors import check_bad_text, check_public_ids, check_times, check_values, vectors
 from portable_layer import has_pgcrypto, install_portable
-from test_portable_generators import SET_STATE, state_of
+from test_portable_generators import AHEAD, SET_STATE, state_of
 
 PORTABLE = {
     "read": "ulid_portable.ulid_parse($1)",
@@ -59,19 +66,55 @@ def test_public_ids(cluster, pg_build):
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def test_monotonic_runs(pconn):
+LOW_80 = (1 << 80) - 1
+# the clock of the copy: the middle of the millisecond a setting holds
+CLOCK = "to_timestamp((current_setting('ulid_test.clock')::numeric + 0.5) / 1000)"
+
+
+def with_a_set_clock(conn) -> str:
+    """gen_monotonic_ulid() as installed, with CLOCK where it reads
+    clock_timestamp(), as pg_temp.monotonic_at_the_set_clock(); returns the
+    call."""
+    (source,) = conn.execute(
+        "SELECT pg_get_functiondef('ulid_portable.gen_monotonic_ulid()'::regprocedure)").fetchone()
+    header = "FUNCTION ulid_portable.gen_monotonic_ulid()"
+    assert source.count(header) == 1 and source.count("pg_catalog.clock_timestamp()") >= 1, source
+    source = source.replace(header, "FUNCTION pg_temp.monotonic_at_the_set_clock()")
+    conn.execute(source.replace("pg_catalog.clock_timestamp()", CLOCK))
+    return "pg_temp.monotonic_at_the_set_clock()"
+
+
+def run(conn, call: str, start: int, count: int, error: bool) -> tuple[list[int], object]:
+    """From the state START, COUNT calls (each a transaction of its own):
+    the values made, and the error that stopped them if ERROR."""
+    conn.execute(SET_STATE, [state_of(start)])
+    made = []
+    with pytest.raises(psycopg.errors.SequenceGeneratorLimitExceeded) if error else nullcontext() as raised:
+        for _ in range(count):
+            made += [int(conn.execute(f"SELECT replace(({call})::text, '-', '')").fetchone()[0], 16)]
+    return made, raised
+
+
+@pytest.mark.parametrize("clock", ["installed, a few seconds ahead", "the run's own millisecond"])
+def test_monotonic_runs(pconn, clock):
     v = vectors()
     error = v["exhausted_error"]
+    call = "ulid_portable.gen_monotonic_ulid()" if clock.startswith("installed") else with_a_set_clock(pconn)
+    as_int = lambda text: int(pconn.execute(  # noqa: E731
+        "SELECT replace(ulid_portable.ulid_parse(%s)::text, '-', '')", [text]).fetchone()[0], 16)
     pconn.execute("SET ulid.monotonic_step = one")
     for case in v["monotonic"]:
         pconn.execute(f"SET ulid.layout = {case['layout']}")
-        after = pconn.execute("SELECT replace(ulid_portable.ulid_parse(%s)::text, '-', '')", [case["after"]]).fetchone()[0]
-        pconn.execute(SET_STATE, [state_of(int(after, 16))])
-        made = []
-        with pytest.raises(psycopg.errors.SequenceGeneratorLimitExceeded) if case.get("error") else nullcontext() as raised:
-            for _ in range(case["count"]):
-                made += [pconn.execute("SELECT ulid_portable.ulid_text(ulid_portable.gen_monotonic_ulid())").fetchone()[0]]
-        assert made == case["next"], case
+        after, expected = as_int(case["after"]), [as_int(t) for t in case["next"]]
+        if clock.startswith("installed"):
+            # every run stays in its millisecond, which can be moved
+            assert all(e >> 80 == after >> 80 for e in expected), case
+            ms = pconn.execute(f"SELECT {AHEAD}").fetchone()[0]
+            after, expected = ms << 80 | after & LOW_80, [ms << 80 | e & LOW_80 for e in expected]
+        else:
+            pconn.execute("SELECT set_config('ulid_test.clock', %s, false)", [str(after >> 80)])
+        made, raised = run(pconn, call, after, case["count"], bool(case.get("error")))
+        assert made == expected, case
         if case.get("error"):
             diag = raised.value.diag
             assert (raised.value.sqlstate, diag.message_primary, diag.message_detail, diag.message_hint) == \
