@@ -2,7 +2,7 @@
 //! definition. The man page and the shell completions (`--generate`) are
 //! made from this same definition, so they cannot drift from `--help`.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 const ABOUT: &str = "Make, read, check and convert ULIDs, as the ulid type for PostgreSQL does";
 
@@ -199,19 +199,28 @@ Examples:
     #[command(
         long_about = "\
 The public id of each id: AES (128, 192 or 256 by the key's length) of its \
-16 bytes, exactly what ulid_encrypt(id, key) gives. The key is read from \
---key-file (the raw 16, 24 or 32 bytes) or --key-hex; it is never printed.
+16 bytes, exactly what ulid_encrypt(id, key) gives. The key comes from \
+exactly one of: --key-file (a file of the raw 16, 24 or 32 bytes), \
+--key-hex-file (a file whose first line is the key in hexadecimal digits), \
+--key-env (an environment variable holding them) or --key-hex (the digits \
+themselves). It is never printed, not even in an error.
 
 A key file that group or others may open (mode & 077 not zero) is refused, \
 as ssh refuses such a private key: chmod 600 it, or pass \
 --allow-readable-key to use it with a warning. The file judged is the one \
-opened: a symlink's target, the file behind /dev/stdin. --key-hex is seen \
-by ps and kept in shell history: prefer --key-file.",
+opened: a symlink's target, the file behind /dev/stdin. A key file may be \
+standard input (- or /dev/stdin) only when the ids are given as arguments. \
+--key-hex is seen by ps and kept in shell history: prefer a key file or \
+--key-env.",
         after_help = "\
 Examples:
   (umask 077; head -c 32 /dev/urandom > key.bin)    a new AES-256 key, private
   ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-file key.bin
-  psql -Atc 'SELECT id FROM orders' | ulid encrypt --key-file key.bin"
+  psql -Atc 'SELECT id FROM orders' | ulid encrypt --key-file key.bin
+  (umask 077; od -An -vtx1 -N32 /dev/urandom | tr -d ' \\n' > key.hex)
+                                                    a new AES-256 key, in hexadecimal
+  ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-hex-file key.hex
+  ULID_KEY=$(cat key.hex) ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-env ULID_KEY"
     )]
     Encrypt(CryptArgs),
 
@@ -219,12 +228,15 @@ Examples:
     #[command(
         long_about = "\
 The id behind each public id: AES decryption of its 16 bytes, exactly what \
-ulid_decrypt(id, key) gives. The key is read from --key-file (the raw 16, 24 \
-or 32 bytes) or --key-hex; it is never printed. A key file that group or \
-others may open is refused, as for encrypt.",
+ulid_decrypt(id, key) gives. The key comes from exactly one of --key-file \
+(the raw 16, 24 or 32 bytes), --key-hex-file (the first line of a file, in \
+hexadecimal digits), --key-env (an environment variable) or --key-hex; it \
+is never printed. A key file that group or others may open is refused, as \
+for encrypt.",
         after_help = "\
 Examples:
-  ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin"
+  ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin
+  ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-env ULID_KEY"
     )]
     Decrypt(CryptArgs),
 }
@@ -408,7 +420,15 @@ pub struct BoundsArgs {
     pub format: IdFormat,
 }
 
+/// The key comes from exactly one place (the group `key`): clap refuses
+/// none and two, as usage errors.
 #[derive(Debug, Args)]
+#[command(group(
+    ArgGroup::new("key")
+        .required(true)
+        .multiple(false)
+        .args(["key_file", "key_hex_file", "key_env", "key_hex"])
+))]
 pub struct CryptArgs {
     /// Ids in any of the three forms, read as given; none: one per line from
     /// standard input, the blanks around it ignored
@@ -416,23 +436,30 @@ pub struct CryptArgs {
     pub ids: Vec<String>,
 
     /// A file holding the key: exactly 16, 24 or 32 bytes, readable by its
-    /// owner only (chmod 600)
-    #[arg(
-        long,
-        value_name = "FILE",
-        required_unless_present = "key_hex",
-        conflicts_with = "key_hex"
-    )]
+    /// owner only (chmod 600); - for standard input, when ids are given as
+    /// arguments
+    #[arg(long, value_name = "FILE")]
     pub key_file: Option<std::path::PathBuf>,
 
+    /// A file whose first line is the key in hexadecimal digits (32, 48 or
+    /// 64, \x first at most, blanks around them ignored), readable by its
+    /// owner only; - for standard input, when ids are given as arguments
+    #[arg(long, value_name = "FILE")]
+    pub key_hex_file: Option<std::path::PathBuf>,
+
+    /// The name of an environment variable holding the key in hexadecimal
+    /// digits, as for --key-hex-file
+    #[arg(long, value_name = "NAME")]
+    pub key_env: Option<std::ffi::OsString>,
+
     /// The key as 32, 48 or 64 hexadecimal digits (seen by ps and kept in
-    /// shell history: prefer --key-file)
+    /// shell history: prefer a key file or --key-env)
     #[arg(long, value_name = "HEX")]
     pub key_hex: Option<String>,
 
     /// Use a key file that group or others may open, with a warning,
     /// instead of refusing it
-    #[arg(long, conflicts_with = "key_hex")]
+    #[arg(long, conflicts_with_all = ["key_hex", "key_env"])]
     pub allow_readable_key: bool,
 
     /// How ids are written

@@ -1,30 +1,48 @@
 //! `ulid encrypt` and `ulid decrypt`: public ids, with ulid-core's cipher,
-//! the one `ulid_encrypt` and `ulid_decrypt` use. The key is read from a
-//! file or from hexadecimal digits, held in memory that is cleared after
-//! use, and never printed, not even in an error.
+//! the one `ulid_encrypt` and `ulid_decrypt` use. The key is read from one
+//! place: a file of its raw bytes (`--key-file`), a file whose first line
+//! is its hexadecimal digits (`--key-hex-file`), an environment variable
+//! holding them (`--key-env`), or the digits as an argument (`--key-hex`).
+//! It is held in memory that is cleared after use, and never printed, not
+//! even in an error.
+//!
+//! Why those: a raw file is what `head -c 32 /dev/urandom` makes and
+//! `pg_read_binary_file` reads; hexadecimal text is how a key travels
+//! through secret stores, configuration and the SQL `'\x...'` literal; and
+//! an environment variable is how services and CI jobs are handed secrets.
+//! The variable is named on the command line, as `openssl ... -pass
+//! env:VAR` names it, rather than read from a fixed name whenever it is
+//! set: a key is used only when asked for, and a key exported for one
+//! purpose is never picked up by a command meant to use another. Unlike
+//! an argument (readable by every user in `ps` and `/proc/PID/cmdline`),
+//! a process's environment is readable only by its own user and root.
 //!
 //! A key file that its owner's group or others may open is refused, as ssh
 //! refuses such a private key, unless `--allow-readable-key` makes that a
 //! warning. What is judged is the file actually opened (`File::metadata`,
 //! fstat of the open descriptor): the target of a symlink, the file behind
 //! `/dev/stdin` or `/dev/fd/N`, or a pipe (0600 on Linux), never a second
-//! lookup of the path that could name another file.
+//! lookup of the path that could name another file. A key file that is
+//! standard input (`-`, or the same file by any other name) is refused when
+//! the ids are to be read from standard input: one would swallow the other.
 //!
 //! Where the key's bytes are: the file's bytes are read into one fixed
 //! buffer (no `Vec` that could grow and leave a copy behind), the
 //! hexadecimal digits decoded into another, both cleared when dropped; the
-//! `--key-hex` string clap handed over is cleared as soon as the cipher is
-//! made; the `Cipher` clears its copy of the key and its expanded key when
-//! it is dropped. Not cleared, because this code never holds them: the
-//! process's argv (which `ps` shows while the command runs), clap's and
-//! std's own copies of the arguments, the bytes a `Cipher` leaves on the
-//! stack when it is moved, and the kernel's page cache of the file.
+//! `--key-hex` string clap handed over and the copy of the variable's value
+//! are cleared as soon as the cipher is made; the `Cipher` clears its copy
+//! of the key and its expanded key when it is dropped. Not cleared, because
+//! this code never holds them: the process's argv (which `ps` shows while
+//! the command runs) and environment, clap's and std's own copies of the
+//! arguments, the bytes a `Cipher` leaves on the stack when it is moved,
+//! and the kernel's page cache of the file.
 
 use crate::cli::CryptArgs;
 use crate::input::for_each_id;
 use crate::output::{push_id, Output};
 use crate::parse::read_id;
 use crate::{Failure, INVALID, OK};
+use std::ffi::OsStr;
 use std::fs::{File, Metadata};
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
@@ -35,6 +53,9 @@ use zeroize::Zeroizing;
 const MAX_KEY: usize = 32;
 /// The longest key, plus one byte to tell a longer file.
 const READ_LIMIT: usize = MAX_KEY + 1;
+/// The most of a hexadecimal key file's first line read: far more than
+/// `\x`, 64 digits and the blanks of any sensible file.
+const HEX_LINE_LIMIT: usize = 256;
 
 /// The type's words for a key of another length: its message (from
 /// `KeyLengthError`), and its DETAIL in brackets.
@@ -49,6 +70,20 @@ pub enum ReadableKey {
     Refuse,
     /// Use it, with a warning (`--allow-readable-key`).
     Warn,
+}
+
+/// The name `-` gives standard input as a key file.
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a key file is named in messages: `-` as standard input.
+fn shown(path: &Path) -> String {
+    if is_stdin(path) {
+        "- (standard input)".into()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// Whether the key file opened, described by `metadata`, is private to its
@@ -67,21 +102,29 @@ fn check_private(
     }
     // for the message only: the file a link led to, to be named in the
     // advice (`chmod 600 /dev/stdin` would change another file)
+    // (`-` is no name to look up)
     let target = match std::fs::symlink_metadata(path) {
-        Ok(link) if link.file_type().is_symlink() => std::fs::canonicalize(path).ok(),
+        Ok(link) if link.file_type().is_symlink() && !is_stdin(path) => {
+            std::fs::canonicalize(path).ok()
+        }
         _ => None,
     };
-    let shown = path.display();
+    let shown = shown(path);
     let (named, fix) = match &target {
         Some(target) => (
             format!("{shown} (a link to {})", target.display()),
-            target.display().to_string(),
+            format!("chmod 600 {}", target.display()),
         ),
-        None => (shown.to_string(), shown.to_string()),
+        // what stands behind `-` has no name here to chmod
+        None if is_stdin(path) => (
+            shown,
+            "give it from a private file (< FILE) or a pipe".to_string(),
+        ),
+        None => (shown.clone(), format!("chmod 600 {shown}")),
     };
     let why = format!(
         "the key file {named} is open to group or others (mode {mode:04o}): \
-         a key must be readable by its owner only; chmod 600 {fix}"
+         a key must be readable by its owner only; {fix}"
     );
     match readable {
         ReadableKey::Refuse => Err(format!("{why}, or pass --allow-readable-key")),
@@ -96,32 +139,113 @@ fn check_private(_: &Metadata, _: &Path, _: ReadableKey, _: &mut impl Write) -> 
     Ok(())
 }
 
-/// A cipher for the raw key in `path`, a file private to its owner (or,
-/// with `ReadableKey::Warn`, any file, with a warning on `warnings`).
-pub fn cipher_from_file(
+/// Standard input as a file of its own: a second descriptor of it, whose
+/// metadata is that of what stands behind it.
+#[cfg(unix)]
+fn stdin_file() -> io::Result<File> {
+    use std::os::fd::AsFd;
+    Ok(File::from(io::stdin().as_fd().try_clone_to_owned()?))
+}
+
+#[cfg(not(unix))]
+fn stdin_file() -> io::Result<File> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "standard input as a key file needs a Unix system",
+    ))
+}
+
+/// Whether `metadata` is of the file standard input reads from (a key file
+/// named `/dev/stdin`, `/dev/fd/0` or the file redirected in).
+#[cfg(unix)]
+fn is_stdin_file(metadata: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match stdin_file().and_then(|stdin| stdin.metadata()) {
+        Ok(stdin) => stdin.dev() == metadata.dev() && stdin.ino() == metadata.ino(),
+        // no standard input at all: nothing to swallow
+        Err(_) => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn is_stdin_file(_: &Metadata) -> bool {
+    false
+}
+
+/// The key file at `path` (`-`: standard input) opened, its metadata, and
+/// a check that it is private to its owner (or, with `ReadableKey::Warn`,
+/// a warning on `warnings`). With `ids_on_stdin` (no ids given as
+/// arguments), standard input is for the ids: a key file that is standard
+/// input is refused before anything is read from it.
+fn open_key_file(
     path: &Path,
     readable: ReadableKey,
+    ids_on_stdin: bool,
     warnings: &mut impl Write,
-) -> Result<Cipher, String> {
-    let shown = path.display().to_string();
+) -> Result<File, String> {
+    let shown = shown(path);
     let cannot_read = |err: io::Error| format!("cannot read the key file {shown}: {err}");
-    let mut file = File::open(path).map_err(cannot_read)?;
+    let taken = || {
+        format!(
+            "the key file {} is standard input, which holds the ids when none are given as \
+             arguments: give the ids as arguments, or the key in another file or in an \
+             environment variable (--key-env)",
+            path.display()
+        )
+    };
+    if is_stdin(path) && ids_on_stdin {
+        return Err(taken());
+    }
+    let file = if is_stdin(path) {
+        stdin_file()
+    } else {
+        File::open(path)
+    }
+    .map_err(cannot_read)?;
     // the file opened, after any symlinks: not another lookup of `path`
     let metadata = file.metadata().map_err(cannot_read)?;
-    // a directory fails below, as unreadable, whatever its mode
+    if ids_on_stdin && is_stdin_file(&metadata) {
+        return Err(taken());
+    }
+    // a directory fails when read, as unreadable, whatever its mode
     if !metadata.is_dir() {
         check_private(&metadata, path, readable, warnings)?;
     }
-    let mut key = Zeroizing::new([0u8; READ_LIMIT]);
+    Ok(file)
+}
+
+/// Reads `file` into `buf` until it is full, the file ends, or (with
+/// `stop`) a byte `stop` has been read; returns how many bytes it holds.
+fn read_into(file: &mut File, buf: &mut [u8], stop: Option<u8>) -> io::Result<usize> {
     let mut len = 0;
-    while len < READ_LIMIT {
-        match file.read(&mut key[len..]) {
+    while len < buf.len() {
+        match file.read(&mut buf[len..]) {
             Ok(0) => break,
-            Ok(n) => len += n,
+            Ok(n) => {
+                len += n;
+                if stop.is_some_and(|stop| buf[len - n..len].contains(&stop)) {
+                    break;
+                }
+            }
             Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(cannot_read(err)),
+            Err(err) => return Err(err),
         }
     }
+    Ok(len)
+}
+
+/// A cipher for the raw key in the key file `path` (see `open_key_file`).
+pub fn cipher_from_file(
+    path: &Path,
+    readable: ReadableKey,
+    ids_on_stdin: bool,
+    warnings: &mut impl Write,
+) -> Result<Cipher, String> {
+    let shown = shown(path);
+    let mut file = open_key_file(path, readable, ids_on_stdin, warnings)?;
+    let mut key = Zeroizing::new([0u8; READ_LIMIT]);
+    let len = read_into(&mut file, &mut key[..], None)
+        .map_err(|err| format!("cannot read the key file {shown}: {err}"))?;
     if len == READ_LIMIT {
         return Err(format!(
             "the key file {shown}: {}",
@@ -135,19 +259,72 @@ pub fn cipher_from_file(
         .map_err(|err| format!("the key file {shown}: {}", length_error(err.message())))
 }
 
-/// A cipher for the key written as hexadecimal digits (an optional `\x`
-/// first, as PostgreSQL prints a bytea).
+/// A cipher for the key whose hexadecimal digits are the first line of the
+/// key file `path` (see `open_key_file`); what follows that line is not
+/// read as the key.
+pub fn cipher_from_hex_file(
+    path: &Path,
+    readable: ReadableKey,
+    ids_on_stdin: bool,
+    warnings: &mut impl Write,
+) -> Result<Cipher, String> {
+    let shown = shown(path);
+    let mut file = open_key_file(path, readable, ids_on_stdin, warnings)?;
+    let mut text = Zeroizing::new([0u8; HEX_LINE_LIMIT]);
+    let len = read_into(&mut file, &mut text[..], Some(b'\n'))
+        .map_err(|err| format!("cannot read the key file {shown}: {err}"))?;
+    let line = match text[..len].iter().position(|&b| b == b'\n') {
+        Some(end) => &text[..end],
+        None if len == HEX_LINE_LIMIT => {
+            return Err(format!(
+                "the key file {shown}: its first line is longer than any key in hexadecimal \
+                 digits ({HEX_LINE_LIMIT} bytes or more)"
+            ))
+        }
+        None => &text[..len],
+    };
+    cipher_from_digits(line, &format!("the key file {shown}"))
+}
+
+/// A cipher for the key in hexadecimal digits in the environment variable
+/// `name`.
+pub fn cipher_from_env(name: &OsStr) -> Result<Cipher, String> {
+    let shown = name.to_string_lossy();
+    // what std would refuse to look up, or could not be set
+    if name.is_empty() || name.as_encoded_bytes().iter().any(|&b| b == b'=' || b == 0) {
+        return Err(format!(
+            "--key-env takes the name of an environment variable, not {shown:?}"
+        ));
+    }
+    let origin = format!("--key-env {shown}");
+    let value = std::env::var_os(name)
+        .ok_or_else(|| format!("{origin}: no variable {shown} in the environment"))?;
+    let value = Zeroizing::new(value.into_encoded_bytes());
+    cipher_from_digits(&value, &origin)
+}
+
+/// A cipher for the key given as hexadecimal digits (`--key-hex`).
 pub fn cipher_from_hex(hex: &str) -> Result<Cipher, String> {
-    let digits = hex.trim();
-    let digits = digits.strip_prefix("\\x").unwrap_or(digits).as_bytes();
+    cipher_from_digits(hex.as_bytes(), "--key-hex")
+}
+
+/// A cipher for the key written in `text` as hexadecimal digits (an
+/// optional `\x` first, as PostgreSQL prints a bytea), the blanks around
+/// them ignored. `origin` says where they came from in an error, which
+/// never shows them.
+fn cipher_from_digits(text: &[u8], origin: &str) -> Result<Cipher, String> {
+    let digits = text.trim_ascii();
+    let digits = digits.strip_prefix(b"\\x").unwrap_or(digits);
     let value = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     if !digits.len().is_multiple_of(2) || !digits.iter().all(|&c| value(c).is_some()) {
-        return Err("--key-hex takes an even number of hexadecimal digits".into());
+        return Err(format!(
+            "{origin}: the key is not an even number of hexadecimal digits"
+        ));
     }
     let len = digits.len() / 2;
     if !KEY_LENGTHS.contains(&len) {
         return Err(format!(
-            "--key-hex: {}",
+            "{origin}: {}",
             length_error(KeyLengthError(len).message())
         ));
     }
@@ -155,7 +332,7 @@ pub fn cipher_from_hex(hex: &str) -> Result<Cipher, String> {
     for (byte, pair) in key.iter_mut().zip(digits.chunks_exact(2)) {
         *byte = value(pair[0]).unwrap_or(0) << 4 | value(pair[1]).unwrap_or(0);
     }
-    Cipher::new(&key[..len]).map_err(|err| format!("--key-hex: {}", length_error(err.message())))
+    Cipher::new(&key[..len]).map_err(|err| format!("{origin}: {}", length_error(err.message())))
 }
 
 /// `ulid encrypt` (`encrypt` true) and `ulid decrypt`.
@@ -173,10 +350,18 @@ pub(crate) fn run<R: Read, W: Write>(
     } else {
         ReadableKey::Refuse
     };
-    let cipher = match (&args.key_file, &hex) {
-        (Some(path), _) => cipher_from_file(path, readable, errors),
-        (None, Some(hex)) => cipher_from_hex(hex),
-        (None, None) => Err("give the key with --key-file or --key-hex".into()),
+    let ids_on_stdin = args.ids.is_empty();
+    // clap lets exactly one through (the `key` group)
+    let cipher = if let Some(path) = &args.key_file {
+        cipher_from_file(path, readable, ids_on_stdin, errors)
+    } else if let Some(path) = &args.key_hex_file {
+        cipher_from_hex_file(path, readable, ids_on_stdin, errors)
+    } else if let Some(name) = &args.key_env {
+        cipher_from_env(name)
+    } else if let Some(hex) = &hex {
+        cipher_from_hex(hex)
+    } else {
+        Err("give the key with --key-file, --key-hex-file, --key-env or --key-hex".into())
     }
     .map_err(Failure::Message)?;
     drop(hex);

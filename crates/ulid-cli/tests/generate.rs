@@ -57,6 +57,8 @@ fn the_man_page_renders_without_warnings() {
         "ulid decrypt",
         "--monotonic",
         "--key-file",
+        "--key-hex-file",
+        "--key-env",
         "EXAMPLES",
         // examples keep their lines and their backslashes
         "psql -Atc 'SELECT id FROM t' | ulid parse --format json",
