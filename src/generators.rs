@@ -5,11 +5,13 @@
 //! - `gen_ulid(timestamptz)`: that millisecond plus random bits.
 //! - `gen_monotonic_ulid()`: the specification's monotonic generator. When
 //!   the library is in `shared_preload_libraries`, or the server is
-//!   PostgreSQL 17 or later, its state is in shared memory under a spinlock
-//!   (`shmem.rs`), so values increase across every session of the server;
-//!   otherwise (13 to 16, not preloaded) the state is this backend's own and
-//!   values increase within the session. Within a millisecond it steps by a random amount in
-//!   [1, 2^32] unless the setting `ulid.monotonic_step` says `one`.
+//!   PostgreSQL 17 or later, its state is its database's, in shared memory
+//!   under a lock of the database's own (`shmem.rs`), so values increase
+//!   across every session of the database and tell nothing of any other
+//!   database; otherwise (13 to 16, not preloaded, or a database past the
+//!   shared table's limit) the state is this backend's own and values
+//!   increase within the session. Within a millisecond it steps by a random
+//!   amount in [1, 2^32] unless the setting `ulid.monotonic_step` says `one`.
 //! - `ulid.layout = uuidv7` makes every generator's values also valid
 //!   RFC 9562 UUIDv7s (version 7, variant `10`, 74 random bits).
 //!
@@ -48,7 +50,7 @@ COMMENT ON FUNCTION @extschema@.gen_ulid(pg_catalog.timestamptz) IS
 CREATE FUNCTION @extschema@.gen_monotonic_ulid() RETURNS @extschema@.ulid
     VOLATILE PARALLEL RESTRICTED LANGUAGE C AS 'MODULE_PATHNAME', 'gen_monotonic_ulid';
 COMMENT ON FUNCTION @extschema@.gen_monotonic_ulid() IS
-    'a new ULID greater than the previous one: across the server when ulid is in shared_preload_libraries or on PostgreSQL 17 and later, else within the session';
+    'a new ULID greater than the previous one: across the sessions of the database when ulid is in shared_preload_libraries or on PostgreSQL 17 and later, else within the session';
 "#,
     name = "ulid_generators",
     requires = ["ulid_casts"],
@@ -129,7 +131,7 @@ impl RandomSource for PreDrawn {
 /// draw on nearly every call (`bench/callgrind` counts it).
 static SHARED_SEEN_MS: BackendLocal<u64> = BackendLocal::new(0);
 
-/// The next monotonic value, from the server-wide state where there is one.
+/// The next monotonic value, from the database's shared state where there is one.
 #[inline]
 fn next_monotonic(layout: Layout) -> Result<[u8; BYTES], GenerateError> {
     let now = now_ms()?;

@@ -92,9 +92,47 @@ def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_v
         check_works(conn, server, pg_version)
 
     if pg_version >= 17:
-        # the new library's sessions share one monotonic state, unpreloaded
+        # the new library's sessions share the database's monotonic state, unpreloaded
         backwards, crossing = order_of(client_serialized(server, [db], 600))
         assert crossing >= 100 and backwards == 0, (backwards, crossing)
+
+
+def test_sessions_of_the_old_and_the_new_library_side_by_side(swap, server, pg_version):
+    """The window between a package upgrade and the end of the sessions
+    that loaded the old library, on a running server: a session of 0.4.0's
+    library keeps its own shared state (0.4.0's segment, server-wide) and
+    goes on working; sessions that load the new library share the new
+    table (a segment named for its layout), in order among themselves; the
+    two never read each other's memory. The registry lists both segments on
+    19 and later."""
+    swap.install_release("0.4.0")
+    db = server.create_database("side_by_side", extension=False)
+    with server.connect(db) as conn:
+        conn.execute("CREATE EXTENSION ulid VERSION '0.4.0'")
+    old = server.connect(db)
+    try:
+        before = [bytes(old.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()[0]) for _ in range(100)]
+        swap.restore()
+        made = client_serialized(server, [db], 600)
+        backwards, crossing = order_of(made)
+        assert crossing >= 100
+        if pg_version >= 17:
+            assert backwards == 0
+        else:
+            assert backwards > 0
+        after = [bytes(old.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()[0]) for _ in range(100)]
+        values = before + after
+        assert all(b > a for a, b in zip(values, values[1:])), "the old library's session went backwards"
+        if pg_version >= 19:
+            rows = dict(old.execute("SELECT name, size FROM pg_dsm_registry_allocations "
+                                    "WHERE name LIKE 'ulid%'").fetchall())
+            assert set(rows) == {"ulid monotonic generator", "ulid monotonic generator, layout 2"}, rows
+            assert rows["ulid monotonic generator, layout 2"] == 64 + 64 * 1024
+    finally:
+        old.close()
+        swap.restore()
+        with server.connect() as conn:
+            conn.execute(f'DROP DATABASE "{db}" WITH (FORCE)')
 
 
 def test_the_catalog_comparison_sees_each_kind_of_change(server, fresh):
