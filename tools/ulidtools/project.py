@@ -41,9 +41,9 @@ RELEASED = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$",
 # the release users install, whose files and outputs the pages show: this
 # version once it is released, the newest release while it is in development
 CURRENT_RELEASE = RELEASED[0]
-# the command-line tool's version (crates/ulid-cli)
-CLI_VERSION = field("version", ROOT / "crates" / "ulid-cli" / "Cargo.toml")
+# the command-line tool's version (crates/ulid-tool)
+CLI_VERSION = field("version", ROOT / "crates" / "ulid-tool" / "Cargo.toml")
 # the tests' virtualenv (ULID_VENV), which setup makes
 VENV = Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
-# the pgrx version the extension pins (`pgrx = "=0.19.3"`)
+# the pgrx version the extension pins (`pgrx = "=0.19.4"`)
 PGRX = cargo()["dependencies"]["pgrx"].removeprefix("=")
