@@ -1,12 +1,12 @@
 """The command-line tool's benchmark (run by bench/cli); report.py renders
 its section of docs/performance.md from what it writes.
 
-Each round runs, one after another, `ulid new N`, `ulid new N --monotonic`
-and `ulid parse` of a file of N ids, each writing to /dev/null, and
-ulid-core's loops for the same work in memory (examples/core_loop.rs); a
-figure is the median of the rounds. The ratio is the tool's time per id
-over the loop's: what reading, writing and the process cost on top of the
-codec.
+Each round runs, one after another, `ulid-tool new N`, `ulid-tool new N
+--monotonic` and `ulid-tool parse` of a file of N ids, each writing to
+/dev/null, and ulid-core's loops for the same work in memory
+(examples/core_loop.rs); a figure is the median of the rounds. The ratio
+is the tool's time per id over the loop's: what reading, writing and the
+process cost on top of the codec.
 
 Not here: the server benchmarks (run.py and its modules).
 """
@@ -51,16 +51,16 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def measure(ulid: Path, core: Path, n: int, rounds: int) -> dict:
+def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         ids = Path(tmp) / "ids.txt"
         with open(ids, "wb") as out:
-            subprocess.run([str(ulid), "new", str(n)], stdout=out, check=True)
+            subprocess.run([str(tool), "new", str(n)], stdout=out, check=True)
         seconds: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
         core_ns: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
         for _ in range(rounds):
             for name, args, reads in CASES:
-                argv = [str(ulid), *(a.format(n=n) for a in args)]
+                argv = [str(tool), *(a.format(n=n) for a in args)]
                 seconds[name].append(timed(argv, ids if reads else None))
             loops = json.loads(subprocess.run([str(core), str(n), "1"], capture_output=True, text=True,
                                               check=True).stdout)
@@ -72,14 +72,14 @@ def measure(ulid: Path, core: Path, n: int, rounds: int) -> dict:
         loop_ns = statistics.median(core_ns[name])
         cases.append({"case": name, "tool_ns_per_id": round(tool_ns, 2), "core_ns_per_id": round(loop_ns, 2),
                       "ratio": round(tool_ns / loop_ns, 3)})
-    version = subprocess.run([str(ulid), "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([str(tool), "--version"], capture_output=True, text=True).stdout.strip()
     return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "ids": n, "rounds": rounds,
             "cpu": cpu_model(), "tool": version, "cases": cases}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ulid", type=Path, required=True)
+    parser.add_argument("--tool", type=Path, required=True)
     parser.add_argument("--core", type=Path, required=True)
     parser.add_argument("--ids", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
@@ -89,7 +89,7 @@ def main() -> int:
     if args.quick:
         args.ids, args.rounds = 20_000, 1
         args.out = Path(tempfile.mkdtemp(prefix="ulid-bench-cli-"))
-    data = measure(args.ulid, args.core, args.ids, args.rounds)
+    data = measure(args.tool, args.core, args.ids, args.rounds)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / report.CLI_RESULTS_FILE).write_text(json.dumps(data, indent=2) + "\n")
     for line in report.render_cli(data):

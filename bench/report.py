@@ -441,7 +441,7 @@ def render_cli(data: dict | None) -> list[str]:
         return lines + ["The results hold no figures for the command-line tool yet: `bench/cli` measures them.",
                         ""]
     lines += [
-        f"`bench/cli` runs `ulid` over {data['ids']:,} ids, the output to `/dev/null` (`parse` reads them from a "
+        f"`bench/cli` runs `ulid-tool` over {data['ids']:,} ids, the output to `/dev/null` (`parse` reads them from a "
         "file), and ulid-core's own loop for the same work in memory (the clock, the CSPRNG and the text for "
         "`new`; the decoder and the fields `parse` prints for `parse`), in the same run; a figure is the median "
         f"of {plural(data['rounds'], 'round')}. The ratio is the tool's time per id over the loop's; "
@@ -451,7 +451,7 @@ def render_cli(data: dict | None) -> list[str]:
     rows = []
     for case in data["cases"]:
         tool, core = case["tool_ns_per_id"], case["core_ns_per_id"]
-        rows.append([f"`ulid {case['case']}`", f"{1e9 / tool:,.0f}", f"{1e9 / core:,.0f}", f"{case['ratio']:.2f}"])
+        rows.append([f"`ulid-tool {case['case']}`", f"{1e9 / tool:,.0f}", f"{1e9 / core:,.0f}", f"{case['ratio']:.2f}"])
     lines += table(["command", "tool: ids/s", "ulid-core loop: ids/s", "ratio"], rows, right_from=1)
     lines += ["", f"Measured on {data['date']} ({data['tool']}, {data['cpu']}).", ""]
     return lines

@@ -28,7 +28,7 @@ ulidtools() { python3 -S -m ulidtools "$@"; }
 # file they come from is newer.
 ulid_shell_cache=$ULID_ROOT/target/ulidtools-shell.sh
 ulid_shell_fresh=1
-for ulid_input in "$ULID_ROOT/inputs.manifest" "$ULID_ROOT/Cargo.toml" "$ULID_ROOT/crates/ulid-cli/Cargo.toml" \
+for ulid_input in "$ULID_ROOT/inputs.manifest" "$ULID_ROOT/Cargo.toml" "$ULID_ROOT/crates/ulid-tool/Cargo.toml" \
     "$ULID_ROOT"/tools/ulidtools/*.py; do
     [ "$ulid_shell_cache" -nt "$ulid_input" ] || { ulid_shell_fresh=0; break; }
 done

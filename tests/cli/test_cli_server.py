@@ -1,10 +1,10 @@
-"""The `ulid` command-line tool against the extension in a real server:
-for the same values, `ulid parse` prints what the type's casts give
-(ULID text, uuid, bytea, ulid_timestamp), `ulid bounds`, `ulid from-time`
-and `ulid new --time` agree with `timestamptz::ulid` and `ulid_timestamp`,
-`ulid validate` gives the DETAIL of the type's own error, and
-`ulid encrypt`/`decrypt` equal `ulid_encrypt`/`ulid_decrypt`. The ids
-reach the tool the way users pipe them: `psql -At ... | ulid parse`."""
+"""The command-line tool, `ulid-tool`, against the extension in a real
+server: for the same values, `ulid-tool parse` prints what the type's casts
+give (ULID text, uuid, bytea, ulid_timestamp), `bounds`, `from-time` and
+`new --time` agree with `timestamptz::ulid` and `ulid_timestamp`,
+`validate` gives the DETAIL of the type's own error, and
+`encrypt`/`decrypt` equal `ulid_encrypt`/`ulid_decrypt`. The ids reach the
+tool the way users pipe them: `psql -At ... | ulid-tool parse`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 from harness.cli import ulid, ulid_binary
 from harness.vectors import input_of, vectors
 
-# every column of `ulid parse --format tsv`, as the server computes it
+# every column of `ulid-tool parse --format tsv`, as the server computes it
 SERVER_FIELDS = """
     id::text,
     id::uuid::text,

@@ -1,5 +1,5 @@
-"""Every example of the `ulid` command-line tool in the documentation runs,
-and prints what the page shows.
+"""Every example of the command-line tool, `ulid-tool`, in the documentation
+runs, and prints what the page shows.
 
 A fenced block whose info string is `sh` and whose first line starts with
 `$ ` is a shell transcript: a line starting `$ ` is a command, and the
@@ -17,10 +17,10 @@ block, run or not, must also be read by that shell without a syntax error
 (`-n`).
 
 The commands of a page run one after the other in a directory of their
-own (a file one makes, the next can read), with the `ulid` that
+own (a file one makes, the next can read), with the `ulid-tool` that
 scripts/test built first in PATH, and psql connected to a database of the
 build under test with the extension created (anew for each shell), so that
-a page can show `psql -Atc '...' | ulid parse`.
+a page can show `psql -Atc '...' | ulid-tool parse`.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ themselves, so that a new page is checked without editing this file.
 - every script a page names exists;
 - every SQL function of ulid or of the portable layer, and every `ulid.`
   setting a page names, exists on a server with the extension;
-- every option a page passes to the `ulid` command is one that command
-  takes.
+- every option a page passes to the `ulid-tool` command is one that
+  command takes, and no page runs the tool as `ulid`, the program of
+  Debian's own ulid-cli.
 
 Run on one build (the SQL surface is the same on every one, and the
 per-build tests check the examples themselves).
@@ -130,34 +131,43 @@ def cli_help(command: str) -> str:
     """The command's --help, and the options the tool hides from it
     (declared `hide = true` in its definition) for packagers."""
     hidden = re.findall(r"#\[arg\(long[^\]]*hide = true[^\]]*\]\s*pub (\w+):",
-                        (ROOT / "crates" / "ulid-cli" / "src" / "cli.rs").read_text())
+                        (ROOT / "crates" / "ulid-tool" / "src" / "cli.rs").read_text())
     return ulid(*([command] if command else []), "--help").stdout + "".join(
         f"\n--{h.replace('_', '-')}" for h in hidden)
 
 
 def test_every_option_given_to_the_command_line_tool_exists():
-    """`ulid COMMAND ... --option` and `ulid --option` wherever a page shows
-    a command line, against the tool's own --help."""
+    """`ulid-tool COMMAND ... --option` and `ulid-tool --option` wherever a
+    page shows a command line, against the tool's own --help; and never
+    `ulid COMMAND` or `ulid --option`: /usr/bin/ulid is Debian's ulid-cli,
+    another program, on a system that has it."""
     commands = set(re.findall(r"^  (\w[\w-]*)\s", cli_help(""), re.M))
     assert {"new", "parse", "validate", "monotonic", "from-time", "bounds"} <= commands, commands
     wrong, seen = [], 0
     for page in PAGES:
         for line in code(page).splitlines():
-            for first, rest in re.findall(r"(?<![\w.:/$-])ulid\s+(\S+)([^|;&)`]*)", line):
+            for program, first, rest in re.findall(r"(?<![\w.:/$-])(ulid(?:-tool)?)\s+(\S+)([^|;&)`]*)", line):
                 if first not in commands and not first.startswith("--"):
                     continue  # SQL's `EXTENSION ulid ...`, not the tool
+                if program == "ulid":
+                    # the old name, unless a word follows that is no
+                    # argument (`ulid monotonic generator`, a name)
+                    after = (rest.split() or [""])[0].rstrip(",")
+                    if not (after.isalpha() and after.islower() and after not in commands):
+                        wrong.append((name(page), f"ulid {first}: the program is ulid-tool"))
+                    continue
                 seen += 1
                 command = first if first in commands else ""
                 for option in re.findall(r"(?<!\S)(--[a-z][\w-]*)", f"{first} {rest}"):
                     if not re.search(re.escape(option) + r"(?![\w-])", cli_help(command)):
-                        wrong.append((name(page), f"ulid {command} {option}".replace("  ", " ")))
+                        wrong.append((name(page), f"ulid-tool {command} {option}".replace("  ", " ")))
     assert seen > 20, seen
     assert not wrong, sorted(set(wrong))
 
 
 # the file names of a release, as scripts/release makes them
 RELEASE_FILE = re.compile(r"ulid-(\d+\.\d+\.\d+)-pg\d+-linux|postgresql-\d+-ulid_(\d+\.\d+\.\d+)-1_"
-                          r"|ulid-cli-(\d+\.\d+\.\d+)-linux|ulid-cli_(\d+\.\d+\.\d+)-1_")
+                          r"|ulid-tool-(\d+\.\d+\.\d+)-linux|ulid-tool_(\d+\.\d+\.\d+)-1_")
 
 
 def test_the_pages_name_the_current_release_and_no_other():

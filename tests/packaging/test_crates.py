@@ -1,7 +1,9 @@
-"""ulid-core and ulid-cli package as crates: `cargo package` makes both
-(ulid-cli's dependency on ulid-core by version, as crates.io needs it),
+"""ulid-core and ulid-tool package as crates: `cargo package` makes both
+(ulid-tool's dependency on ulid-core by version, as crates.io needs it),
 each with its README, licence and description, keywords and categories,
-and with the files a build needs. The extension's own package is not one
+and with the files a build needs. The tool's program has its crate's name,
+which is also its Debian package's (ulid-cli, on crates.io and in Debian,
+is another project's). The extension's own package is not one
 for crates.io (`publish = false`): it is built against a PostgreSQL.
 
 Runs once (tools/ulidtools/testrun.py names this file): seconds, with crates.io's index
@@ -22,7 +24,7 @@ from ulidtools.project import VERSION
 
 pytestmark = pytest.mark.once_per_run
 
-CRATES = ["ulid-core", "ulid-cli"]
+CRATES = ["ulid-core", "ulid-tool"]
 
 
 @pytest.fixture(scope="module")
@@ -54,16 +56,17 @@ def test_the_crate_holds_what_a_build_and_a_reader_need(packaged, crate):
         assert package.get(field), (crate, field)
     assert package["license"] == "MIT"
     assert 1 <= len(package["keywords"]) <= 5
-    if crate == "ulid-cli":
+    if crate == "ulid-tool":
         # a crate names its dependencies by version; the path is gone
         core = manifest["dependencies"]["ulid-core"]
         assert core.get("version") and "path" not in core, core
         assert core["version"] == VERSION, core
         assert "src/main.rs" in names
+        assert [b["name"] for b in manifest["bin"]] == [crate], manifest["bin"]
 
 
 def test_the_crates_carry_the_extension_s_version():
-    """One version for the extension, ulid-core and ulid-cli: the release's,
+    """One version for the extension, ulid-core and ulid-tool: the release's,
     raised together when the next one opens (docs/development.md)."""
     versions = {c: tomllib.loads((ROOT / "crates" / c / "Cargo.toml").read_text())["package"]["version"]
                 for c in CRATES}

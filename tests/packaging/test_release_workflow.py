@@ -438,7 +438,7 @@ def small_release(directory: Path) -> Path:
     unsigned."""
     (directory / "apt" / "dists" / "stable").mkdir(parents=True)
     (directory / "ulid_portable.sql").write_text("select 1;\n")
-    (directory / "ulid-cli_1.0-1_amd64.deb").write_bytes(b"not really a package\n")
+    (directory / "ulid-tool_1.0-1_amd64.deb").write_bytes(b"not really a package\n")
     release.sha256sums(directory)
     (directory / "apt" / "dists" / "stable" / "Release").write_text("Origin: ulid\nSuite: stable\n")
     return directory

@@ -114,7 +114,7 @@ def test_every_library_and_program_loads_with_glibc_2_28_on_its_architecture(rel
 
 @pytest.mark.parametrize("kind", ["extension", "cli"])
 def test_debian_packages_say_what_they_need(release, tmp_path, kind):
-    debs = release.files("postgresql-*.deb" if kind == "extension" else "ulid-cli_*.deb")
+    debs = release.files("postgresql-*.deb" if kind == "extension" else "ulid-tool_*.deb")
     assert debs
     for deb in debs:
         fields = dict(re.findall(r"^ ?([A-Za-z-]+): (.*)$", out("dpkg-deb", "-I", deb), re.M))
@@ -140,11 +140,15 @@ def test_debian_packages_say_what_they_need(release, tmp_path, kind):
             # a library, as PostgreSQL's own modules: not executable
             assert re.search(rf"^-rw-r--r-- root/root .* \./usr/lib/postgresql/{major}/lib/ulid\.so$", names, re.M)
         else:
-            for file in ("/usr/bin/ulid", "/usr/share/man/man1/ulid.1.gz",
-                         "/usr/share/bash-completion/completions/ulid", "/usr/share/zsh/vendor-completions/_ulid",
-                         "/usr/share/fish/vendor_completions.d/ulid.fish"):
+            for file in ("/usr/bin/ulid-tool", "/usr/share/man/man1/ulid-tool.1.gz",
+                         "/usr/share/bash-completion/completions/ulid-tool",
+                         "/usr/share/zsh/vendor-completions/_ulid-tool",
+                         "/usr/share/fish/vendor_completions.d/ulid-tool.fish"):
                 assert f".{file}\n" in names, (deb.name, file)
-            assert re.search(r"^-rwxr-xr-x root/root .* \./usr/bin/ulid$", names, re.M)
+            assert re.search(r"^-rwxr-xr-x root/root .* \./usr/bin/ulid-tool$", names, re.M)
+            # nothing of Debian's own ulid-cli, another program: its
+            # /usr/bin/ulid stays its own (tests/release/test_installed.py)
+            assert package == "ulid-tool" and "./usr/bin/ulid\n" not in names, (package, names)
         # the upstream changelog is the project's, whole
         files = unpacked(deb, tmp_path / deb.name)
         changelog = gzip.decompress((files / f"usr/share/doc/{package}/changelog.gz").read_bytes()).decode()
@@ -152,12 +156,12 @@ def test_debian_packages_say_what_they_need(release, tmp_path, kind):
 
 
 def test_the_command_line_tool_runs_from_its_tarball(release, tmp_path):
-    tarball = release.one("ulid-cli-*-linux-x86_64.tar.gz")
+    tarball = release.one("ulid-tool-*-linux-x86_64.tar.gz")
     top = next(unpacked(tarball, tmp_path / "cli").iterdir())
-    for name in ("ulid", "ulid.1", "completions/ulid.bash", "completions/_ulid", "completions/ulid.fish",
-                 "LICENSE"):
+    for name in ("ulid-tool", "ulid-tool.1", "completions/ulid-tool.bash", "completions/_ulid-tool",
+                 "completions/ulid-tool.fish", "LICENSE"):
         assert (top / name).is_file(), name
-    assert out(top / "ulid", "bounds", "2025-01-01T00:00:00Z").strip() == "01JGFJJZ000000000000000000"
+    assert out(top / "ulid-tool", "bounds", "2025-01-01T00:00:00Z").strip() == "01JGFJJZ000000000000000000"
 
 
 def test_the_apt_repository_indexes_every_package_and_is_signed(release, tmp_path):
@@ -242,7 +246,7 @@ def test_sign_release_with_a_key_file_or_a_key_of_the_keyring(tmp_path):
     script = ROOT / "scripts" / "sign-release"
     dist = tmp_path / "dist"
     (dist / "apt" / "dists" / "stable").mkdir(parents=True)
-    (dist / "SHA256SUMS").write_text(f"{'0' * 64}  ulid-cli_{VERSION}-1_amd64.deb\n")
+    (dist / "SHA256SUMS").write_text(f"{'0' * 64}  ulid-tool_{VERSION}-1_amd64.deb\n")
     (dist / "apt" / "dists" / "stable" / "Release").write_text("Origin: ulid\nSuite: stable\n")
     keyring = tmp_path / "keyring"
     env = {k: v for k, v in os.environ.items() if k != "GNUPGHOME"}
@@ -298,9 +302,9 @@ def commit_time() -> int:
 
 def deb_of(tarball: Path) -> str:
     """The name of the package made from the same tree as TARBALL."""
-    cli = re.fullmatch(r"ulid-cli-(.+)-linux-(x86_64|aarch64)\.tar\.gz", tarball.name)
+    cli = re.fullmatch(r"ulid-tool-(.+)-linux-(x86_64|aarch64)\.tar\.gz", tarball.name)
     if cli:
-        return f"ulid-cli_{cli.group(1).replace('-', '~')}-1_{MACHINES[cli.group(2)][0]}.deb"
+        return f"ulid-tool_{cli.group(1).replace('-', '~')}-1_{MACHINES[cli.group(2)][0]}.deb"
     ext = TARBALL.fullmatch(tarball.name)
     return f"postgresql-{ext.group(1)}-ulid_{VERSION.replace('-', '~')}-1_{MACHINES[ext.group(2)][0]}.deb"
 
@@ -335,7 +339,7 @@ def test_tarballs_and_packages_are_made_again_byte_for_byte(release, tmp_path):
             package.tarball(tree.parent, name, again / tarball.name)
         assert (again / tarball.name).read_bytes() == data, f"{tarball.name} made again differs"
         deb = deb_of(tarball)
-        what = "cli" if tarball.name.startswith("ulid-cli-") else TARBALL.fullmatch(tarball.name).group(1)
+        what = "cli" if tarball.name.startswith("ulid-tool-") else TARBALL.fullmatch(tarball.name).group(1)
         subprocess.run([ROOT / "scripts" / "package-deb", "--out", again, deb.rsplit("_", 1)[1].removesuffix(".deb"),
                         what, tree], check=True, capture_output=True, env=env)
         assert (again / deb).read_bytes() == (release.dir / deb).read_bytes(), f"{deb} made again differs"

@@ -9,9 +9,11 @@ the extension laid out the way Debian's PostgreSQL team does it,
 with ulid.control and every ulid--*.sql; TREE holds lib/ulid.so and
 extension/, as the extension's tarballs.
 
-cli: ulid-cli_<version>-1_<arch>.deb, the command-line tool, /usr/bin/ulid,
-its man page and its bash, zsh and fish completions; TREE holds ulid,
-ulid.1 and completions/, as the tool's tarball.
+cli: ulid-tool_<version>-1_<arch>.deb, the command-line tool,
+/usr/bin/ulid-tool, its man page and its bash, zsh and fish completions;
+TREE holds ulid-tool, ulid-tool.1 and completions/, as the tool's tarball.
+(Not ulid-cli, nor /usr/bin/ulid: those are Debian's own ulid-cli, another
+program, which a system may have beside this one.)
 
 Both carry /usr/share/doc/PACKAGE/copyright, changelog.gz (the project's
 CHANGELOG.md) and changelog.Debian.gz. Depends names the C library at the
@@ -139,23 +141,24 @@ class Package:
 
 
 def cli_package(tree: Path) -> Package:
-    if not (os.access(tree / "ulid", os.X_OK) and (tree / "ulid.1").is_file()):
-        raise PackageError(f"{tree} has no ulid and ulid.1")
+    if not (os.access(tree / "ulid-tool", os.X_OK) and (tree / "ulid-tool.1").is_file()):
+        raise PackageError(f"{tree} has no ulid-tool and ulid-tool.1")
+    completions = tree / "completions"
     return Package(
-        name="ulid-cli", version=project.CLI_VERSION, section="utils", title="command-line tool for ULIDs",
+        name="ulid-tool", version=project.CLI_VERSION, section="utils", title="command-line tool for ULIDs",
         about=["Generates, inspects, converts and validates ULIDs: ULID text, the UUID",
                "text that psql prints for a uuid column, and \\x hex; reads ids from",
                "standard input, one per line, and prints text, TSV or JSON lines. The",
                "same values, text and public ids as the ulid extension for PostgreSQL."],
-        changes=f"ulid command-line tool {project.CLI_VERSION}.",
-        files={"usr/bin/ulid": tree / "ulid",
-               "usr/share/man/man1/ulid.1.gz": tree / "ulid.1",
-               "usr/share/bash-completion/completions/ulid": tree / "completions" / "ulid.bash",
-               "usr/share/zsh/vendor-completions/_ulid": tree / "completions" / "_ulid",
-               "usr/share/fish/vendor_completions.d/ulid.fish": tree / "completions" / "ulid.fish"},
-        gzipped={"usr/share/man/man1/ulid.1.gz"},
-        binaries=["usr/bin/ulid"],
-        programs=["usr/bin/ulid"],
+        changes=f"ulid-tool {project.CLI_VERSION}, the ulid command-line tool.",
+        files={"usr/bin/ulid-tool": tree / "ulid-tool",
+               "usr/share/man/man1/ulid-tool.1.gz": tree / "ulid-tool.1",
+               "usr/share/bash-completion/completions/ulid-tool": completions / "ulid-tool.bash",
+               "usr/share/zsh/vendor-completions/_ulid-tool": completions / "_ulid-tool",
+               "usr/share/fish/vendor_completions.d/ulid-tool.fish": completions / "ulid-tool.fish"},
+        gzipped={"usr/share/man/man1/ulid-tool.1.gz"},
+        binaries=["usr/bin/ulid-tool"],
+        programs=["usr/bin/ulid-tool"],
     )
 
 

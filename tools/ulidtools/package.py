@@ -9,11 +9,11 @@ BUILD (a PostgreSQL major version): the extension
         and the update scripts, install.sh and LICENSE
     DIR/postgresql-<MAJOR>-ulid_<version>-1_<amd64|arm64>.deb
         the same files, laid out as Debian's PostgreSQL team does it
-cli: the command-line tool
-    DIR/ulid-cli-<version>-linux-<x86_64|aarch64>.tar.gz
-        ulid, its man page ulid.1, completions/ for bash, zsh and fish,
-        and LICENSE
-    DIR/ulid-cli_<version>-1_<amd64|arm64>.deb
+cli: the command-line tool, ulid-tool
+    DIR/ulid-tool-<version>-linux-<x86_64|aarch64>.tar.gz
+        ulid-tool, its man page ulid-tool.1, completions/ for bash, zsh and
+        fish, and LICENSE
+    DIR/ulid-tool_<version>-1_<amd64|arm64>.deb
 
 Each artifact is built, checked (its machine type, and in a release build
 its glibc floor), staged as a tarball's tree, tarred, and made a .deb
@@ -120,7 +120,7 @@ class Artifact:
     def name(self) -> str:
         machine = cargo_env.machine_of(self.arch)
         if self.what == "cli":
-            return f"ulid-cli-{project.CLI_VERSION}-linux-{machine}"
+            return f"ulid-tool-{project.CLI_VERSION}-linux-{machine}"
         return f"ulid-{project.VERSION}-pg{self.what}-linux-{machine}"
 
     def tree(self) -> Path:
@@ -160,12 +160,12 @@ class Artifact:
         env = dict(os.environ, CARGO_TARGET_DIR=str(cargo_env.cargo_target()))
         if not (self.profile == "debug" and arch == "amd64"):
             env.update(cargo_env.release_env(arch))
-        command = ["cargo", "build", "--quiet", "--locked", "-p", "ulid-cli", "--target", target]
+        command = ["cargo", "build", "--quiet", "--locked", "-p", "ulid-tool", "--target", target]
         if self.profile == "release":
             command.append("--release")
         if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env, stdout=sys.stderr).returncode != 0:
             raise BuildError(f"building the command-line tool for {arch} failed")
-        return cargo_env.cargo_target() / target / self.profile / "ulid"
+        return cargo_env.cargo_target() / target / self.profile / "ulid-tool"
 
     def _cli_tree(self, tree: Path) -> None:
         """The tool's tree; its man page and shell completions come from the
@@ -175,11 +175,12 @@ class Artifact:
         host = program if self.arch == "amd64" else self._build_cli("amd64")
         shutil.rmtree(tree, ignore_errors=True)
         (tree / "completions").mkdir(parents=True)
-        shutil.copyfile(program, tree / "ulid")
-        (tree / "ulid").chmod(0o755)
-        deb.strip_library(tree / "ulid")
-        for what, path in (("man", "ulid.1"), ("complete-bash", "completions/ulid.bash"),
-                           ("complete-zsh", "completions/_ulid"), ("complete-fish", "completions/ulid.fish")):
+        shutil.copyfile(program, tree / "ulid-tool")
+        (tree / "ulid-tool").chmod(0o755)
+        deb.strip_library(tree / "ulid-tool")
+        for what, path in (("man", "ulid-tool.1"), ("complete-bash", "completions/ulid-tool.bash"),
+                           ("complete-zsh", "completions/_ulid-tool"),
+                           ("complete-fish", "completions/ulid-tool.fish")):
             with open(tree / path, "wb") as out:
                 subprocess.run([str(host), "--generate", what], stdout=out, check=True)
         shutil.copyfile(ROOT / "LICENSE", tree / "LICENSE")

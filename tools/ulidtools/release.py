@@ -9,8 +9,8 @@
   ulid-VERSION-pgMAJOR-linux-x86_64.tar.gz / -aarch64.tar.gz and
   postgresql-MAJOR-ulid_VERSION-1_amd64.deb / _arm64.deb;
 - the command-line tool's artifact for each architecture:
-  ulid-cli-VERSION-linux-x86_64.tar.gz / -aarch64.tar.gz and
-  ulid-cli_VERSION-1_amd64.deb / _arm64.deb;
+  ulid-tool-VERSION-linux-x86_64.tar.gz / -aarch64.tar.gz and
+  ulid-tool_VERSION-1_amd64.deb / _arm64.deb;
 - ulid_portable.sql, the portable layer (portable/, docs/portable.md);
 - SHA256SUMS, of every file above (sha256sum -c SHA256SUMS checks them);
 - apt/, a Debian repository of the .deb files (suite stable, component
@@ -177,7 +177,7 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
         log(f"ulid {version} for PostgreSQL {major} on {arch}")
         Artifact(major, arch, "release").make(out)
     for arch in arches:
-        log(f"ulid-cli {project.CLI_VERSION} on {arch}")
+        log(f"ulid-tool {project.CLI_VERSION} on {arch}")
         Artifact("cli", arch, "release").make(out)
 
     # The portable layer, the file as it is in the tree (its version() is

@@ -159,14 +159,14 @@ def run(versions: list[str]) -> None:
     # that; its tests run the binary some hundred times. The binary they
     # built is the one the server and docs tests put beside each server
     # (ULID_CLI).
-    log("the ulid command-line tool: clippy -D warnings, its tests")
+    log("the command-line tool, ulid-tool: clippy -D warnings, its tests")
     target = {**env, "CARGO_TARGET_DIR": str(cargo_env.cargo_target())}
-    step(["cargo", "clippy", "--quiet", "-p", "ulid-cli", "--all-targets", "--", "-D", "warnings"], True, env=target)
-    step(["cargo", "test", "--quiet", "-p", "ulid-cli"], True, env=target)
-    env["ULID_CLI"] = str(cargo_env.cargo_target() / "debug" / "ulid")
+    step(["cargo", "clippy", "--quiet", "-p", "ulid-tool", "--all-targets", "--", "-D", "warnings"], True, env=target)
+    step(["cargo", "test", "--quiet", "-p", "ulid-tool"], True, env=target)
+    env["ULID_CLI"] = str(cargo_env.cargo_target() / "debug" / "ulid-tool")
 
     log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
-        "the tarball's install.sh against another user's directories; ulid-core and ulid-cli as crates; "
+        "the tarball's install.sh against another user's directories; ulid-core and ulid-tool as crates; "
         "the release workflow; the tooling's imports")
     step(pytest("tests/packaging/test_fetch_debian.py", "tests/packaging/test_manifest.py",
                 "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",

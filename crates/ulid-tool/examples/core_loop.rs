@@ -4,18 +4,18 @@
 //! - `new`: read the clock, `monotonic::generate` with the process's
 //!   CSPRNG, encode the text into a buffer;
 //! - `new --monotonic`: the same with `Monotonic::next`;
-//! - `parse`: `codec::parse` of a ULID text and the fields `ulid parse`
+//! - `parse`: `codec::parse` of a ULID text and the fields `ulid-tool parse`
 //!   prints (texts, time, random part), into a buffer.
 //!
 //! Usage: core_loop IDS ROUNDS; prints one JSON object: for each loop, the
 //! median over ROUNDS of the nanoseconds per id.
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-use ulid_cli::cli::ParseFormat;
-use ulid_cli::parse::Printer;
 use ulid_core::codec;
 use ulid_core::monotonic::{self, Layout, Monotonic, Step};
 use ulid_core::rng::ProcessRng;
+use ulid_tool::cli::ParseFormat;
+use ulid_tool::parse::Printer;
 
 fn now_ms() -> u64 {
     SystemTime::now()

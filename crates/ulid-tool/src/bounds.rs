@@ -1,4 +1,4 @@
-//! `ulid bounds`: the smallest id of a millisecond, what `timestamptz::ulid`
+//! `ulid-tool bounds`: the smallest id of a millisecond, what `timestamptz::ulid`
 //! gives, for the bounds of a range query: FROM's, and the one after TO's.
 
 use crate::cli::BoundsArgs;
@@ -13,14 +13,14 @@ pub fn smallest_of(ms: u64) -> [u8; codec::BYTES] {
     codec::from_parts(ms, &[0; codec::RANDOM_BYTES])
 }
 
-/// The millisecond `ms` as `ulid parse` shows a time, for messages.
+/// The millisecond `ms` as `ulid-tool parse` shows a time, for messages.
 fn shown(ms: u64) -> String {
     let mut text = Vec::new();
     push_time(&mut text, ms);
     String::from_utf8_lossy(&text).into_owned()
 }
 
-/// `ulid bounds`: both times are read before anything is printed.
+/// `ulid-tool bounds`: both times are read before anything is printed.
 pub(crate) fn run<W: Write>(args: &BoundsArgs, out: &mut Output<W>) -> Result<u8, Failure> {
     let from = time::parse_time(&args.from).map_err(Failure::Message)?;
     let after_to = match &args.to {

@@ -23,25 +23,25 @@ unreadable key file, an exhausted millisecond).";
 
 const EXAMPLES: &str = "\
 Examples:
-  ulid new                                  one new id
-  ulid new 3 --monotonic                    three, strictly increasing
-  ulid monotonic 3                          the same
-  ulid new --time 2025-01-01T12:00:00Z      an id for that millisecond
-  ulid from-time 2025-01-01T12:00:00Z 5     five increasing ids of that millisecond
-  ulid new --layout uuidv7 --format uuid    also a valid UUIDv7, as a UUID
-  ulid parse 01JGFJJZ00XHF7E02JJ03AE4T7     when it was made, and its other texts
-  psql -Atc 'SELECT id FROM t' | ulid parse --format json
-  ulid validate \"$ID\" || echo bad id
-  ulid bounds 2025-01-01T00:00:00Z 2025-01-31T23:59:59.999Z
-                                            the bounds of January, for a range query
-  ulid encrypt \"$ID\" --key-file key.bin     the public id for $ID
+  ulid-tool new                                  one new id
+  ulid-tool new 3 --monotonic                    three, strictly increasing
+  ulid-tool monotonic 3                          the same
+  ulid-tool new --time 2025-01-01T12:00:00Z      an id for that millisecond
+  ulid-tool from-time 2025-01-01T12:00:00Z 5     five increasing ids of that millisecond
+  ulid-tool new --layout uuidv7 --format uuid    also a valid UUIDv7, as a UUID
+  ulid-tool parse 01JGFJJZ00XHF7E02JJ03AE4T7     when it was made, and its other texts
+  psql -Atc 'SELECT id FROM t' | ulid-tool parse --format json
+  ulid-tool validate \"$ID\" || echo bad id
+  ulid-tool bounds 2025-01-01T00:00:00Z 2025-01-31T23:59:59.999Z
+                                                 the bounds of January, for a range query
+  ulid-tool encrypt \"$ID\" --key-file key.bin     the public id for $ID
 
-Each command has its own examples: ulid help COMMAND.";
+Each command has its own examples: ulid-tool help COMMAND.";
 
-/// `ulid`: the whole command line.
+/// `ulid-tool`: the whole command line.
 #[derive(Debug, Parser)]
 #[command(
-    name = "ulid",
+    name = "ulid-tool",
     version,
     about = ABOUT,
     long_about = LONG_ABOUT,
@@ -63,7 +63,7 @@ pub struct Cli {
 /// What `--generate` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Generate {
-    /// The man page, ulid(1), in roff
+    /// The man page, ulid-tool(1), in roff
     Man,
     /// Completions for bash
     CompleteBash,
@@ -90,24 +90,24 @@ when a millisecond has no value left. Ids of separate runs are not ordered \
 among themselves beyond their milliseconds.",
         after_help = "\
 Examples:
-  ulid new                                  01JGFJJZ00XHF7E02JJ03AE4T7 (say)
-  ulid new 1000000 > ids.txt                a million ids
-  ulid new 5 --monotonic --time 1735689600000
-                                            five increasing ids of that millisecond
-  ulid new --layout uuidv7 --format uuid    01941f29-7c00-7e5e-b700-529006a71347 (say)"
+  ulid-tool new                                  01JGFJJZ00XHF7E02JJ03AE4T7 (say)
+  ulid-tool new 1000000 > ids.txt                a million ids
+  ulid-tool new 5 --monotonic --time 1735689600000
+                                                 five increasing ids of that millisecond
+  ulid-tool new --layout uuidv7 --format uuid    01941f29-7c00-7e5e-b700-529006a71347 (say)"
     )]
     New(NewArgs),
 
-    /// New ids, each greater than the one before: ulid new --monotonic
+    /// New ids, each greater than the one before: ulid-tool new --monotonic
     #[command(
         long_about = "\
 N new ids (1 by default), one per line, each greater than the one before: \
-what ulid new N --monotonic does, with the same options (--time, --step, \
---layout, --format); ulid help new says how the ids step.",
+what ulid-tool new N --monotonic does, with the same options (--time, --step, \
+--layout, --format); ulid-tool help new says how the ids step.",
         after_help = "\
 Examples:
-  ulid monotonic 10                         ten ids, strictly increasing
-  ulid monotonic 3 --step one --time 2025-01-01T00:00:00Z"
+  ulid-tool monotonic 10                         ten ids, strictly increasing
+  ulid-tool monotonic 3 --step one --time 2025-01-01T00:00:00Z"
     )]
     Monotonic(MonotonicArgs),
 
@@ -117,17 +117,17 @@ Examples:
         long_about = "\
 N new ids (1 by default) of TIME's millisecond, one per line, each greater \
 than the one before: the first with random bits, the next ones stepped up \
-within the millisecond, as ulid new --monotonic --time TIME makes them \
+within the millisecond, as ulid-tool new --monotonic --time TIME makes them \
 (--step and --layout as for new). All of them are of that millisecond: \
-when it has no value left, ulid says so and stops with exit status 2 after \
+when it has no value left, ulid-tool says so and stops with exit status 2 after \
 the ids made, rather than wrap around or move to the next millisecond.
 
 For the bounds of a range query (the smallest id of a millisecond, what \
-TIME::timestamptz::ulid gives), see ulid bounds.",
+TIME::timestamptz::ulid gives), see ulid-tool bounds.",
         after_help = "\
 Examples:
-  ulid from-time 2026-04-15T00:00:00Z 5     five ids of midnight UTC
-  ulid from-time 1735689600000 3 --layout uuidv7 --format uuid"
+  ulid-tool from-time 2026-04-15T00:00:00Z 5     five ids of midnight UTC
+  ulid-tool from-time 1735689600000 3 --layout uuidv7 --format uuid"
     )]
     FromTime(FromTimeArgs),
 
@@ -147,14 +147,14 @@ the exit status is then 1.
 
 A valid value whose time is outside the years 1990 to 2199 (and whose random \
 part is not zero, as a range bound's is) is printed as any other, with a \
-note on standard error: it may be a public id (ulid encrypt), whose first 48 \
-bits are AES output rather than a time; ulid decrypt reads the id behind it. \
+note on standard error: it may be a public id (ulid-tool encrypt), whose first 48 \
+bits are AES output rather than a time; ulid-tool decrypt reads the id behind it. \
 The note changes neither the output nor the exit status.",
         after_help = "\
 Examples:
-  ulid parse 01JGFJJZ00XHF7E02JJ03AE4T7
-  ulid parse 01941f29-7c00-ec5e-7700-529006a71347 --format json
-  psql -Atc 'SELECT id FROM orders' | ulid parse --format tsv | cut -f4"
+  ulid-tool parse 01JGFJJZ00XHF7E02JJ03AE4T7
+  ulid-tool parse 01941f29-7c00-ec5e-7700-529006a71347 --format json
+  psql -Atc 'SELECT id FROM orders' | ulid-tool parse --format tsv | cut -f4"
     )]
     Parse(ParseArgs),
 
@@ -168,8 +168,8 @@ HINT in brackets when it has one. Exit status 0 when every id is valid, 1 \
 when any is not, 2 for a usage error.",
         after_help = "\
 Examples:
-  ulid validate 01JGFJJZ00XHF7E02JJ03AE4T7
-  ulid validate < ids.txt && echo all valid"
+  ulid-tool validate 01JGFJJZ00XHF7E02JJ03AE4T7
+  ulid-tool validate < ids.txt && echo all valid"
     )]
     Validate(ValidateArgs),
 
@@ -187,11 +187,11 @@ TO before FROM, or TO in the last millisecond a ULID holds (no id is above \
 it: leave TO out), is an error, exit status 2.",
         after_help = "\
 Examples:
-  ulid bounds 2025-01-01T00:00:00Z          01JGFJJZ000000000000000000
-  ulid bounds 2025-01-01T00:00:00Z 2025-01-01T23:59:59.999Z
-                                            01JGFJJZ000000000000000000
-                                            01JGJ4ZP000000000000000000
-  ulid bounds 1735689600000 --format uuid"
+  ulid-tool bounds 2025-01-01T00:00:00Z          01JGFJJZ000000000000000000
+  ulid-tool bounds 2025-01-01T00:00:00Z 2025-01-01T23:59:59.999Z
+                                                 01JGFJJZ000000000000000000
+                                                 01JGJ4ZP000000000000000000
+  ulid-tool bounds 1735689600000 --format uuid"
     )]
     Bounds(BoundsArgs),
 
@@ -215,12 +215,12 @@ standard input (- or /dev/stdin) only when the ids are given as arguments. \
         after_help = "\
 Examples:
   (umask 077; head -c 32 /dev/urandom > key.bin)    a new AES-256 key, private
-  ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-file key.bin
-  psql -Atc 'SELECT id FROM orders' | ulid encrypt --key-file key.bin
+  ulid-tool encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-file key.bin
+  psql -Atc 'SELECT id FROM orders' | ulid-tool encrypt --key-file key.bin
   (umask 077; od -An -vtx1 -N32 /dev/urandom | tr -d ' \\n' > key.hex)
                                                     a new AES-256 key, in hexadecimal
-  ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-hex-file key.hex
-  ULID_KEY=$(cat key.hex) ulid encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-env ULID_KEY"
+  ulid-tool encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-hex-file key.hex
+  ULID_KEY=$(cat key.hex) ulid-tool encrypt 01JGFJJZ00XHF7E02JJ03AE4T7 --key-env ULID_KEY"
     )]
     Encrypt(CryptArgs),
 
@@ -235,8 +235,8 @@ is never printed. A key file that group or others may open is refused, as \
 for encrypt.",
         after_help = "\
 Examples:
-  ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin
-  ulid decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-env ULID_KEY"
+  ulid-tool decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-file key.bin
+  ulid-tool decrypt 38Z4YRRNNWWW2QZ01QS8KN01E9 --key-env ULID_KEY"
     )]
     Decrypt(CryptArgs),
 }

@@ -1,4 +1,4 @@
-//! `ulid encrypt` and `ulid decrypt`: public ids, with ulid-core's cipher,
+//! `ulid-tool encrypt` and `ulid-tool decrypt`: public ids, with ulid-core's cipher,
 //! the one `ulid_encrypt` and `ulid_decrypt` use. The key is read from one
 //! place: a file of its raw bytes (`--key-file`), a file whose first line
 //! is its hexadecimal digits (`--key-hex-file`), an environment variable
@@ -128,7 +128,7 @@ fn check_private(
     );
     match readable {
         ReadableKey::Refuse => Err(format!("{why}, or pass --allow-readable-key")),
-        ReadableKey::Warn => writeln!(warnings, "ulid: warning: {why}")
+        ReadableKey::Warn => writeln!(warnings, "ulid-tool: warning: {why}")
             .map_err(|err| format!("cannot write a warning: {err}")),
     }
 }
@@ -335,7 +335,7 @@ fn cipher_from_digits(text: &[u8], origin: &str) -> Result<Cipher, String> {
     Cipher::new(&key[..len]).map_err(|err| format!("{origin}: {}", length_error(err.message())))
 }
 
-/// `ulid encrypt` (`encrypt` true) and `ulid decrypt`.
+/// `ulid-tool encrypt` (`encrypt` true) and `ulid-tool decrypt`.
 pub(crate) fn run<R: Read, W: Write>(
     mut args: CryptArgs,
     encrypt: bool,

@@ -1,4 +1,4 @@
-//! `ulid from-time TIME [N]`: N new ids of one millisecond, each greater
+//! `ulid-tool from-time TIME [N]`: N new ids of one millisecond, each greater
 //! than the one before, from ulid-core's monotonic generator with a clock
 //! stopped at TIME. Every id is of TIME's millisecond: when it has no value
 //! left the command fails, as the generator does, after the ids made; it
@@ -13,7 +13,7 @@ use ulid_core::codec::{self, BYTES};
 use ulid_core::monotonic::{GenerateError, Layout, Monotonic, Step};
 use ulid_core::rng::{ProcessRng, RandomSource};
 
-/// What `ulid from-time` was asked for.
+/// What `ulid-tool from-time` was asked for.
 #[derive(Debug, Clone, Copy)]
 pub struct FromTimeOptions {
     /// The Unix millisecond of every id.
@@ -58,7 +58,7 @@ pub fn write_from_time<W: Write>(
     Ok(())
 }
 
-/// `ulid from-time`.
+/// `ulid-tool from-time`.
 pub(crate) fn run<W: Write>(args: &FromTimeArgs, out: &mut Output<W>) -> Result<u8, Failure> {
     let ms = time::parse_time(&args.time).map_err(Failure::Message)?;
     let after = match &args.after {

@@ -1,4 +1,4 @@
-//! `ulid --generate KIND`: the man page and the shell completion scripts,
+//! `ulid-tool --generate KIND`: the man page and the shell completion scripts,
 //! made from the same clap definition as `--help`, for the release's
 //! packages to install (a man page in man1, completions where each shell
 //! looks for them).
@@ -18,23 +18,37 @@ pub fn generate(kind: Generate, out: &mut impl Write) -> io::Result<()> {
     }
 }
 
+/// The completions of the program by its command's name, `ulid-tool`.
 fn complete(shell: Shell, cmd: &mut clap::Command, out: &mut impl Write) -> io::Result<()> {
-    clap_complete::generate(shell, cmd, "ulid", out);
-    Ok(())
+    let name = cmd.get_name().to_owned();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, cmd, name.as_str(), &mut script);
+    if shell == Shell::Bash {
+        // clap_complete (4.6.11, the newest) spells the state of a
+        // subcommand two ways when the program's name has a hyphen: the
+        // loop that reads the words sets `ulid__tool__subcmd__new`, the
+        // branches that offer its options test `ulid__subcmd__tool__subcmd__new`,
+        // so no subcommand's options would complete. The loop's spelling
+        // wins; once clap_complete agrees with itself this changes nothing.
+        let script = String::from_utf8_lossy(&script)
+            .replace(&name.replace('-', "__subcmd__"), &name.replace('-', "__"));
+        return out.write_all(script.as_bytes());
+    }
+    out.write_all(&script)
 }
 
-/// ulid(1): the command's page, then a section per command with its own
+/// ulid-tool(1): the command's page, then a section per command with its own
 /// synopsis, description, options and examples, so that one page is the
 /// whole manual.
 fn man_page(cmd: clap::Command, out: &mut impl Write) -> io::Result<()> {
-    let man = clap_mangen::Man::new(cmd.clone()).manual("ulid manual");
+    let man = clap_mangen::Man::new(cmd.clone()).manual(format!("{} manual", cmd.get_name()));
     man.render_title(out)?;
     man.render_name_section(out)?;
     man.render_synopsis_section(out)?;
     man.render_description_section(out)?;
     out.write_all(b".SH COMMANDS\n")?;
     for sub in cmd.get_subcommands().filter(|sub| !sub.is_hide_set()) {
-        let name = format!("ulid {}", sub.get_name());
+        let name = format!("{} {}", cmd.get_name(), sub.get_name());
         let page = clap_mangen::Man::new(sub.clone().bin_name(name.clone()));
         let mut section = Vec::new();
         page.render_synopsis_section(&mut section)?;

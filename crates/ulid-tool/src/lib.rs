@@ -1,4 +1,4 @@
-//! `ulid`, the command-line tool: the commands' work, on ulid-core (the
+//! `ulid-tool`, the command-line tool: the commands' work, on ulid-core (the
 //! codec, the generators and the cipher of the PostgreSQL extension), so
 //! that what it prints is what the type prints for the same input.
 //!
@@ -56,7 +56,8 @@ pub fn main() -> ExitCode {
         Ok(cli) => ExitCode::from(run(cli)),
         Err(err) => match an_id_given_as_a_command(&err) {
             Some(id) => {
-                eprintln!("ulid: {id:?} is an id, not a command: to read it, ulid parse {id}");
+                let how = format!("to read it, ulid-tool parse {id}");
+                eprintln!("ulid-tool: {id:?} is an id, not a command: {how}");
                 ExitCode::from(FAILED)
             }
             None => err.exit(),
@@ -64,7 +65,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// The id in place of a command (`ulid 01JG...`), which the type would
+/// The id in place of a command (`ulid-tool 01JG...`), which the type would
 /// read, when that is why the command line was refused.
 fn an_id_given_as_a_command(err: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -88,20 +89,22 @@ pub fn run(cli: Cli) -> u8 {
             .map(|()| OK)
             .map_err(Failure::Io),
         (None, Some(command)) => dispatch(command, &mut out),
-        (None, None) => Err(Failure::Message("no command given: see ulid --help".into())),
+        (None, None) => Err(Failure::Message(
+            "no command given: see ulid-tool --help".into(),
+        )),
     };
     // what was made before a failure is still written
     let flushed = out.flush();
     match result.and_then(|status| flushed.map(|()| status).map_err(Failure::Io)) {
         Ok(status) => status,
-        // a reader that went away (`ulid new 1000000 | head -1`) is no error
+        // a reader that went away (`ulid-tool new 1000000 | head -1`) is no error
         Err(Failure::Io(err)) if err.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(Failure::Io(err)) => {
-            eprintln!("ulid: {err}");
+            eprintln!("ulid-tool: {err}");
             FAILED
         }
         Err(Failure::Message(message)) => {
-            eprintln!("ulid: {message}");
+            eprintln!("ulid-tool: {message}");
             FAILED
         }
     }

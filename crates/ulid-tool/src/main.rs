@@ -1,5 +1,5 @@
-//! `ulid`: see `lib.rs`, where the work is done.
+//! `ulid-tool`: see `lib.rs`, where the work is done.
 
 fn main() -> std::process::ExitCode {
-    ulid_cli::main()
+    ulid_tool::main()
 }

@@ -1,4 +1,4 @@
-//! `ulid new`: new ids from a clock and a random source, both passed in,
+//! `ulid-tool new`: new ids from a clock and a random source, both passed in,
 //! so that tests can freeze the clock, step it back, or start the
 //! monotonic state near the end of a millisecond.
 
@@ -41,7 +41,7 @@ impl Clock for Frozen {
     }
 }
 
-/// What `ulid new` was asked for.
+/// What `ulid-tool new` was asked for.
 #[derive(Debug, Clone, Copy)]
 pub struct NewOptions {
     pub count: u64,
@@ -119,7 +119,7 @@ pub fn generate_failure(err: GenerateError, made: u64, layout: Layout) -> String
     )
 }
 
-/// `ulid new`.
+/// `ulid-tool new`.
 pub(crate) fn run<W: Write>(args: &NewArgs, out: &mut Output<W>) -> Result<u8, Failure> {
     let after = match &args.after {
         Some(text) => Some(codec::parse(text.trim().as_bytes()).map_err(|err| {

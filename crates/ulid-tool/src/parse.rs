@@ -1,9 +1,9 @@
-//! `ulid parse` and `ulid validate`: reading ids in any of the type's three
+//! `ulid-tool parse` and `ulid-tool validate`: reading ids in any of the type's three
 //! forms, saying what each holds, and reporting the ones that are not ids
 //! in the words of the type's own error DETAIL and HINT.
 //!
 //! `parse` also notes, on standard error, a value whose time lies outside
-//! the years 1990 to 2199: most likely a public id (`ulid encrypt`), whose
+//! the years 1990 to 2199: most likely a public id (`ulid-tool encrypt`), whose
 //! "time" is AES output, read by mistake where its id was meant. Only a
 //! note: the value is valid, and is printed as any other.
 
@@ -16,7 +16,7 @@ use std::io::{self, BufReader, Read, Write};
 use ulid_core::codec::{self, BYTES, RANDOM_BYTES, TEXT_LEN};
 use ulid_core::monotonic::is_uuidv7;
 
-/// `ulid parse`: what each id holds; a bad one is reported and skipped.
+/// `ulid-tool parse`: what each id holds; a bad one is reported and skipped.
 pub(crate) fn run<R: Read, W: Write>(
     args: &ParseArgs,
     reader: &mut BufReader<R>,
@@ -44,7 +44,7 @@ pub fn read_id(item: &Item<'_>, errors: &mut impl Write) -> io::Result<Option<[u
     if item.truncated {
         writeln!(
             errors,
-            "ulid: {}: not an id: a line longer than {MAX_LINE} bytes",
+            "ulid-tool: {}: not an id: a line longer than {MAX_LINE} bytes",
             item.origin
         )?;
         return Ok(None);
@@ -56,7 +56,7 @@ pub fn read_id(item: &Item<'_>, errors: &mut impl Write) -> io::Result<Option<[u
             let shown = String::from_utf8_lossy(item.text);
             write!(
                 errors,
-                "ulid: {}: invalid id \"{}\": {}",
+                "ulid-tool: {}: invalid id \"{}\": {}",
                 item.origin,
                 shown.escape_debug(),
                 err.detail(item.text)
@@ -81,7 +81,7 @@ const LIKELY_MS: std::ops::Range<u64> = 631_152_000_000..7_258_118_400_000;
 
 /// Says on `errors` that `value`, read from `item`, may be a public id,
 /// when its time is outside `LIKELY_MS`. A value whose random part is zero
-/// is left alone: that is a range bound (`ulid bounds`, `timestamptz::ulid`)
+/// is left alone: that is a range bound (`ulid-tool bounds`, `timestamptz::ulid`)
 /// or the nil id, made on purpose, while a public id is one with chance
 /// 2^-80.
 fn note_far_time(item: &Item<'_>, value: &[u8; BYTES], errors: &mut impl Write) -> io::Result<()> {
@@ -93,8 +93,8 @@ fn note_far_time(item: &Item<'_>, value: &[u8; BYTES], errors: &mut impl Write) 
     // a valid id is plain ASCII: shown as given
     writeln!(
         errors,
-        "ulid: {}: note: the time of \"{}\" is {}, outside the years 1990 to 2199: \
-         it may be a public id; ulid decrypt ID --key-file KEY reads it",
+        "ulid-tool: {}: note: the time of \"{}\" is {}, outside the years 1990 to 2199: \
+         it may be a public id; ulid-tool decrypt ID --key-file KEY reads it",
         item.origin,
         String::from_utf8_lossy(item.text),
         ascii(&time[..len])
@@ -280,9 +280,9 @@ mod tests {
         }
         let note = note_of(7_258_118_400_000, random);
         assert!(
-            note.starts_with("ulid: line 3: note: the time of \"")
+            note.starts_with("ulid-tool: line 3: note: the time of \"")
                 && note.contains(" is 2200-01-01T00:00:00.000Z, outside the years 1990 to 2199: ")
-                && note.ends_with("ulid decrypt ID --key-file KEY reads it\n"),
+                && note.ends_with("ulid-tool decrypt ID --key-file KEY reads it\n"),
             "{note}"
         );
         // a range bound, or the nil id: made so, no public id

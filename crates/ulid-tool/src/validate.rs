@@ -1,4 +1,4 @@
-//! `ulid validate`: whether each id is valid, told by the exit status, and
+//! `ulid-tool validate`: whether each id is valid, told by the exit status, and
 //! why one is not on standard error (in `parse::read_id`'s words, the
 //! type's error DETAIL and HINT). Unlike `parse`, no note of a time far
 //! from now: validity is all it is asked.
@@ -10,7 +10,7 @@ use crate::parse::read_id;
 use crate::{Failure, INVALID, OK};
 use std::io::{BufReader, Read, Write};
 
-/// `ulid validate`: prints nothing; the exit status says.
+/// `ulid-tool validate`: prints nothing; the exit status says.
 pub(crate) fn run<R: Read, W: Write>(
     args: &ValidateArgs,
     reader: &mut BufReader<R>,

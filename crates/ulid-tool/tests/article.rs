@@ -1,6 +1,6 @@
 //! The commands of a well-known article on ULID command-line tools, run
-//! exactly as it writes them (with `ulid` for its `ulid-cli`), comments and
-//! all, by bash with the binary first in PATH; then `ulid bounds`, which
+//! exactly as it writes them (with `ulid-tool` for its `ulid-cli`), comments and
+//! all, by bash with the binary first in PATH; then `ulid-tool bounds`, which
 //! took over the range bound `from-time` used to print. Each result is
 //! checked against a reading of the ULID text written here (Crockford
 //! base32 to a 128-bit number) and jiff's calendar, not the tool's codec.
@@ -8,16 +8,18 @@
 use std::process::Output;
 
 /// The article's five commands, as written.
-const NEW: &str = "ulid new 3";
-const PARSE: &str = "ulid parse 01KP7S0ABC7M3NP4QR5STVWX6Y --format json";
-const MONOTONIC: &str = "ulid monotonic 10            # 10 ULIDs, guaranteed strictly increasing";
-const FROM_TIME: &str = "ulid from-time 2026-04-15T00:00:00Z 5    # 5 ULIDs pinned to midnight UTC";
-const VALIDATE: &str = "ulid validate 01KP7S0ABC7M3NP4QR5STVWX6Y && echo valid";
+const NEW: &str = "ulid-tool new 3";
+const PARSE: &str = "ulid-tool parse 01KP7S0ABC7M3NP4QR5STVWX6Y --format json";
+const MONOTONIC: &str =
+    "ulid-tool monotonic 10            # 10 ULIDs, guaranteed strictly increasing";
+const FROM_TIME: &str =
+    "ulid-tool from-time 2026-04-15T00:00:00Z 5    # 5 ULIDs pinned to midnight UTC";
+const VALIDATE: &str = "ulid-tool validate 01KP7S0ABC7M3NP4QR5STVWX6Y && echo valid";
 
-/// Runs `line` with bash, `ulid` being the binary under test.
+/// Runs `line` with bash, `ulid-tool` being the binary under test.
 fn bash(line: &str) -> Output {
-    let binary = std::path::PathBuf::from(assert_cmd::cargo::cargo_bin!("ulid"));
-    assert_eq!(binary.file_name().unwrap(), "ulid");
+    let binary = std::path::PathBuf::from(assert_cmd::cargo::cargo_bin!("ulid-tool"));
+    assert_eq!(binary.file_name().unwrap(), "ulid-tool");
     let path = format!(
         "{}:{}",
         binary.parent().unwrap().display(),
@@ -156,7 +158,7 @@ fn validate_and_echo() {
     assert!(output.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "ulid: argument 1: invalid id \"01KP7S0ABC7M3NP4QR5STVWX6U\": Invalid character \"U\" \
+        "ulid-tool: argument 1: invalid id \"01KP7S0ABC7M3NP4QR5STVWX6U\": Invalid character \"U\" \
          at position 26. (A ULID uses Crockford's base32: the digits and the letters A to Z \
          except I, L, O and U.)\n"
     );
@@ -167,12 +169,12 @@ fn bounds_of_one_time_and_of_a_range() {
     let midnight = ms("2026-04-15T00:00:00Z");
     let next_day = ms("2026-04-16T00:00:00Z");
     // one time: the smallest id of its millisecond, random part zero
-    let out = stdout_of("ulid bounds 2026-04-15T00:00:00Z");
+    let out = stdout_of("ulid-tool bounds 2026-04-15T00:00:00Z");
     assert_eq!(numbers(&out), [u128::from(midnight) << 80]);
     assert_eq!(out, "01KP7702000000000000000000\n");
     // a range, its last millisecond included: the second bound is the
     // smallest id of the next millisecond
-    let out = stdout_of("ulid bounds 2026-04-15T00:00:00Z 2026-04-15T23:59:59.999Z");
+    let out = stdout_of("ulid-tool bounds 2026-04-15T00:00:00Z 2026-04-15T23:59:59.999Z");
     let bounds = numbers(&out);
     assert_eq!(
         bounds,
@@ -180,7 +182,7 @@ fn bounds_of_one_time_and_of_a_range() {
     );
     // what from-time makes at midnight, and at the day's last millisecond,
     // lies within: id >= first AND id < second
-    for line in [FROM_TIME, "ulid from-time 2026-04-15T23:59:59.999Z 5"] {
+    for line in [FROM_TIME, "ulid-tool from-time 2026-04-15T23:59:59.999Z 5"] {
         let ids = numbers(&stdout_of(line));
         assert!(
             ids.iter().all(|&n| bounds[0] <= n && n < bounds[1]),
@@ -189,7 +191,7 @@ fn bounds_of_one_time_and_of_a_range() {
     }
     // as a shell uses them
     let query = stdout_of(
-        "{ read -r lo; read -r hi; } < <(ulid bounds 2026-04-15T00:00:00Z 2026-04-15T23:59:59.999Z); \
+        "{ read -r lo; read -r hi; } < <(ulid-tool bounds 2026-04-15T00:00:00Z 2026-04-15T23:59:59.999Z); \
          echo \"WHERE id >= '$lo' AND id < '$hi'\"",
     );
     assert_eq!(

@@ -1,12 +1,12 @@
-//! `ulid new --monotonic` with a clock the test controls: the library part
+//! `ulid-tool new --monotonic` with a clock the test controls: the library part
 //! of the command, given a clock that stalls, steps back and moves on.
 
-use ulid_cli::cli::IdFormat;
-use ulid_cli::new::{write_new, Clock, NewError, NewOptions};
-use ulid_cli::output::Output;
 use ulid_core::codec;
 use ulid_core::monotonic::{GenerateError, Layout, Step};
 use ulid_core::rng::ProcessRng;
+use ulid_tool::cli::IdFormat;
+use ulid_tool::new::{write_new, Clock, NewError, NewOptions};
+use ulid_tool::output::Output;
 
 /// Readings from a list, the last one repeated.
 struct Scripted {

@@ -1,4 +1,4 @@
-//! The `ulid` binary as a user runs it: every command and format, exit
+//! The `ulid-tool` binary as a user runs it: every command and format, exit
 //! statuses, messages for bad input, and what a Unix tool owes a pipeline.
 //! Values are checked with ulid-core's decoder and, where one exists, an
 //! outside reference (FIPS-197's AES vectors, jiff's calendar).
@@ -11,7 +11,7 @@ use ulid_core::codec;
 use ulid_core::monotonic::is_uuidv7;
 
 fn ulid() -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid"));
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"));
     cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
     cmd
 }
@@ -20,7 +20,7 @@ fn stdout_of(args: &[&str]) -> String {
     let output = ulid().args(args).output().unwrap();
     assert!(
         output.status.success(),
-        "ulid {args:?}: {}",
+        "ulid-tool {args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(output.stderr.is_empty());
@@ -42,7 +42,7 @@ fn refusal(origin: &str, text: &str) -> String {
         .map(|hint| format!(" ({hint})"))
         .unwrap_or_default();
     format!(
-        "ulid: {origin}: invalid id \"{}\": {}{hint}\n",
+        "ulid-tool: {origin}: invalid id \"{}\": {}{hint}\n",
         text.escape_debug(),
         err.detail(text.as_bytes())
     )
@@ -115,7 +115,7 @@ fn new_at_a_given_time() {
         .assert()
         .code(2)
         .stderr(predicate::str::starts_with(
-            "ulid: invalid time \"tomorrow\"",
+            "ulid-tool: invalid time \"tomorrow\"",
         ));
 }
 
@@ -196,7 +196,7 @@ fn an_exhausted_millisecond_fails_after_the_values_left() {
         .assert()
         .code(2)
         .stderr(
-            "ulid: no value left in this millisecond after 3 ids: The 80-bit random part \
+            "ulid-tool: no value left in this millisecond after 3 ids: The 80-bit random part \
              reached its largest value; the generator fails rather than wrap around.\n",
         );
     let ids = values(&String::from_utf8(assert.get_output().stdout.clone()).unwrap());
@@ -216,7 +216,7 @@ fn an_exhausted_millisecond_fails_after_the_values_left() {
         .assert()
         .code(2)
         .stderr(
-            "ulid: no value left in this millisecond after 1 id: The 74 random bits of the \
+            "ulid-tool: no value left in this millisecond after 1 id: The 74 random bits of the \
              UUIDv7 layout reached their largest value; the generator fails rather than wrap \
              around.\n",
         );
@@ -328,8 +328,8 @@ fn parse_says_which_ids_are_uuidv7s_and_reads_the_extremes() {
 /// 2199.
 fn far_note(origin: &str, text: &str, time: &str) -> String {
     format!(
-        "ulid: {origin}: note: the time of \"{text}\" is {time}, outside the years 1990 to \
-         2199: it may be a public id; ulid decrypt ID --key-file KEY reads it\n"
+        "ulid-tool: {origin}: note: the time of \"{text}\" is {time}, outside the years 1990 to \
+         2199: it may be a public id; ulid-tool decrypt ID --key-file KEY reads it\n"
     )
 }
 
@@ -479,7 +479,7 @@ fn an_invalid_id_is_told_with_the_types_hint_when_it_has_one() {
             .code(1)
             .stdout("")
             .stderr(format!(
-                "ulid: argument 1: invalid id \"X\": Expected 26 characters, found 1. \
+                "ulid-tool: argument 1: invalid id \"X\": Expected 26 characters, found 1. \
                  ({FORMS_HINT})\n"
             ));
     }
@@ -490,7 +490,7 @@ fn an_invalid_id_is_told_with_the_types_hint_when_it_has_one() {
         .code(1)
         .stdout("")
         .stderr(
-            "ulid: argument 1: invalid id \"80000000000000000000000000\": The first character is \
+            "ulid-tool: argument 1: invalid id \"80000000000000000000000000\": The first character is \
              \"8\", above \"7\": the value would not fit in 128 bits.\n",
         );
     // from standard input alike
@@ -500,7 +500,7 @@ fn an_invalid_id_is_told_with_the_types_hint_when_it_has_one() {
         .assert()
         .code(1)
         .stderr(format!(
-            "ulid: line 2: invalid id \"X\": Expected 26 characters, found 1. ({FORMS_HINT})\n"
+            "ulid-tool: line 2: invalid id \"X\": Expected 26 characters, found 1. ({FORMS_HINT})\n"
         ));
 }
 
@@ -546,7 +546,7 @@ fn an_argument_is_read_as_given_and_a_line_without_its_blanks() {
         .code(1)
         .stdout("")
         .stderr(format!(
-            "ulid: argument 1: invalid id \" {SPEC}\": Expected 26 characters, found 27. \
+            "ulid-tool: argument 1: invalid id \" {SPEC}\": Expected 26 characters, found 27. \
              ({FORMS_HINT})\n"
         ));
     // the same texts on standard input: blanks around a line are psql's
@@ -582,7 +582,7 @@ fn validate_exit_statuses_and_reasons() {
         .code(1)
         .stdout("")
         .stderr(predicate::str::starts_with(
-            "ulid: argument 2: invalid id \"01JGFJJZ00XHF7E02JJ03AE4TU\": ",
+            "ulid-tool: argument 2: invalid id \"01JGFJJZ00XHF7E02JJ03AE4TU\": ",
         ));
     // a usage error
     ulid().args(["validate", "--strict"]).assert().code(2);
@@ -592,7 +592,7 @@ fn validate_exit_statuses_and_reasons() {
         .write_stdin(format!("{SPEC}\n{}\n{SPEC}\n", "7".repeat(100_000)))
         .assert()
         .code(1)
-        .stderr("ulid: line 2: not an id: a line longer than 4096 bytes\n");
+        .stderr("ulid-tool: line 2: not an id: a line longer than 4096 bytes\n");
 }
 
 // ---- monotonic -----------------------------------------------------------
@@ -638,7 +638,7 @@ fn monotonic_is_new_monotonic() {
         .code(2)
         .stdout(predicate::function(|out: &str| out.lines().count() == 3))
         .stderr(predicate::str::starts_with(
-            "ulid: no value left in this millisecond after 3 ids",
+            "ulid-tool: no value left in this millisecond after 3 ids",
         ));
 }
 
@@ -715,7 +715,7 @@ fn from_time_fails_when_the_millisecond_runs_out() {
         .assert()
         .code(2)
         .stderr(
-            "ulid: no value left in this millisecond after 3 ids: The 80-bit random part \
+            "ulid-tool: no value left in this millisecond after 3 ids: The 80-bit random part \
              reached its largest value; the generator fails rather than wrap around.\n",
         );
     let ids = values(&String::from_utf8(assert.get_output().stdout.clone()).unwrap());
@@ -735,7 +735,7 @@ fn from_time_fails_when_the_millisecond_runs_out() {
             .assert()
             .code(2)
             .stderr(predicate::str::starts_with(
-                "ulid: no value left in this millisecond after 0 ids",
+                "ulid-tool: no value left in this millisecond after 0 ids",
             ));
         assert!(assert.get_output().stdout.is_empty(), "{layout}");
     }
@@ -746,7 +746,7 @@ fn from_time_fails_when_the_millisecond_runs_out() {
         .assert()
         .code(2)
         .stdout("")
-        .stderr("ulid: --after: not an id of TIME's millisecond\n");
+        .stderr("ulid-tool: --after: not an id of TIME's millisecond\n");
 }
 
 #[test]
@@ -757,7 +757,7 @@ fn from_time_refuses_what_is_not_a_time_or_a_count() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::starts_with(
-            "ulid: timestamp out of range for ulid",
+            "ulid-tool: timestamp out of range for ulid",
         ));
     ulid()
         .args(["from-time", "tomorrow", "3"])
@@ -765,7 +765,7 @@ fn from_time_refuses_what_is_not_a_time_or_a_count() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::starts_with(
-            "ulid: invalid time \"tomorrow\"",
+            "ulid-tool: invalid time \"tomorrow\"",
         ));
     ulid().arg("from-time").assert().code(2).stdout("");
     ulid()
@@ -871,7 +871,7 @@ fn bounds_refuses_a_range_it_cannot_bound() {
         .code(2)
         .stdout("")
         .stderr(
-            "ulid: TO (2025-01-01T23:59:59.999Z) is before FROM (2025-01-02T00:00:00.000Z): \
+            "ulid-tool: TO (2025-01-01T23:59:59.999Z) is before FROM (2025-01-02T00:00:00.000Z): \
              no id lies between them\n",
         );
     ulid()
@@ -880,7 +880,7 @@ fn bounds_refuses_a_range_it_cannot_bound() {
         .code(2)
         .stdout("")
         .stderr(
-            "ulid: TO (10889-08-02T05:31:50.655Z) is the last millisecond a ULID holds: no id \
+            "ulid-tool: TO (10889-08-02T05:31:50.655Z) is the last millisecond a ULID holds: no id \
              is above it; leave TO out (id >= FROM alone)\n",
         );
     ulid()
@@ -888,7 +888,9 @@ fn bounds_refuses_a_range_it_cannot_bound() {
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::starts_with("ulid: invalid time \"later\""));
+        .stderr(predicate::str::starts_with(
+            "ulid-tool: invalid time \"later\"",
+        ));
     ulid()
         .args(["bounds", "1", "2", "3"])
         .assert()
@@ -999,7 +1001,7 @@ fn a_bad_key_is_refused_and_never_shown() {
         .code(2)
         .stdout("")
         .stderr(format!(
-            "ulid: the key file {path}: invalid key length for ulid_encrypt and ulid_decrypt: \
+            "ulid-tool: the key file {path}: invalid key length for ulid_encrypt and ulid_decrypt: \
              29 bytes (The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.)\n"
         ));
     let long = dir.join("long");
@@ -1017,7 +1019,7 @@ fn a_bad_key_is_refused_and_never_shown() {
         .args(["decrypt", SPEC, "--key-hex", hex_secret])
         .assert()
         .code(2)
-        .stderr("ulid: --key-hex: invalid key length for ulid_encrypt and ulid_decrypt: 8 bytes (The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.)\n");
+        .stderr("ulid-tool: --key-hex: invalid key length for ulid_encrypt and ulid_decrypt: 8 bytes (The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.)\n");
     ulid()
         .args(["decrypt", SPEC, "--key-hex", "0123456789abcdefXX"])
         .assert()
@@ -1028,7 +1030,7 @@ fn a_bad_key_is_refused_and_never_shown() {
         .assert()
         .code(2)
         .stderr(predicate::str::starts_with(
-            "ulid: cannot read the key file /nonexistent/key",
+            "ulid-tool: cannot read the key file /nonexistent/key",
         ));
     ulid().args(["encrypt", SPEC]).assert().code(2);
     // a bad id with a good key: exit 1, the good ones done
@@ -1054,7 +1056,7 @@ fn write_key(path: &std::path::Path, key: &[u8], mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
-/// The FIPS-197 AES-128 vector, as `ulid encrypt --format hex` prints it.
+/// The FIPS-197 AES-128 vector, as `ulid-tool encrypt --format hex` prints it.
 fn fips_128_line() -> String {
     format!("{}\n", fips()[0].1)
 }
@@ -1079,7 +1081,7 @@ fn a_key_file_others_may_open_is_refused() {
             .code(2)
             .stdout("")
             .stderr(format!(
-                "ulid: the key file {shown} is open to group or others (mode {mode:04o}): \
+                "ulid-tool: the key file {shown} is open to group or others (mode {mode:04o}): \
                  a key must be readable by its owner only; chmod 600 {shown}, or pass \
                  --allow-readable-key\n"
             ));
@@ -1140,7 +1142,7 @@ fn allow_readable_key_warns_and_goes_on() {
         .success()
         .stdout(fips_128_line())
         .stderr(format!(
-            "ulid: warning: the key file {shown} is open to group or others (mode 0644): \
+            "ulid-tool: warning: the key file {shown} is open to group or others (mode 0644): \
              a key must be readable by its owner only; chmod 600 {shown}\n"
         ));
     // a private file: no warning
@@ -1200,7 +1202,7 @@ fn a_symlink_is_judged_by_the_file_it_leads_to() {
         .code(2)
         .stdout("")
         .stderr(format!(
-            "ulid: the key file {link_shown} (a link to {target_shown}) is open to group or \
+            "ulid-tool: the key file {link_shown} (a link to {target_shown}) is open to group or \
              others (mode 0644): a key must be readable by its owner only; chmod 600 \
              {target_shown}, or pass --allow-readable-key\n"
         ));
@@ -1241,7 +1243,7 @@ fn a_key_on_standard_input_is_judged_by_what_stands_behind_it() {
     // a file redirected in: its own mode
     for (mode, ok) in [(0o600, true), (0o644, false)] {
         write_key(&path, &fips_key(16), mode);
-        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+        let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
             .args([
                 "encrypt",
                 FIPS_PLAIN,
@@ -1261,7 +1263,7 @@ fn a_key_on_standard_input_is_judged_by_what_stands_behind_it() {
             assert_eq!(output.status.code(), Some(2));
             assert!(output.stdout.is_empty());
             assert!(
-                stderr.starts_with("ulid: the key file /dev/stdin (a link to ")
+                stderr.starts_with("ulid-tool: the key file /dev/stdin (a link to ")
                     && stderr.contains("(mode 0644)"),
                 "{stderr}"
             );
@@ -1273,7 +1275,7 @@ fn tempdir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "ulid-cli-test-{}-{}",
+        "ulid-tool-test-{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
@@ -1285,7 +1287,7 @@ fn tempdir() -> std::path::PathBuf {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
         .args(["new", "1000000"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1314,7 +1316,7 @@ fn peak_kib(pid: u32) -> u64 {
 
 #[test]
 fn parse_streams_in_constant_memory() {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
         .args(["parse", "--format", "json"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -1378,7 +1380,7 @@ fn help_has_examples_and_no_colour_in_a_pipe() {
     assert!(!err.stderr.contains(&0x1b));
     // --generate is for packagers: not in the help
     assert!(!stdout_of(&["--help"]).contains("--generate"));
-    assert!(stdout_of(&["--version"]).starts_with("ulid 0."));
+    assert!(stdout_of(&["--version"]).starts_with("ulid-tool 0."));
 }
 
 #[test]
@@ -1388,7 +1390,7 @@ fn an_id_in_place_of_a_command_says_how_to_read_it() {
         "01941f29-7c00-ec5e-7700-529006a71347",
     ] {
         ulid().arg(id).assert().code(2).stdout("").stderr(format!(
-            "ulid: \"{id}\" is an id, not a command: to read it, ulid parse {id}\n"
+            "ulid-tool: \"{id}\" is an id, not a command: to read it, ulid-tool parse {id}\n"
         ));
     }
     // a word that is no id is clap's own error, naming the commands

@@ -1,4 +1,4 @@
-//! `ulid --generate KIND`, what the release packages install: each output
+//! `ulid-tool --generate KIND`, what the release packages install: each output
 //! is checked by the program that reads it (groff and man for the page,
 //! each shell for its completions; scripts/setup installs zsh and fish).
 
@@ -6,7 +6,7 @@ use assert_cmd::Command;
 use std::process::Stdio;
 
 fn generated(kind: &str) -> String {
-    let output = Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+    let output = Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
         .args(["--generate", kind])
         .output()
         .unwrap();
@@ -35,8 +35,8 @@ fn run(program: &str, args: &[&str]) -> std::process::Output {
 #[test]
 fn the_man_page_renders_without_warnings() {
     let page = generated("man");
-    assert!(page.contains("\n.TH ulid 1 "), "{}", &page[..80]);
-    let path = write_temp("ulid.1", &page);
+    assert!(page.contains("\n.TH ulid-tool 1 "), "{}", &page[..80]);
+    let path = write_temp("ulid-tool.1", &page);
     let path = path.to_str().unwrap();
     // groff with every warning on, as lintian's check of man pages does
     let groff = run("groff", &["-man", "-Tutf8", "-ww", "-z", path]);
@@ -46,22 +46,22 @@ fn the_man_page_renders_without_warnings() {
     assert!(man.status.success());
     let text = String::from_utf8(man.stdout).unwrap();
     for expected in [
-        "ulid - Make, read, check and convert ULIDs",
-        "ulid new",
-        "ulid parse",
-        "ulid validate",
-        "ulid monotonic",
-        "ulid from-time",
-        "ulid bounds",
-        "ulid encrypt",
-        "ulid decrypt",
+        "ulid-tool - Make, read, check and convert ULIDs",
+        "ulid-tool new",
+        "ulid-tool parse",
+        "ulid-tool validate",
+        "ulid-tool monotonic",
+        "ulid-tool from-time",
+        "ulid-tool bounds",
+        "ulid-tool encrypt",
+        "ulid-tool decrypt",
         "--monotonic",
         "--key-file",
         "--key-hex-file",
         "--key-env",
         "EXAMPLES",
         // examples keep their lines and their backslashes
-        "psql -Atc 'SELECT id FROM t' | ulid parse --format json",
+        "psql -Atc 'SELECT id FROM t' | ulid-tool parse --format json",
         "Exit status: 0",
     ] {
         assert!(
@@ -77,12 +77,25 @@ fn the_man_page_renders_without_warnings() {
 
 #[test]
 fn bash_completion_sources_and_completes() {
-    let path = write_temp("ulid.bash", &generated("complete-bash"));
+    let text = generated("complete-bash");
+    // every state the loop over the words sets has the branch that offers
+    // its options (the program's hyphen must not spell them two ways)
+    let states: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("cmd=\"")?.strip_suffix('"'))
+        .filter(|state| !state.is_empty())
+        .collect();
+    assert!(states.contains(&"ulid__tool__subcmd__new"), "{states:?}");
+    for state in &states {
+        assert!(text.contains(&format!("\n        {state})\n")), "{state}");
+    }
+    let path = write_temp("ulid-tool.bash", &text);
     let script = format!(
-        "source {} && complete -p ulid && \
-         COMP_WORDS=(ulid pa) COMP_CWORD=1 COMP_LINE='ulid pa' COMP_POINT=7 && _ulid ulid pa ulid && \
+        "source {} && complete -p ulid-tool && \
+         COMP_WORDS=(ulid-tool pa) COMP_CWORD=1 COMP_LINE='ulid-tool pa' COMP_POINT=12 && \
+         _ulid__tool ulid-tool pa ulid-tool && \
          printf '%s\\n' \"${{COMPREPLY[@]}}\" && \
-         COMP_WORDS=(ulid new --for) COMP_CWORD=2 && _ulid ulid --for new && \
+         COMP_WORDS=(ulid-tool new --for) COMP_CWORD=2 && _ulid__tool ulid-tool --for new && \
          printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         path.display()
     );
@@ -95,7 +108,7 @@ fn bash_completion_sources_and_completes() {
     );
     assert!(
         out.lines()
-            .any(|l| l.starts_with("complete ") && l.ends_with(" -F _ulid ulid")),
+            .any(|l| l.starts_with("complete ") && l.ends_with(" -F _ulid__tool ulid-tool")),
         "{out}"
     );
     assert!(out.lines().any(|l| l == "parse"), "{out}");
@@ -105,8 +118,8 @@ fn bash_completion_sources_and_completes() {
 #[test]
 fn zsh_completion_parses_and_defines_the_function() {
     let text = generated("complete-zsh");
-    assert!(text.starts_with("#compdef ulid"));
-    let path = write_temp("_ulid", &text);
+    assert!(text.starts_with("#compdef ulid-tool\n"));
+    let path = write_temp("_ulid-tool", &text);
     let path = path.to_str().unwrap();
     let check = run("zsh", &["-n", path]);
     assert!(
@@ -115,7 +128,7 @@ fn zsh_completion_parses_and_defines_the_function() {
         String::from_utf8_lossy(&check.stderr)
     );
     let script =
-        format!("autoload -Uz compinit && compinit -u -D && source {path} && whence -w _ulid");
+        format!("autoload -Uz compinit && compinit -u -D && source {path} && whence -w _ulid-tool");
     let zsh = run("zsh", &["-f", "-c", &script]);
     assert!(
         zsh.status.success(),
@@ -124,13 +137,13 @@ fn zsh_completion_parses_and_defines_the_function() {
     );
     assert_eq!(
         String::from_utf8_lossy(&zsh.stdout).trim(),
-        "_ulid: function"
+        "_ulid-tool: function"
     );
 }
 
 #[test]
 fn fish_completion_parses_and_completes() {
-    let path = write_temp("ulid.fish", &generated("complete-fish"));
+    let path = write_temp("ulid-tool.fish", &generated("complete-fish"));
     let path = path.to_str().unwrap();
     let check = run("fish", &["--no-execute", path]);
     assert!(
@@ -138,7 +151,8 @@ fn fish_completion_parses_and_completes() {
         "{}",
         String::from_utf8_lossy(&check.stderr)
     );
-    let script = format!("source {path}; complete -C 'ulid fr'; complete -C 'ulid new --lay'");
+    let script =
+        format!("source {path}; complete -C 'ulid-tool fr'; complete -C 'ulid-tool new --lay'");
     let fish = run("fish", &["--no-config", "-c", &script]);
     let out = String::from_utf8_lossy(&fish.stdout);
     assert!(
@@ -152,12 +166,12 @@ fn fish_completion_parses_and_completes() {
 
 #[test]
 fn an_unknown_kind_is_a_usage_error() {
-    Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+    Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
         .args(["--generate", "complete-tcsh"])
         .assert()
         .code(2);
     // --generate stands alone
-    Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+    Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
         .args(["--generate", "man", "new"])
         .assert()
         .code(2);

@@ -1,4 +1,4 @@
-//! Where `ulid encrypt` and `ulid decrypt` take their key from: a file of
+//! Where `ulid-tool encrypt` and `ulid-tool decrypt` take their key from: a file of
 //! raw bytes (`--key-file`), the first line of a file in hexadecimal digits
 //! (`--key-hex-file`), an environment variable (`--key-env`) or an argument
 //! (`--key-hex`). Every source gives the same ids as every other for the
@@ -10,7 +10,7 @@ use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
 fn ulid() -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid"));
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"));
     cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
     cmd
 }
@@ -57,7 +57,7 @@ fn tempdir() -> PathBuf {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
-        "ulid-cli-keys-{}-{}",
+        "ulid-tool-keys-{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
@@ -83,8 +83,8 @@ fn output_of(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> String {
     }
     let output = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "ulid {args:?}: {stderr}");
-    assert_eq!(stderr, "", "ulid {args:?}");
+    assert!(output.status.success(), "ulid-tool {args:?}: {stderr}");
+    assert_eq!(stderr, "", "ulid-tool {args:?}");
     String::from_utf8(output.stdout).unwrap()
 }
 
@@ -294,7 +294,7 @@ fn exactly_one_source_of_the_key() {
         .stdout("");
 }
 
-/// Runs `ulid encrypt SPEC ARGS` with `env`, expecting exit status 2 with
+/// Runs `ulid-tool encrypt SPEC ARGS` with `env`, expecting exit status 2 with
 /// nothing on standard output and exactly `message` on standard error,
 /// which must not hold `secret`.
 fn refused(args: &[&str], env: &[(&str, &str)], message: &str, secret: &str) {
@@ -309,7 +309,7 @@ fn refused(args: &[&str], env: &[(&str, &str)], message: &str, secret: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
     assert!(output.stdout.is_empty(), "{args:?}");
-    assert_eq!(stderr, format!("ulid: {message}\n"), "{args:?}");
+    assert_eq!(stderr, format!("ulid-tool: {message}\n"), "{args:?}");
     assert!(
         !secret.is_empty() && !stderr.contains(secret),
         "{args:?}: {stderr}"
@@ -431,7 +431,7 @@ fn a_hex_key_file_others_may_open_is_refused_as_a_raw_one() {
         .success()
         .stdout(format!("{public}\n"))
         .stderr(predicate::str::starts_with(format!(
-            "ulid: warning: the key file {shown} is open to group or others (mode 0640)"
+            "ulid-tool: warning: the key file {shown} is open to group or others (mode 0640)"
         )));
     // nothing to allow for a variable
     ulid()
@@ -519,7 +519,7 @@ fn a_key_file_may_be_standard_input_only_when_the_ids_are_arguments() {
     // others may read is refused, naming no file to chmod
     let open = dir.join("open.hex");
     write_key(&open, format!("{}\n", hex(&key)).as_bytes(), 0o644);
-    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
         .args(["encrypt", FIPS_PLAIN, "--key-hex-file", "-"])
         .stdin(std::fs::File::open(&open).unwrap())
         .output()
@@ -528,7 +528,7 @@ fn a_key_file_may_be_standard_input_only_when_the_ids_are_arguments() {
     assert!(output.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "ulid: the key file - (standard input) is open to group or others (mode 0644): a key \
+        "ulid-tool: the key file - (standard input) is open to group or others (mode 0644): a key \
          must be readable by its owner only; give it from a private file (< FILE) or a pipe, \
          or pass --allow-readable-key\n"
     );
@@ -546,10 +546,10 @@ fn a_key_file_may_be_standard_input_only_when_the_ids_are_arguments() {
     }
 }
 
-/// `ulid encrypt --format hex OPTION NAME` without ids, standard input
+/// `ulid-tool encrypt --format hex OPTION NAME` without ids, standard input
 /// `stdin`: refused, as standard input holds the ids.
 fn refused_with_stdin(option: &str, name: &str, stdin: impl Into<std::process::Stdio>) {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid"))
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"))
         .args(["encrypt", "--format", "hex", option, name])
         .stdin(stdin)
         .stdout(std::process::Stdio::piped())
@@ -569,7 +569,7 @@ fn refused_with_stdin(option: &str, name: &str, stdin: impl Into<std::process::S
     assert_eq!(
         stderr,
         format!(
-            "ulid: the key file {name} is standard input, which holds the ids when none are \
+            "ulid-tool: the key file {name} is standard input, which holds the ids when none are \
              given as arguments: give the ids as arguments, or the key in another file or in \
              an environment variable (--key-env)\n"
         ),

@@ -1,4 +1,4 @@
-//! The project's test vectors (tests/vectors/ulid.json) through the `ulid`
+//! The project's test vectors (tests/vectors/ulid.json) through the `ulid-tool`
 //! binary as a user runs it: `parse --format json` of every value's every
 //! form, `validate` of every bad text, `bounds` of every time, `encrypt` and
 //! `decrypt` of every public id and bad key, and `new --monotonic --step one
@@ -9,7 +9,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 const VECTORS: &str = include_str!("../../../tests/vectors/ulid.json");
-/// The longest line the tool reads whole (ulid_cli::input::MAX_LINE).
+/// The longest line the tool reads whole (ulid_tool::input::MAX_LINE).
 const MAX_LINE: usize = 4096;
 
 fn vectors() -> Value {
@@ -17,7 +17,7 @@ fn vectors() -> Value {
 }
 
 fn ulid() -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid"));
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"));
     cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
     cmd
 }
@@ -112,7 +112,7 @@ fn every_bad_text_is_refused_with_the_types_detail_and_hint() {
         assert_eq!(
             out.stderr,
             format!(
-                "ulid: argument 1: invalid id \"{}\": {}{hint}\n",
+                "ulid-tool: argument 1: invalid id \"{}\": {}{hint}\n",
                 input.escape_debug(),
                 s(case, "detail")
             ),
