@@ -13,8 +13,8 @@
 //!
 //! The extension crate (the repository's root) is the SQL layer on top:
 //! it reads the clock, finds the generator's state, and turns the errors
-//! defined here into PostgreSQL errors. The command-line tool
-//! (`crates/ulid-cli`) is the other user, with the same words for them.
+//! defined here into PostgreSQL errors. The command-line tool, ulid-tool
+//! (`crates/ulid-tool`), is the other user, with the same words for them.
 
 pub mod cipher;
 pub mod codec;
