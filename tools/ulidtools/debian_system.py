@@ -11,6 +11,10 @@ than this machine's own or one untouched by the build tools:
                   Debian's TimescaleDB, pg_partman and pg_auto_failover on
                   18. Its packages are the `debian-system` lines and
                   PostgreSQL 19's `debian-binary` lines (debian_binary).
+                  Its archive also holds, not installed (ARCHIVE_ONLY), the
+                  19 headers and Debian's own ulid-cli, another ULID
+                  program, which the tests install in a copy beside
+                  ulid-tool.
   bookworm        a clean Debian 12 (amd64): only sudo and CA certificates
                   are installed; its archive also holds postgresql-15 and
                   the build tools, which the tests install in a copy as a
@@ -70,6 +74,10 @@ ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
 # debootstrap, and in the system, for apt's signed-by
 ARCHIVE_KEYRING = "archive-keyring.gpg"
 KEYRING_IN_SYSTEM = "/etc/apt/keyrings/ulid-local-archive.gpg"
+# what sid's archive holds that setup does not install, for the tests to
+# install in a copy: PostgreSQL 19's headers, and Debian's own ulid-cli
+# (/usr/bin/ulid, another program than ulid-tool)
+ARCHIVE_ONLY = ("postgresql-server-dev-19", "ulid-cli")
 # what each system is for: the packages the log names, with their versions
 SERVERS = {
     "sid": ["postgresql-19", "postgresql-18", "postgresql-18-timescaledb", "postgresql-18-partman",
@@ -133,10 +141,10 @@ class System:
 
     def setup_packages(self) -> list[str]:
         """What setup installs with apt after debootstrap: for sid every
-        pinned package but the 19 headers; for the others the ones they are
+        pinned package but ARCHIVE_ONLY's; for the others the ones they are
         for (the rest stay in the archive for the tests to install)."""
         if self.name == "sid":
-            return [line.split()[2] for line in self.pins() if line.split()[2] != "postgresql-server-dev-19"]
+            return [line.split()[2] for line in self.pins() if line.split()[2] not in ARCHIVE_ONLY]
         return list(self.servers)
 
     def ensure_binfmt(self) -> None:
@@ -248,7 +256,7 @@ class System:
         for line in index.splitlines():
             if line.startswith("Package: "):
                 package = line.split()[1]
-            elif line.startswith("Version: ") and package != "postgresql-server-dev-19":
+            elif line.startswith("Version: ") and package not in ARCHIVE_ONLY:
                 want.add(f"{package} {line.split()[1]}")
         listed = self.run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev} ${Package} ${Version}\n"],
                           capture_output=True, text=True, check=True).stdout
