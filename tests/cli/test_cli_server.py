@@ -107,7 +107,7 @@ def test_times_agree_with_the_casts(conn):
         conn.execute("SELECT '1969-12-31 23:59:59.999+00'::timestamptz::ulid")
     refused = ulid("bounds", "1969-12-31T23:59:59.999Z", check=False)
     assert refused.returncode == 2
-    assert refused.stderr == f"ulid: timestamp out of range for ulid: {raised.value.diag.message_detail}\n"
+    assert refused.stderr == f"ulid-tool: timestamp out of range for ulid: {raised.value.diag.message_detail}\n"
 
 
 def test_validate_says_what_the_type_says(conn):
