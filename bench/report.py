@@ -516,9 +516,10 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "one means it does more. Compare ratios, not absolute times: those drift from run to run on a "
         "shared machine, and differ from one machine to the next.",
         "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\": "
-        "values ordered across the whole server, under a lock in shared memory) and on a second cluster, "
-        "identical but for that setting (\"not preloaded\": ordered within each session on PostgreSQL 13 to 16, "
-        "and across the whole server from 17 on, under the same lock in the dynamic shared memory registry).",
+        "values ordered across the sessions of a database, under the database's lock in shared memory) and on "
+        "a second cluster, identical but for that setting (\"not preloaded\": ordered within each session on "
+        "PostgreSQL 13 to 16, and across the sessions of a database from 17 on, in the same table in the "
+        "dynamic shared memory registry).",
         "- n/a: the variant does not exist on that version, or was not installed there (see below).",
         "",
         "### The runs behind the figures",
