@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ulidtools import builds, manifest
+from ulidtools import builds, manifest, project
 
 # every library and program of a release asks for no glibc newer than this
 GLIBC_FLOOR = "2.28"
@@ -177,11 +178,14 @@ def build_lock(checkout: Path | str) -> Iterator[None]:
         marker = target / ".checkout"
         claimed = marker.read_text().strip() if marker.exists() else None
         if claimed != str(checkout):
-            # (the .fingerprint directories of our crates, up to 4 levels
-            # down: debug/.fingerprint/, TRIPLE/release/.fingerprint/)
+            # (the .fingerprint directories of the workspace's crates, NAME-HASH,
+            # up to 4 levels down: debug/.fingerprint/, TRIPLE/release/.fingerprint/;
+            # never those of what else builds here without this lock, such as
+            # the Rust client tests' ulid-rust-client-check)
+            own = re.compile(rf"({'|'.join(map(re.escape, project.CRATES))})-[0-9a-f]+")
             for depth in ("", "*/", "*/*/"):
-                for found in target.glob(f"{depth}.fingerprint/ulid-*"):
-                    if found.is_dir():
+                for found in target.glob(f"{depth}.fingerprint/ulid*"):
+                    if found.is_dir() and own.fullmatch(found.name):
                         shutil.rmtree(found, ignore_errors=True)
             marker.write_text(f"{checkout}\n")
         yield
