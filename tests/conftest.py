@@ -15,7 +15,14 @@ handled below for all modules alike:
 - `pytestmark = pytest.mark.once_per_run`: not about a server build at all;
   left out of a run over folders (which scripts/test makes once per build),
   run when its file or its own folder is named (as scripts/test does, once
-  per run).
+  per run);
+- `pytest.mark.extensions("postgres_fdw")`: needs extensions that some
+  builds do not have (a build without contrib); skipped, with the reason,
+  on a build whose extension directory lacks one.
+
+Together they say on which builds a test runs (`builds_of`), which the
+table of what is tested where (docs/versions.md) is made from:
+`pytest --collect-only tests --builds-report FILE` writes it for every test.
 
 pytest imports test modules by file name, with their folder on sys.path
 (tests/ too, for the harness package), so each file name is used once
@@ -24,26 +31,59 @@ across the folders: a second test_generators.py anywhere would clash.
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
 
 from harness.debian import System, build_deb
-from harness.pgcluster import BUILDS, Cluster, cluster_port, major_version
+from harness.pgcluster import BUILDS, Cluster, cluster_port, has_extension, major_version
 from harness.upgrading import InstalledRelease
 
 
 def pytest_addoption(parser):
     parser.addoption("--pg", default="15", choices=list(BUILDS),
                      help="PostgreSQL build to test against (a build line of inputs.manifest)")
+    parser.addoption("--builds-report", metavar="FILE",
+                     help="write to FILE, as JSON, the builds each collected test runs on (builds_of)")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "builds(*names): run only with --pg set to one of these builds")
     config.addinivalue_line("markers", "once_per_run: not tied to a build; run only when the file is named")
+    config.addinivalue_line("markers", "extensions(*names): run only on builds that have these extensions")
+
+
+def builds_of(item) -> list[str]:
+    """The builds ITEM runs on: those its `builds` marker names (all of them
+    without one) that have the extensions its `extensions` marker names."""
+    names = list(BUILDS)
+    builds = item.get_closest_marker("builds")
+    if builds is not None:
+        names = [name for name in names if name in builds.args]
+    extensions = item.get_closest_marker("extensions")
+    if extensions is not None:
+        names = [name for name in names if all(has_extension(name, e) for e in extensions.args)]
+    return names
+
+
+def pytest_runtest_setup(item):
+    extensions = item.get_closest_marker("extensions")
+    if extensions is not None:
+        build = item.config.getoption("--pg")
+        missing = [e for e in extensions.args if not has_extension(build, e)]
+        if missing:
+            pytest.skip(f"PostgreSQL {build} here has no {' or '.join(missing)} (this build does not ship it); "
+                        f"the builds that have it run this test (docs/versions.md, what is tested where)")
 
 
 def pytest_collection_modifyitems(config, items):
+    report = config.getoption("--builds-report")
+    if report:
+        with open(report, "w") as out:
+            json.dump({item.nodeid: {"builds": builds_of(item),
+                                     "once_per_run": item.get_closest_marker("once_per_run") is not None}
+                       for item in items}, out, indent=1)
     build = config.getoption("--pg")
     here = config.invocation_params.dir
     named = {(here / arg.split("::")[0]).resolve() for arg in config.args}

@@ -13,6 +13,10 @@ from ulid import ULID
 
 from citus_cluster import BASE, ORDERS, SHARDS, explain, placements, routed_locations, stored_locations
 
+# wherever Citus is installed into the build (Citus's own packages): none
+# of the registries this project uses carries it
+pytestmark = pytest.mark.extensions("citus")
+
 
 # ---------------------------------------------------------------------------
 # the extension and distributed tables

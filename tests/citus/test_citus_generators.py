@@ -15,6 +15,10 @@ import pytest
 
 from citus_cluster import SHARDS, Citus, backwards, explain, placements
 
+# wherever Citus is installed into the build (Citus's own packages): none
+# of the registries this project uses carries it
+pytestmark = pytest.mark.extensions("citus")
+
 
 MADE = """CREATE TABLE {name} (
     id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(),

@@ -13,6 +13,10 @@ import pytest
 
 from citus_cluster import BASE, ORDERS, explain, placements, routed_locations, stored_locations
 
+# wherever Citus is installed into the build (Citus's own packages): none
+# of the registries this project uses carries it
+pytestmark = pytest.mark.extensions("citus")
+
 
 # ---------------------------------------------------------------------------
 # time partitions under distribution

@@ -57,7 +57,10 @@ def slug(heading: str) -> str:
 
 @cache
 def anchors(page: Path) -> set[str]:
-    return {slug(h) for h in re.findall(r"^#+ (.+)$", prose(page), re.M)}
+    """The page's headings, and the anchors it sets itself (`<a id="...">`,
+    the rows of a generated table)."""
+    return ({slug(h) for h in re.findall(r"^#+ (.+)$", prose(page), re.M)}
+            | set(re.findall(r'<a (?:id|name)="([^"]+)"', page.read_text())))
 
 
 @pytest.mark.parametrize("page", PAGES, ids=name)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.pgcluster import ROOT
+from harness.pgcluster import ROOT, has_extension
+from ulidtools import tested
 from ulidtools.builds import BUILDS, ORIGINS_START, TABLE_PAGES, TABLE_START, with_table
 
 
@@ -24,3 +25,33 @@ def test_each_table_is_on_its_page():
     versions, development = ((ROOT / name).read_text() for name in TABLE_PAGES)
     assert TABLE_START in versions and ORIGINS_START not in versions
     assert ORIGINS_START in development and TABLE_START not in development
+
+
+@pytest.mark.builds("15")
+def test_the_table_of_what_is_tested_where_is_current():
+    """Made from the tests' markers as pytest collects them: a test whose
+    builds change changes the table, and this fails until the page has it."""
+    page = (ROOT / "docs" / "versions.md").read_text()
+    assert tested.START in page and tested.UPGRADES_START in page
+    collected = tested.collect()
+    assert tested.with_tables(page, collected) == page, \
+        f"run python3 -m ulidtools tables --write {' '.join(TABLE_PAGES)}"
+    # every row stands for tests that exist, and the table follows them: one
+    # build fewer for the two writers' tests is another table
+    narrowed = {node: dict(t, builds=[b for b in t["builds"] if b != "18"])
+                if node.startswith("tests/operations/test_two_writers.py") else t
+                for node, t in collected.items()}
+    assert tested.table(narrowed) != tested.table(collected)
+    with pytest.raises(ValueError, match="no test is"):
+        tested.builds_of(tested.Row("tested-nothing", "nothing", ("tests/no_such_test.py",)), collected)
+
+
+@pytest.mark.builds("15")
+def test_the_extensions_marker_follows_the_builds():
+    """A build without contrib (16's wheel) has no postgres_fdw: its row has
+    no mark for it, as the test is skipped there."""
+    collected = tested.collect()
+    row = next(r for r in tested.ROWS if r.anchor == "tested-postgres-fdw")
+    on = tested.builds_of(row, collected)
+    for name in BUILDS:
+        assert (name in on) == has_extension(name, "postgres_fdw"), name

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from functools import cache
 from pathlib import Path
 
 import psycopg
@@ -44,6 +45,12 @@ def install_dirs(build: int | str) -> tuple[Path, Path]:
     libdir = Path(subprocess.check_output([config, "--pkglibdir"], text=True).strip())
     extdir = Path(subprocess.check_output([config, "--sharedir"], text=True).strip()) / "extension"
     return libdir, extdir
+
+
+@cache
+def has_extension(build: str, name: str) -> bool:
+    """Whether BUILD has the extension NAME installed (its control file)."""
+    return (install_dirs(build)[1] / f"{name}.control").is_file()
 
 
 class Cluster:

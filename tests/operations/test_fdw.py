@@ -12,14 +12,11 @@ import pytest
 from harness.pgcluster import Cluster
 
 
-def require_postgres_fdw(cluster):
-    if not cluster.has_extension("postgres_fdw"):
-        pytest.skip(f"PostgreSQL {cluster.version} here has no postgres_fdw (its build ships no contrib)")
+pytestmark = pytest.mark.extensions("postgres_fdw")
 
 
 @pytest.fixture
 def fdw(cluster):
-    require_postgres_fdw(cluster)
     remote = cluster.create_database("fdw_remote")
     local = cluster.create_database("fdw_local")
     with cluster.connect(remote) as conn:
@@ -101,7 +98,6 @@ def shards(pg_build):
 def sharded(cluster, shards, db):
     """orders, hash-partitioned on its ulid key: remainder i lives on
     shards[i] as the table orders_i, reached through postgres_fdw."""
-    require_postgres_fdw(cluster)
     for i, shard in enumerate(shards):
         shard.create_database(db)
         with shard.connect(db) as conn:

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from harness.pgcluster import Cluster
-from portable_layer import PORTABLE_SQL, has_pgcrypto, install_portable
+from portable_layer import PORTABLE_SQL, install_portable
 from ulidtools.project import VERSION
 
 HOSTILE = "-c search_path=traps,pg_catalog,public"
@@ -323,13 +323,10 @@ def test_an_ordinary_role_installs_and_uses_it_under_a_hostile_search_path(plain
     assert SPRUNG == []
 
 
+@pytest.mark.extensions("pgcrypto")
 def test_public_ids_once_pgcrypto_is_there(plain, appdb, pg_build):
     """An ordinary role creates pgcrypto (a trusted extension) in a schema of
     its own, runs the file again, and gets AES as FIPS-197 gives it."""
-    with plain.connect(appdb) as conn:
-        if not has_pgcrypto(conn):
-            pytest.skip(f"PostgreSQL {pg_build} here has no pgcrypto (contrib): the builds that have it "
-                        "check the portable public ids")
     with hostile(plain, appdb, "app") as conn:
         conn.execute("CREATE SCHEMA app_crypto")
         conn.execute("CREATE EXTENSION pgcrypto SCHEMA app_crypto")

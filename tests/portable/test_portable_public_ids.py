@@ -10,7 +10,9 @@ import os
 
 import pytest
 
-from portable_layer import errors_of, has_pgcrypto, install_portable
+from portable_layer import errors_of, install_portable
+
+pytestmark = pytest.mark.extensions("pgcrypto")
 
 
 @pytest.fixture(scope="module")
@@ -18,9 +20,6 @@ def with_pgcrypto(cluster, both, pg_build) -> str:
     """The test database with pgcrypto, in a schema off the search_path,
     and the portable layer installed again to find it there."""
     with cluster.connect(both) as conn:
-        if not has_pgcrypto(conn):
-            pytest.skip(f"PostgreSQL {pg_build} here has no pgcrypto (contrib): the builds that have it "
-                        "compare the portable public ids with the native ones")
         conn.execute("CREATE SCHEMA crypto")
         conn.execute("CREATE EXTENSION pgcrypto SCHEMA crypto")
     install_portable(cluster, both)

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 
 from harness.vectors import check_bad_text, check_public_ids, check_times, check_values, vectors
-from portable_layer import has_pgcrypto, install_portable
+from portable_layer import install_portable
 from test_portable_generators import AHEAD, SET_STATE, state_of
 
 PORTABLE = {
@@ -50,10 +50,8 @@ def test_times(pconn):
         check_times(pconn, dict(PORTABLE, from_time=[call], time_result=results[k]))
 
 
+@pytest.mark.extensions("pgcrypto")
 def test_public_ids(cluster, pg_build):
-    with cluster.connect() as conn:
-        if not has_pgcrypto(conn):
-            pytest.skip(f"PostgreSQL {pg_build} has no pgcrypto (contrib), which the layer's public ids use")
     name = cluster.create_database("pv_crypto", extension=False)
     try:
         with cluster.connect(name) as conn:

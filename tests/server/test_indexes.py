@@ -31,9 +31,8 @@ def big(cluster):
     return db
 
 
+@pytest.mark.extensions("amcheck")
 def test_amcheck_verifies_btrees_with_heapallindexed(cluster, big):
-    if not cluster.has_extension("amcheck"):
-        pytest.skip(f"PostgreSQL {cluster.version} here has no amcheck (its build ships no contrib)")
     with cluster.connect(big) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
         for index in ("ids_random_btree", "ids_mono_btree"):
@@ -52,11 +51,10 @@ BTREE_CMP = """
 """
 
 
+@pytest.mark.extensions("amcheck")
 def test_amcheck_would_catch_a_misordered_index(cluster):
     """The check above can fail: with the btree comparison swapped for one
     that disagrees with the stored order, amcheck reports the index."""
-    if not cluster.has_extension("amcheck"):
-        pytest.skip(f"PostgreSQL {cluster.version} here has no amcheck (its build ships no contrib)")
     db = cluster.create_database("amcheck_control")
     with cluster.connect(db) as conn:
         conn.execute("CREATE EXTENSION amcheck")
@@ -73,9 +71,8 @@ def test_amcheck_would_catch_a_misordered_index(cluster):
             conn.execute("SELECT bt_index_check('t_idx'::regclass, true)")
 
 
+@pytest.mark.extensions("pageinspect")
 def test_btree_deduplication_is_enabled(cluster, big):
-    if not cluster.has_extension("pageinspect"):
-        pytest.skip(f"PostgreSQL {cluster.version} here has no pageinspect")
     with cluster.connect(big) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
         (equalimage,) = conn.execute("SELECT allequalimage FROM bt_metap('ids_mono_btree')").fetchone()

@@ -12,14 +12,9 @@ from psycopg import errors
 KEY_LENGTHS = (16, 24, 32)
 
 
-def has_pgcrypto(conn) -> bool:
-    return conn.execute("SELECT count(*) FROM pg_available_extensions WHERE name = 'pgcrypto'").fetchone()[0] == 1
-
-
+@pytest.mark.extensions("pgcrypto")
 @pytest.mark.parametrize("key_length", KEY_LENGTHS)
 def test_public_ids_are_aes_as_pgcrypto_computes_it(conn, pg_build, key_length):
-    if not has_pgcrypto(conn):
-        pytest.skip(f"PostgreSQL {pg_build} has no pgcrypto (contrib) to compare with")
     conn.execute("CREATE EXTENSION pgcrypto")
     # 1,000 random ids, each under a random key of its own (drawn here, by
     # the operating system, not by the server)

@@ -12,7 +12,7 @@
                                tool's version (ULID_CLI_VERSION), cargo-pgrx's
                                (ULID_CARGO_PGRX_VERSION), the list of builds
                                and each build's fields (ULID_BUILD_PORT_18_assert)
-    tables --write PAGE...     rewrite the pages' generated tables of builds
+    tables --write PAGE...     rewrite the pages' generated tables of builds and of what is tested where
     waves BUILD...             the builds in groups whose server tests can run
                                at the same time, a group a line, in the
                                order to run them (builds.waves)
@@ -69,7 +69,7 @@ FIELDS = {"major": "major", "version": "version", "from": "origin", "port": "por
 def main(argv: list[str]) -> int:
     # (builds reads the manifest when imported: inside main, its errors are
     # reported as errors)
-    from ulidtools import builds, cargo_env, manifest, project
+    from ulidtools import builds, cargo_env, manifest, project, tested
 
     command, *args = argv or ["--help"]
     if command in ("-h", "--help"):
@@ -108,7 +108,7 @@ def main(argv: list[str]) -> int:
     elif command == "cargo-field" and 1 <= len(args) <= 2:
         print(project.field(args[0], *(Path(a) for a in args[1:])))
     elif command == "tables" and args[:1] == ["--write"] and len(args) > 1:
-        builds.write_tables(args[1:])
+        tested.write_tables(args[1:])
     elif command in ("package-deb", "source-date-epoch", "glibc-needed", "strip"):
         from ulidtools import deb
 

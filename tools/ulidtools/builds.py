@@ -240,8 +240,3 @@ def with_table(page: str) -> str:
             page = page[:start] + table() + page[end:]
     return page
 
-
-def write_tables(pages: list[str]) -> None:
-    for name in pages:
-        page = ROOT / name  # (an absolute NAME stays as it is)
-        page.write_text(with_table(page.read_text()))

@@ -1,0 +1,143 @@
+"""What is tested on which build: the table of docs/versions.md, made from
+the tests' own markers (`builds`, `extensions`, and the client tests'
+oldest and newest build), as pytest collects them, so that narrowing a
+test's builds changes the table, and a test (tests/docs/test_versions_table.py)
+fails until the page says so; and the pairs of builds `pg_upgrade` is
+tested between, from the `upgrade` lines of inputs.manifest.
+
+    python3 -m ulidtools tables --write docs/versions.md docs/development.md
+
+writes it with the other tables of builds (builds.py). Collecting needs
+the tests' virtualenv (scripts/setup makes it) and every build installed
+(a build's extensions are read from its directory).
+
+Each row names the tests it stands for; a page links to a row by its
+anchor (`versions.md#tested-two-writers`) instead of listing versions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ulidtools import builds, project
+from ulidtools.manifest import ROOT
+
+START = "<!-- tested where: generated from the tests' markers (python3 -m ulidtools tables) -->"
+END = "<!-- /tested where -->"
+UPGRADES_START = "<!-- pg_upgrade pairs: generated from inputs.manifest (python3 -m ulidtools tables) -->"
+UPGRADES_END = "<!-- /pg_upgrade pairs -->"
+
+
+@dataclass(frozen=True)
+class Row:
+    anchor: str
+    what: str
+    tests: tuple[str, ...]  # pytest node id prefixes, from the repository's root
+
+
+ROWS = (
+    Row("tested-sql", "the type, casts, operators, indexes, generators and settings "
+        "(the pg_regress suite, the server and security tests, the pages' examples)", ("tests/pg_regress/",)),
+    Row("tested-shared-state", "the monotonic state shared by the sessions of a database, and databases "
+        "kept apart", ("tests/server/test_databases.py::test_a_database_cannot_watch_another",)),
+    Row("tested-many-databases", "more databases than the shared table has places",
+        ("tests/server/test_databases.py::test_more_databases_than_places",)),
+    Row("tested-go", "Go: pgx v4 and lib/pq", ("tests/clients/test_client_go.py",)),
+    Row("tested-go-v5", "Go: pgx v5 and GORM", ("tests/clients/test_client_go_v5.py",)),
+    Row("tested-node-postgres", "JavaScript: node-postgres", ("tests/clients/test_client_js.py",)),
+    Row("tested-js-orms", "JavaScript: Prisma, Drizzle, postgres.js and TypeORM",
+        ("tests/clients/test_client_js_orm.py",)),
+    Row("tested-rust", "Rust: postgres, tokio-postgres and sqlx", ("tests/clients/test_client_rust.py",)),
+    Row("tested-psycopg", "Python: psycopg 3", ("tests/clients/test_client_psycopg.py",)),
+    Row("tested-sqlalchemy", "Python: SQLAlchemy 2", ("tests/clients/test_client_sqlalchemy.py",)),
+    Row("tested-django", "Python: Django", ("tests/clients/test_client_django.py",)),
+    Row("tested-portable", "the portable layer", ("tests/portable/test_portable_generators.py",)),
+    Row("tested-portable-public-ids", "the portable layer's public ids (with pgcrypto)",
+        ("tests/portable/test_portable_public_ids.py",)),
+    Row("tested-replication", "logical replication and pg_dump", ("tests/operations/test_replication.py",
+                                                                  "tests/operations/test_dump.py")),
+    Row("tested-failover", "a standby promoted after its primary stops", ("tests/operations/test_failover.py",)),
+    Row("tested-auto-failover", "failover with pg_auto_failover (Debian's)",
+        ("tests/operations/test_auto_failover.py",)),
+    Row("tested-two-writers", "two servers writing and replicating to each other",
+        ("tests/operations/test_two_writers.py",)),
+    Row("tested-postgres-fdw", "postgres_fdw, and sharding over it", ("tests/operations/test_fdw.py",)),
+    Row("tested-timescaledb", "TimescaleDB (Debian's)", ("tests/timeseries/test_timescaledb.py",)),
+    Row("tested-pg-partman", "pg_partman (Debian's)", ("tests/timeseries/test_partman.py",)),
+    Row("tested-citus", "Citus, wherever it is installed into the build", ("tests/citus/",)),
+    Row("tested-update", "`ALTER EXTENSION ulid UPDATE` from the previous release",
+        (f"tests/upgrades/test_upgrade.py::test_update_from_an_earlier_release[{project.RELEASED[0]}]",)),
+    Row("tested-update-older", "`ALTER EXTENSION ulid UPDATE` from every release before it",
+        tuple(f"tests/upgrades/test_upgrade.py::test_update_from_an_earlier_release[{old}]"
+              for old in project.RELEASED[1:])),
+    Row("tested-tarball", "a tarball made and installed with its install.sh",
+        ("tests/packaging/test_package.py::test_package_installs_on_a_server_without_rust",)),
+    Row("tested-deb", "the Debian package, installed and removed with apt",
+        ("tests/packaging/test_debian_package.py",)),
+)
+
+
+def collect() -> dict[str, dict]:
+    """Every test pytest collects, with the builds it runs on (the tests'
+    conftest.py, --builds-report), for a run of every build."""
+    env = {k: v for k, v in os.environ.items() if k != "ULID_VERSIONS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tools"), str(ROOT / "tests")])
+    with tempfile.TemporaryDirectory() as work:
+        report = Path(work) / "builds.json"
+        done = subprocess.run([str(project.VENV / "bin" / "pytest"), "--collect-only", "-q", "-p", "no:cacheprovider",
+                               "tests", "--builds-report", str(report)], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0 or not report.exists():
+            raise RuntimeError(f"pytest could not collect the tests:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+        return json.loads(report.read_text())
+
+
+def builds_of(row: Row, collected: dict[str, dict]) -> list[str]:
+    """The builds on which a test of ROW runs."""
+    tests = [t for node, t in collected.items() if node.startswith(row.tests)]
+    if not tests:
+        raise ValueError(f"{row.anchor}: no test is {' or '.join(row.tests)}")
+    return [name for name in builds.BUILDS if any(name in t["builds"] for t in tests)]
+
+
+def table(collected: dict[str, dict]) -> str:
+    names = list(builds.BUILDS)
+    rows = [f"| what | {' | '.join(names)} |", f"| --- |{' --- |' * len(names)}"]
+    for row in ROWS:
+        on = set(builds_of(row, collected))
+        cells = " | ".join("✓" if name in on else "" for name in names)
+        rows.append(f'| <a id="{row.anchor}"></a>{row.what} | {cells} |')
+    return "\n".join([START, *rows, END])
+
+
+def upgrades_table() -> str:
+    """The pairs pg_upgrade is tested between (test_pg_upgrade.py)."""
+    rows = ["| to | from |", "| --- | --- |"]
+    rows += [f"| {new} | {', '.join(olds)} |" for new, olds in builds.UPGRADES.items()]
+    return "\n".join([UPGRADES_START, *rows, UPGRADES_END])
+
+
+def with_tables(page: str, collected: dict[str, dict] | None) -> str:
+    """The page with its generated tables of what is tested where replaced
+    by current ones (COLLECTED: from collect(), needed only if the page has
+    the table of tests)."""
+    for start_mark, end_mark, make in ((START, END, lambda: table(collected)),
+                                       (UPGRADES_START, UPGRADES_END, upgrades_table)):
+        if start_mark in page:
+            start, end = page.index(start_mark), page.index(end_mark) + len(end_mark)
+            page = page[:start] + make() + page[end:]
+    return page
+
+
+def write_tables(pages: list[str]) -> None:
+    """Writes the pages' tables of builds (builds.py) and of what is tested
+    where."""
+    texts = {name: (ROOT / name).read_text() for name in pages}  # (an absolute NAME stays as it is)
+    collected = collect() if any(START in text for text in texts.values()) else None
+    for name, text in texts.items():
+        (ROOT / name).write_text(with_tables(builds.with_table(text), collected))
