@@ -1,8 +1,18 @@
 """Every page says only what is true of this repository: read from the pages
 themselves, so that a new page is checked without editing this file.
 
+The pages are every page a user reads: the README, `docs/`, CHANGELOG.md,
+the crates' READMEs and the portable file's header (its opening comment).
+What CHANGELOG.md says of a release already made is history (the scripts,
+versions and names of then), so the checks of what exists today read its
+Unreleased section only.
+
 - `cargo pgrx install`, which writes into the library a running server has
   loaded, is named only in a paragraph that warns against it;
+- no page offers an address it made up: a placeholder host (`https://…/`,
+  an example domain);
+- every "tested on VERSIONS" says what the table of what is tested where
+  (docs/versions.md, made from the tests' markers) says of some row;
 - every link to a file of the repository, and to a heading of a page,
   leads somewhere;
 - every script a page names exists;
@@ -19,6 +29,7 @@ per-build tests check the examples themselves).
 from __future__ import annotations
 
 import re
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -28,22 +39,58 @@ from harness.cli import ulid
 from harness.pages import EXTENSION_VERSION, code, paragraphs, prose
 from harness.pgcluster import ROOT
 from harness.upgrading import RELEASES, VERSION
+from ulidtools import builds, tested
 from ulidtools.project import CURRENT_RELEASE, RELEASED
 
 pytestmark = pytest.mark.builds("15")
 
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
+CHANGELOG = ROOT / "CHANGELOG.md"
+
+
+@cache
+def portable_header(directory: Path) -> Path:
+    """The portable file's opening comment, as a page of its own (in a
+    directory of the session's)."""
+    lines = []
+    for line in PORTABLE_SQL.read_text().splitlines():
+        if not line.startswith("--"):
+            break
+        lines.append(line.removeprefix("--").removeprefix(" "))
+    page = directory / "ulid_portable.sql.md"
+    page.write_text("\n".join(lines) + "\n")
+    return page
+
+
+@cache
+def unreleased(directory: Path) -> Path:
+    """CHANGELOG.md's Unreleased section, as a page of its own: what it says
+    is of this commit; the released sections are history."""
+    text = CHANGELOG.read_text()
+    start = text.index("## [Unreleased]")
+    end = text.find("\n## [", start + 1)
+    page = directory / "CHANGELOG-unreleased.md"
+    page.write_text(text[start:end if end >= 0 else None])
+    return page
+
+
+SESSION_PAGES = Path(tempfile.mkdtemp(prefix="ulid-pages-"))
+# every page a user reads, as it is
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), CHANGELOG,
+         *sorted(ROOT.glob("crates/*/README.md"))]
+READ = [*PAGES, portable_header(SESSION_PAGES)]
+# what is said of today: CHANGELOG.md's Unreleased section in its place
+TODAY = [p for p in PAGES if p != CHANGELOG] + [unreleased(SESSION_PAGES), portable_header(SESSION_PAGES)]
 
 
 def name(page: Path) -> str:
-    return str(page.relative_to(ROOT))
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else page.name
 
 
 WARNS = re.compile(r"crash|do not|don't|never|not use|instead|writes (the new|into)", re.I)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=name)
+@pytest.mark.parametrize("page", READ, ids=name)
 def test_cargo_pgrx_install_only_with_a_warning(page):
     bad = [p for p in paragraphs(page) if "cargo pgrx install" in p and not WARNS.search(p)]
     assert not bad, bad
@@ -79,7 +126,7 @@ def test_every_link_leads_somewhere(page):
     assert not broken, broken
 
 
-@pytest.mark.parametrize("page", PAGES, ids=name)
+@pytest.mark.parametrize("page", TODAY, ids=name)
 def test_every_script_named_exists(page):
     named = set(re.findall(r"\bscripts/([\w.-]+)", page.read_text()))
     missing = [s for s in sorted(named) if not (ROOT / "scripts" / s.rstrip(".")).exists()]
@@ -114,7 +161,7 @@ def test_every_function_and_setting_named_exists(conn):
     assert {"gen_ulid", "ulid_timestamp"} <= functions and "ulid.layout" in settings
     assert {"ulid_encrypt", "ulid_decrypt", "ulid_text", "version"} <= portable_functions()
     missing = []
-    for page in PAGES:
+    for page in TODAY:
         shown = code(page, ("sql", "psql"))
         for schema, fn in re.findall(r"\b(?:(\w+)\.)?((?:ulid_|gen_ulid|gen_monotonic_ulid)\w*)\s*\(", shown):
             # unqualified: either's (the portable page names its own short)
@@ -147,7 +194,7 @@ def test_every_option_given_to_the_command_line_tool_exists():
     commands = set(re.findall(r"^  (\w[\w-]*)\s", cli_help(""), re.M))
     assert {"new", "parse", "validate", "monotonic", "from-time", "bounds"} <= commands, commands
     wrong, seen = [], 0
-    for page in PAGES:
+    for page in TODAY:
         for line in code(page).splitlines():
             for program, first, rest in re.findall(r"(?<![\w.:/$-])(ulid(?:-tool)?)\s+(\S+)([^|;&)`]*)", line):
                 if first not in commands and not first.startswith("--"):
@@ -183,10 +230,70 @@ def test_the_pages_name_the_current_release_and_no_other():
     assert CURRENT_RELEASE in RELEASES or CURRENT_RELEASE == VERSION, (CURRENT_RELEASE, RELEASES)
     assert set(RELEASES) <= set(RELEASED), (RELEASES, RELEASED)
     seen = 0
-    for page in PAGES:
+    for page in TODAY:
         text = page.read_text()
         named = {v for m in RELEASE_FILE.finditer(text) for v in m.groups() if v}
         named |= set(EXTENSION_VERSION.findall(text))
         seen += len(named)
         assert named <= {CURRENT_RELEASE}, (name(page), named)
     assert seen >= 3, seen
+
+
+# an address a page made up: a host of dots or an ellipsis, an example or
+# reserved domain (RFC 2606), a word in capitals standing for one
+PLACEHOLDER_HOST = re.compile(r"(?:https?|ftp)://(?P<host>[^/\s)`'\"<>]*)")
+MADE_UP = re.compile(r"…|\.\.\.|^example\.|\.example(?:\.|$)|\.(?:invalid|test|localhost)$|^[A-Z_-]+$")
+
+
+@pytest.mark.parametrize("page", READ, ids=name)
+def test_no_placeholder_host(page):
+    found = [m.group(0) for m in PLACEHOLDER_HOST.finditer(page.read_text())
+             if not m.group("host") or MADE_UP.search(m.group("host"))]
+    assert not found, found
+
+
+# "tested on PostgreSQL 13, 15 and 16", "tested against 13 to 19", "tested
+# with ... on PostgreSQL 15 and later": the majors such a phrase names
+TESTED_ON = re.compile(r"\btested\s+(?:on|against|with)\b(?P<what>(?:[^.:;]|\.(?=\d)){0,120})", re.I)
+MAJOR = re.compile(r"(?<![\d.\w])(1\d)(?![\d.]|rc)(?:\s+(?P<to>to|and later|or later)(?:\s+(1\d)(?![\d.]))?)?")
+
+
+def majors_named(text: str) -> set[int]:
+    last = max(b.major for b in builds.BUILDS.values())
+    named = set()
+    for m in MAJOR.finditer(text):
+        first = int(m.group(1))
+        if m.group("to") == "to" and m.group(3):
+            named |= set(range(first, int(m.group(3)) + 1))
+        elif m.group("to") in ("and later", "or later"):
+            named |= set(range(first, last + 1))
+        else:
+            named.add(first)
+    return named
+
+
+def test_every_tested_on_phrase_says_what_the_table_says():
+    """The majors a "tested on/against/with VERSIONS" phrase names are those
+    of all the builds, or of the builds of one row of the table of what is
+    tested where; the pages link to the row rather than list them."""
+    collected = tested.collect()
+    rows = {frozenset(builds.build_of(b).major for b in tested.builds_of(row, collected)) for row in tested.ROWS}
+    rows.add(frozenset(b.major for b in builds.BUILDS.values()))
+    wrong, seen = [], 0
+    for page in TODAY:
+        text = re.sub(r"\s+", " ", prose(page))
+        for m in TESTED_ON.finditer(text):
+            named = majors_named(m.group("what"))
+            if not named:
+                continue
+            seen += 1
+            if frozenset(named) not in rows:
+                wrong.append((name(page), m.group(0).strip(), sorted(named)))
+    assert not wrong, wrong
+    # the check reads what it should: a phrase of each kind
+    assert majors_named("tested on PostgreSQL 13, 15 and 19") == {13, 15, 19}
+    assert majors_named("tested on 14 to 16") == {14, 15, 16}
+    assert majors_named("tested on PostgreSQL 15 and later") == set(range(15, 20))
+    assert majors_named("tested on its release candidate, 19rc1") == set()
+    assert majors_named("tested with Django 5.2 on Python 3.11") == set()
+    assert seen >= 1, "no page says where it is tested"

@@ -117,7 +117,7 @@ def table(collected: dict[str, dict]) -> str:
 
 def upgrades_table() -> str:
     """The pairs pg_upgrade is tested between (test_pg_upgrade.py)."""
-    rows = ["| to | from |", "| --- | --- |"]
+    rows = ['| <a id="tested-pg-upgrade"></a>to | from |', "| --- | --- |"]
     rows += [f"| {new} | {', '.join(olds)} |" for new, olds in builds.UPGRADES.items()]
     return "\n".join([UPGRADES_START, *rows, UPGRADES_END])
 
