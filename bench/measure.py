@@ -57,6 +57,10 @@ class Result:
     note: str = ""
     key: str = ""  # a short, stable name the reports find the case by
     missing: dict[str, str] = field(default_factory=dict)  # variant -> why this server has no numbers
+    # the case of cases.CASES that measured it (run.py sets it): the report
+    # finds by it the run its figures come from, when the case was run again
+    # on its own (`bench/run --case`) after the version's run
+    step: str = ""
 
     def add(self, variant: str, value: float) -> None:
         self.values.setdefault(variant, []).append(value)

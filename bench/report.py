@@ -10,7 +10,13 @@ command-line tool from what bench/cli writes (cli.json, see cli_bench.py).
 
 Every figure either page shows is computed here from the results files; no
 number is written into the text by hand. Which comparisons the page shows
-is RATIOS: to show a new case's ratio, add an entry there.
+is RATIOS: to show a new case's ratio, add an entry there. Each row says
+which run of `bench/run` its figures come from (provenance: a case run
+again on its own replaces only its own figures), and each run what the
+build it measured kept as gen_monotonic_ulid()'s state (MONOTONIC_STATES).
+A figure another page quotes stands in a span (FIGURE) that the same
+writing fills in again from the results, and tests/docs/test_figures.py
+checks.
 
 Not here: the cases (cases.py), the clusters (clusters.py), timing
 (measure.py), the command line (run.py).
@@ -21,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -131,6 +138,236 @@ def later_text(note: dict) -> str:
     return (f"{', '.join(note['cases'])}: measured on its own on {note.get('date', 'a date not recorded')}, "
             f"PostgreSQL {note.get('server_version', '?')}, {build_text(note) or 'build not recorded'}, "
             f"in {note.get('minutes', 0):.1f} min")
+
+
+# ---- which run each figure comes from ----------------------------------------
+
+# Changes of the code after which a variant of the benchmarks measures
+# something else, oldest first: (the commit that made the change, what the
+# builds from it on keep as gen_monotonic_ulid()'s state). A run is labelled
+# with the state of the build it measured, which git tells from the commit
+# the run recorded, so that figures of an older run are not read as those
+# of a newer property.
+MONOTONIC_STATES: list[tuple[str | None, str]] = [
+    (None, "preloaded: one state for the whole server; not preloaded: one state per session"),
+    ("d2a0ea6bdfb151745e8f333bcb408ed141a2342c",
+     "preloaded: one state for the whole server; not preloaded: one state per session up to PostgreSQL 16, "
+     "one for the whole server from 17 on (in the dynamic shared memory registry)"),
+    ("51375affe873f62d368cf349e1de05f33f2acb31",
+     "one state per database, as [generators](generators.md#gen_monotonic_ulid) says today"),
+]
+
+
+@dataclass
+class Run:
+    """One run of `bench/run` as the results record it: when, from which
+    build, on which servers, and which cases (None: every case)."""
+
+    number: int
+    date: str
+    build: str
+    commit: str | None
+    machine: str
+    versions: list[int]
+    cases: list[str] | None
+
+
+def run_entries(record: dict) -> list[dict]:
+    """A version's record as the runs that measured it: the version's run,
+    then each case measured on its own since (`later`), oldest first."""
+    first = {key: record.get(key) for key in ("date", "build", "commit", "machine")}
+    first["cases"] = record.get("cases")  # recorded since runs record it; before, every case
+    return [first, *record.get("later", [])]
+
+
+def run_key(entry: dict) -> tuple[str, str]:
+    return entry.get("date") or "a date not recorded", build_text(entry) or "build not recorded"
+
+
+@dataclass
+class Provenance:
+    """The runs behind the results, numbered oldest first, and which run
+    each case of each version comes from."""
+
+    runs: list[Run]
+    of: dict[tuple[int, str], Run | None]  # (version, result key) -> its run; None: not recorded
+
+    def runs_of(self, version: int) -> list[int]:
+        """The numbers of the runs that measured VERSION, its own first."""
+        return [run.number for run in self.runs if version in run.versions]
+
+    def sentence(self, keys: dict[int, str]) -> str:
+        """"From run 1", or that the run is not recorded."""
+        cell = self.cell(keys)
+        return f"From run {cell}" if cell[0].isdigit() else "The run these figures come from is not recorded"
+
+    def cell(self, keys: dict[int, str]) -> str:
+        """The runs of a row whose figure on each version comes from the
+        case KEYS[version]: "1", or "1 (15), 2 (18, 19)"."""
+        by_run: dict[str, list[int]] = {}
+        for version, key in keys.items():
+            run = self.of.get((version, key))
+            by_run.setdefault(str(run.number) if run else "not recorded", []).append(version)
+        if len(by_run) == 1:
+            return next(iter(by_run))
+        return ", ".join(f"{name} ({', '.join(map(str, versions))})" for name, versions in by_run.items())
+
+
+def run_measured(run: Run) -> str:
+    """What a run measured, on which versions."""
+    what = "every case" if run.cases is None else ", ".join(f"`{c}`" for c in run.cases)
+    return f"{what}, on PostgreSQL {', '.join(map(str, run.versions))}"
+
+
+def provenance(data: dict) -> Provenance:
+    """Which run each result of DATA comes from. A result measured by a case
+    that a later note names comes from the last such note; a result without
+    a case (recorded before results named theirs) from the version's run if
+    nothing was measured since, else from a run not recorded."""
+    records = runs_of(data)
+    sequences = [[run_key(entry) for entry in run_entries(record)] for record in records]
+    entries = {run_key(entry): entry for record in records for entry in run_entries(record)}
+    # the order of the runs: each version's own order, and the date, then
+    # the time of the commit, between runs of different versions
+    order: list[tuple[str, str]] = []
+    pending = [list(sequence) for sequence in sequences]
+    while any(pending):
+        heads = {sequence[0] for sequence in pending if sequence}
+        ready = [key for key in heads if not any(key in sequence[1:] for sequence in pending)]
+        key = min(ready or heads, key=lambda k: (k[0], commit_time(entries[k].get("commit")), k[1]))
+        order.append(key)
+        pending = [[k for k in sequence if k != key] for sequence in pending]
+    runs = {}
+    for number, key in enumerate(order, 1):
+        entry = entries[key]
+        versions = [record["version"] for record, sequence in zip(records, sequences) if key in sequence]
+        cases = None if entry.get("cases") is None else list(entry["cases"])
+        runs[key] = Run(number, key[0], key[1], entry.get("commit"), entry.get("machine") or "not recorded",
+                        versions, cases)
+    of: dict[tuple[int, str], Run | None] = {}
+    for record in records:
+        first, *later = run_entries(record)
+        found = [*results_of(record), *sweep_of(record).values()]
+        for r in found:
+            key = r.key or r.case
+            notes = [note for note in later if r.step and r.step in note["cases"]]
+            if notes:
+                of[(record["version"], key)] = runs[run_key(notes[-1])]
+            elif r.step or not later:
+                of[(record["version"], key)] = runs[run_key(first)]
+            else:
+                of[(record["version"], key)] = None
+    return Provenance([runs[key] for key in order], of)
+
+
+def git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+
+
+def commit_of(recorded: str | None) -> str | None:
+    """The commit a run recorded, without what follows it ("with local
+    changes")."""
+    return recorded.split()[0] if recorded else None
+
+
+def commit_time(recorded: str | None) -> str:
+    commit = commit_of(recorded)
+    if not commit:
+        return ""
+    try:
+        done = git("show", "-s", "--format=%cI", commit)
+    except OSError:
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def monotonic_state(recorded: str | None) -> str:
+    """What the build of the recorded commit kept as gen_monotonic_ulid()'s
+    state, as MONOTONIC_STATES says; "not known" when no commit was recorded
+    or this checkout's history does not hold it."""
+    commit = commit_of(recorded)
+    if not commit:
+        return "not known: the run recorded no commit"
+    state = None
+    try:
+        for change, what in MONOTONIC_STATES:
+            if change is None:
+                state = what
+                continue
+            done = git("merge-base", "--is-ancestor", change, commit)
+            if done.returncode == 0:
+                state = what
+            elif done.returncode != 1:
+                return f"not known: this checkout's history does not hold commit {commit}"
+    except OSError:
+        return "not known: git is not installed"
+    return state or "not known"
+
+
+# ---- figures quoted on other pages --------------------------------------------
+
+# A figure another page quotes, in a span that `bench/run --report` writes
+# again from the results and tests/docs/test_figures.py checks against them:
+#   <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure -->
+#   (VARIANT's median over BASELINE's, or over the case's baseline when
+#   BASELINE is left out), `median 18 pk-size "VARIANT"` (the median with its
+#   unit), `size 18 n` (one of the run's sizes, measure.Sizes).
+FIGURE = re.compile(r"<!-- figure: (?P<spec>.*?) -->(?P<value>.*?)<!-- /figure -->")
+
+
+def figure(data: dict, spec: str) -> str:
+    """The text of the figure SPEC names, from DATA."""
+    words = shlex.split(spec)
+    if len(words) < 3 or words[0] not in ("ratio", "median", "size") or not words[1].isdigit():
+        raise ValueError(f"cannot read the figure {spec!r} (write: ratio|median|size VERSION ...)")
+    kind, version, rest = words[0], int(words[1]), words[2:]
+    record = next((run for run in data["versions"] if run["version"] == version), None)
+    if record is None:
+        raise ValueError(f"figure {spec!r}: the results have no run of PostgreSQL {version}")
+    if kind == "size":
+        if len(rest) != 1 or rest[0] not in record.get("sizes", {}):
+            raise ValueError(f"figure {spec!r}: the run of PostgreSQL {version} recorded no size {rest[0]!r}")
+        return f"{record['sizes'][rest[0]]:,}"
+    if len(rest) not in ((2, 3) if kind == "ratio" else (2,)):
+        raise ValueError(f"figure {spec!r}: write {kind} VERSION KEY \"VARIANT\"" + (
+            " [\"BASELINE\"]" if kind == "ratio" else ""))
+    key, variant, *baseline = rest
+    r = by_key(record).get(key)
+    if r is None:
+        raise ValueError(f"figure {spec!r}: PostgreSQL {version} has no case {key!r}")
+    for name in [variant, *baseline]:
+        if name not in r.values:
+            raise ValueError(f"figure {spec!r}: the case {key!r} on PostgreSQL {version} has no variant {name!r}")
+    if kind == "median":
+        return f"{fmt(r.median(variant))} {r.unit}"
+    return f"{r.ratio(variant, baseline[0] if baseline else None):.2f}"
+
+
+def with_figures(text: str, data: dict) -> str:
+    """TEXT with every figure span's value written again from DATA."""
+    return FIGURE.sub(lambda m: f"<!-- figure: {m.group('spec')} -->{figure(data, m.group('spec'))}"
+                                "<!-- /figure -->", text)
+
+
+def figure_pages() -> list[Path]:
+    """The pages that may quote figures: the README and docs/, but for the
+    page this module writes whole."""
+    return [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p != PAGE]
+
+
+def write_figures(data: dict, pages: list[Path]) -> list[Path]:
+    """Writes the figure spans of PAGES again from DATA; the pages changed."""
+    changed = []
+    for page in pages:
+        text = page.read_text()
+        try:
+            new = with_figures(text, data)
+        except ValueError as e:
+            raise ValueError(f"{shown_path(page)}: {e}") from None
+        if new != text:
+            page.write_text(new)
+            changed.append(page)
+    return changed
 
 
 def usual_runs(results: list[Result]) -> int:
@@ -491,6 +728,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
     runs = runs_of(data)
     versions = [run["version"] for run in runs]
     found = {run["version"]: by_key(run) for run in runs}
+    source = provenance(data)
     results_dir = link(out, page)
     pg = [f"PostgreSQL {v}" for v in versions]
     lines = [
@@ -515,29 +753,30 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "server. For times and sizes, below one means `ulid` needs less; for transactions per second, above "
         "one means it does more. Compare ratios, not absolute times: those drift from run to run on a "
         "shared machine, and differ from one machine to the next.",
-        "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\": "
-        "values ordered across the sessions of a database, under the database's lock in shared memory) and on "
-        "a second cluster, identical but for that setting (\"not preloaded\": ordered within each session on "
-        "PostgreSQL 13 to 16, and across the sessions of a database from 17 on, in the same table in the "
-        "dynamic shared memory registry).",
+        "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\") "
+        "and on a second cluster, identical but for that setting (\"not preloaded\"). Where each keeps its "
+        "state is what the build of the run measured kept: the table of runs below says it for each run.",
+        "- A case can be measured again on its own (`bench/run --case`): its figures then come from that later "
+        "run, and the other cases' from the earlier one. Every table says in its last column which run each "
+        "row's figures come from.",
         "- n/a: the variant does not exist on that version, or was not installed there (see below).",
         "",
         "### The runs behind the figures",
         "",
     ]
+    rows = [[str(run.number), run.date, run.build, run_measured(run), run.machine, monotonic_state(run.commit)]
+            for run in source.runs]
+    lines += table(["run", "date", "ulid build", "measured", "machine", "`gen_monotonic_ulid()`'s state in that "
+                    "build"], rows, right_from=6)
+    lines.append("")
     rows = [
         ["server"] + [run["server_version"] for run in runs],
-        ["date"] + [run.get("date", "not recorded") for run in runs],
-        ["machine"] + [run.get("machine", "not recorded") for run in runs],
-        ["ulid build"] + [build_text(run) or "not recorded" for run in runs],
         ["pg_uuidv7"] + [for_readers(run["pg_uuidv7"]) if run.get("pg_uuidv7") else "not installed"
                          for run in runs],
         ["medians of"] + [f"{plural(usual_runs(results_of(run)), 'round')} for most cases" for run in runs],
-        ["run time"] + [f"{run['minutes']:.1f} min" for run in runs],
+        ["time of the version's run"] + [f"{run['minutes']:.1f} min (run {source.runs_of(run['version'])[0]})"
+                                         for run in runs],
     ]
-    if any(run.get("later") for run in runs):
-        rows.append(["cases run on their own"]
-                    + ["; ".join(later_text(note) for note in run.get("later", [])) or "none" for run in runs])
     if any(run.get("quick") for run in runs):
         rows.append(["sizes"] + ["quick mode: too small to mean anything" if run.get("quick") else "full"
                                  for run in runs])
@@ -570,9 +809,11 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
             if all(cell == "n/a" for cell in cells) and not any(
                     ratio.variant in found[v][ratio.key].missing for v in versions if ratio.key in found[v]):
                 continue  # a variant these results do not have yet (measured by a later run)
-            rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline] + cells)
+            measured = source.cell({v: ratio.key for v, cell in zip(versions, cells) if cell != "n/a"})
+            rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline]
+                        + cells + [measured])
             last = ratio.key
-        lines += table(["case", "variant", "against"] + pg, rows, right_from=3)
+        lines += table(["case", "variant", "against"] + pg + ["run"], rows, right_from=3)
         lines.append("")
 
     lines += ["## Sizes as measured", "",
@@ -585,8 +826,9 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
             for v in versions:
                 r = found[v].get(key)
                 cells.append(f"{fmt(r.median(name))} {r.unit}" if r and name in r.values else "n/a")
-            rows.append([case_title(found, key) if i == 0 else "", name] + cells)
-    lines += table(["case", "variant"] + pg, rows, right_from=2)
+            measured = source.cell({v: key for v, cell in zip(versions, cells) if cell != "n/a"})
+            rows.append([case_title(found, key) if i == 0 else "", name] + cells + [measured])
+    lines += table(["case", "variant"] + pg + ["run"], rows, right_from=2)
     lines.append("")
 
     lines += ["## INSERT throughput by number of clients", ""]
@@ -602,7 +844,9 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
             f"pgbench, one INSERT of a row with a DEFAULT id per transaction, on PostgreSQL "
             f"{run['server_version']}: thousands of transactions per second, each the median of "
             f"{plural(run['sweep_repeats'], 'run')} of {run['sweep_seconds']} s. Higher is better. The last "
-            f"column is the lowest and the highest ratio to {first.baseline} over these client counts.",
+            f"column is the lowest and the highest ratio to {first.baseline} over these client counts. "
+            f"{source.sentence({run['version']: first.key or first.case})} (what its build kept as "
+            "`gen_monotonic_ulid()`'s state: [the runs](#the-runs-behind-the-figures)).",
             "",
         ]
         rows = []
@@ -629,7 +873,9 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         for run in growth:
             png = out / f"growth-pg{run['version']}.png"
             lines += [f"![Primary key size and insert rate as a table grows, PostgreSQL {run['version']}]"
-                      f"({link(png, page)})", ""]
+                      f"({link(png, page)})", "",
+                      f"PostgreSQL {run['version']}: {source.sentence({run['version']: 'pk-size'}).lower()}.",
+                      ""]
 
     lines += render_counts(counts or [])
     lines += render_cli(load_cli(out))
@@ -700,9 +946,14 @@ def render_counts(counts: list[dict]) -> list[str]:
 # ---- writing both -----------------------------------------------------------
 
 def write(out: Path, page: Path) -> list[Path]:
-    """Writes OUT/latest.md and the page from OUT/latest.json and OUT's instruction counts."""
+    """Writes OUT/latest.md and the page from OUT/latest.json and OUT's
+    instruction counts; for the results of bench/results, also the figures
+    the other pages quote (figure_pages). Returns what it wrote."""
     data = load(out)
+    quoting = figure_pages() if page.resolve() == PAGE.resolve() else []
+    for quoted in quoting:  # every figure readable before anything is written
+        with_figures(quoted.read_text(), data)
     (out / "latest.md").write_text(render_latest(data))
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(render_page(data, out, page, load_counts(out)))
-    return [out / "latest.md", page]
+    return [out / "latest.md", page, *write_figures(data, quoting)]

@@ -25,6 +25,8 @@ notes when and from what build they were measured; then latest.md and the
 page are written again from the merged results.
 --report writes latest.md and the page again from DIR/latest.json (and the
 instruction counts bench/callgrind left in DIR), without measuring.
+Writing the page of bench/results also writes again every figure the other
+pages quote from it (report.FIGURE).
 --quick runs tiny sizes once, to check that the runner works (CI does
 this; it asserts nothing about timings), into a temporary directory, page
 included.
@@ -84,6 +86,10 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
                     raise
                 guard.check(name)
                 durations[name] = time.time() - step_started
+                # each result says which case measured it, so that a case run
+                # again on its own later is known apart from this run's
+                for r in [*bench.results, *bench.sweep.values()]:
+                    r.step = r.step or name
                 print(f"  PostgreSQL {version}: {time.time() - started:5.0f} s  {name}", file=sys.stderr)
             minutes = (time.time() - started) / 60
         finally:
@@ -97,7 +103,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
         "results": [asdict(r) for r in bench.results],
         "sweep": {str(c): asdict(r) for c, r in bench.sweep.items()},
         "date": clusters.today(), "machine": clusters.machine(),
-        "build": build_kind, "commit": commit,
+        "build": build_kind, "commit": commit, "cases": list(durations),
         "settings": clusters.SETTINGS, "session_settings": clusters.SESSION_SETTINGS,
         "sizes": asdict(sizes), "durations": durations, "series": bench.series,
     }
@@ -142,15 +148,23 @@ def replaced(results: list[dict], new: list[dict]) -> list[dict]:
 def merge(earlier: dict, later: dict, names: list[str]) -> dict:
     """The results of a run of the cases `names` only (`later`) merged into
     those of an earlier run: in each version's record, the cases' results
-    replace the ones they had, and `later` notes when, on what server and
-    from which build they were measured. A version the earlier run did not
-    measure gets the new record as it is."""
+    (the client sweep's and the plots' data included) replace the ones they
+    had, and `later` notes when, on what server and from which build they
+    were measured. A version the earlier run did not measure gets the new
+    record as it is."""
     records = {run["version"]: run for run in earlier["versions"]}
     for run in later["versions"]:
+        if run["version"] not in records:
+            records[run["version"]] = run
+            continue
         note = {key: run[key] for key in ("date", "server_version", "build", "commit", "machine", "minutes")}
         note["cases"] = names
-        record = records.setdefault(run["version"], {**run, "results": [], "sweep": {}, "durations": {}})
+        record = records[run["version"]]
         record["results"] = replaced(record["results"], run["results"])
+        if run.get("sweep"):
+            record["sweep"] = run["sweep"]
+            record.update({key: run[key] for key in ("sweep_seconds", "sweep_repeats")})
+        record["series"] = {**record.get("series", {}), **run.get("series", {})}
         record["durations"] = {**record.get("durations", {}), **run["durations"]}
         record["later"] = [n for n in record.get("later", []) if not set(n["cases"]) <= set(names)] + [note]
     earlier["versions"] = sorted(records.values(), key=lambda r: r["version"])
@@ -182,7 +196,11 @@ def main() -> int:
     if args.report:
         if not (args.out / "latest.json").exists():
             parser.error(f"{args.out / 'latest.json'} does not exist: run bench/run first")
-        written = report.write(args.out, page_for(args.out, args.page))
+        try:
+            written = report.write(args.out, page_for(args.out, args.page))
+        except ValueError as e:  # a figure a page quotes that the results do not have
+            print(f"bench/run: {e}", file=sys.stderr)
+            return 1
         print("written: " + ", ".join(map(str, written)), file=sys.stderr)
         return 0
 
