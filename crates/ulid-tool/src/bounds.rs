@@ -2,8 +2,9 @@
 //! gives, for the bounds of a range query: FROM's, and the one after TO's.
 
 use crate::cli::BoundsArgs;
+use crate::exit::{Failure, OK};
 use crate::output::{push_id, push_time, Output};
-use crate::{time, Failure, OK};
+use crate::time;
 use std::io::Write;
 use ulid_core::codec::{self, MAX_TIMESTAMP_MS};
 

@@ -467,6 +467,21 @@ pub struct CryptArgs {
     pub format: IdFormat,
 }
 
+/// The id in place of a command (`ulid-tool 01JG...`), which the type would
+/// read, when that is why the command line was refused.
+pub fn an_id_given_as_a_command(err: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    match err.get(ContextKind::InvalidSubcommand)? {
+        ContextValue::String(word) if ulid_core::codec::parse(word.trim().as_bytes()).is_ok() => {
+            Some(word.clone())
+        }
+        _ => None,
+    }
+}
+
 /// The clap command, for the man page and the completions.
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()

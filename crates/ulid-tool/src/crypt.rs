@@ -38,10 +38,10 @@
 //! and the kernel's page cache of the file.
 
 use crate::cli::CryptArgs;
+use crate::exit::{Failure, INVALID, OK};
 use crate::input::for_each_id;
 use crate::output::{push_id, Output};
 use crate::parse::read_id;
-use crate::{Failure, INVALID, OK};
 use std::ffi::OsStr;
 use std::fs::{File, Metadata};
 use std::io::{self, BufReader, Read, Write};

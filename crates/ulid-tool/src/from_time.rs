@@ -5,9 +5,10 @@
 //! never wraps around nor moves on to the next millisecond.
 
 use crate::cli::{FromTimeArgs, IdFormat};
+use crate::exit::{Failure, OK};
 use crate::new::{generate_failure, layout, step, NewError};
 use crate::output::{push_id, Output};
-use crate::{time, Failure, OK};
+use crate::time;
 use std::io::Write;
 use ulid_core::codec::{self, BYTES};
 use ulid_core::monotonic::{GenerateError, Layout, Monotonic, Step};

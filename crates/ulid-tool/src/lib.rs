@@ -6,15 +6,18 @@
 //! - `input`: ids from the arguments or standard input, streamed;
 //! - `output`: the texts of an id and of a time, and buffered output;
 //! - `time`: reading a time given on the command line;
+//! - `exit`: how a command ends, its exit status or the failure it says;
 //! - `new` (and `monotonic`), `from_time`, `parse`, `validate`, `bounds`,
 //!   `crypt`: the commands, each with its `run`, which `dispatch` calls;
 //! - `generate`: the man page and the shell completions.
 //!
-//! `main.rs` only calls `main` here.
+//! This file only wires them: `main.rs` calls `main`, which reads the
+//! command line and runs the command.
 
 pub mod bounds;
 pub mod cli;
 pub mod crypt;
+mod exit;
 pub mod from_time;
 pub mod generate;
 pub mod input;
@@ -26,35 +29,16 @@ pub mod validate;
 
 use clap::Parser;
 use cli::{Cli, Command};
+use exit::{Failure, FAILED, OK};
 use output::Output;
 use std::io::{self, BufReader};
 use std::process::ExitCode;
-
-/// Every id was valid and everything was written.
-pub(crate) const OK: u8 = 0;
-/// Some id given was not valid.
-pub(crate) const INVALID: u8 = 1;
-/// A usage error, or a failure.
-const FAILED: u8 = 2;
-
-/// Why a command stopped early.
-pub(crate) enum Failure {
-    /// Said on standard error; exit status 2.
-    Message(String),
-    Io(io::Error),
-}
-
-impl From<io::Error> for Failure {
-    fn from(err: io::Error) -> Self {
-        Failure::Io(err)
-    }
-}
 
 /// Runs the command line of this process.
 pub fn main() -> ExitCode {
     match Cli::try_parse() {
         Ok(cli) => ExitCode::from(run(cli)),
-        Err(err) => match an_id_given_as_a_command(&err) {
+        Err(err) => match cli::an_id_given_as_a_command(&err) {
             Some(id) => {
                 let how = format!("to read it, ulid-tool parse {id}");
                 eprintln!("ulid-tool: {id:?} is an id, not a command: {how}");
@@ -62,21 +46,6 @@ pub fn main() -> ExitCode {
             }
             None => err.exit(),
         },
-    }
-}
-
-/// The id in place of a command (`ulid-tool 01JG...`), which the type would
-/// read, when that is why the command line was refused.
-fn an_id_given_as_a_command(err: &clap::Error) -> Option<String> {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    if err.kind() != ErrorKind::InvalidSubcommand {
-        return None;
-    }
-    match err.get(ContextKind::InvalidSubcommand)? {
-        ContextValue::String(word) if ulid_core::codec::parse(word.trim().as_bytes()).is_ok() => {
-            Some(word.clone())
-        }
-        _ => None,
     }
 }
 
@@ -95,19 +64,7 @@ pub fn run(cli: Cli) -> u8 {
     };
     // what was made before a failure is still written
     let flushed = out.flush();
-    match result.and_then(|status| flushed.map(|()| status).map_err(Failure::Io)) {
-        Ok(status) => status,
-        // a reader that went away (`ulid-tool new 1000000 | head -1`) is no error
-        Err(Failure::Io(err)) if err.kind() == io::ErrorKind::BrokenPipe => OK,
-        Err(Failure::Io(err)) => {
-            eprintln!("ulid-tool: {err}");
-            FAILED
-        }
-        Err(Failure::Message(message)) => {
-            eprintln!("ulid-tool: {message}");
-            FAILED
-        }
-    }
+    exit::status(result.and_then(|status| flushed.map(|()| status).map_err(Failure::Io)))
 }
 
 fn dispatch(command: Command, out: &mut Output<io::StdoutLock<'static>>) -> Result<u8, Failure> {

@@ -3,8 +3,9 @@
 //! monotonic state near the end of a millisecond.
 
 use crate::cli::{IdFormat, LayoutArg, NewArgs, StepArg};
+use crate::exit::{Failure, OK};
 use crate::output::{push_id, Output};
-use crate::{time, Failure, OK};
+use crate::time;
 use std::io::{self, Write};
 use ulid_core::codec::{self, BYTES};
 use ulid_core::monotonic::{self, GenerateError, Layout, Monotonic, Step};

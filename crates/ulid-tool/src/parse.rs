@@ -8,9 +8,9 @@
 //! note: the value is valid, and is printed as any other.
 
 use crate::cli::{ParseArgs, ParseFormat};
+use crate::exit::{Failure, INVALID, OK};
 use crate::input::{for_each_id, Item, MAX_LINE};
 use crate::output::{bytea_text, hex_text, push_decimal, time_text, uuid_text, Output, TIME_LEN};
-use crate::{Failure, INVALID, OK};
 use serde::Serialize;
 use std::io::{self, BufReader, Read, Write};
 use ulid_core::codec::{self, BYTES, RANDOM_BYTES, TEXT_LEN};

@@ -4,10 +4,10 @@
 //! from now: validity is all it is asked.
 
 use crate::cli::ValidateArgs;
+use crate::exit::{Failure, INVALID, OK};
 use crate::input::for_each_id;
 use crate::output::Output;
 use crate::parse::read_id;
-use crate::{Failure, INVALID, OK};
 use std::io::{BufReader, Read, Write};
 
 /// `ulid-tool validate`: prints nothing; the exit status says.
