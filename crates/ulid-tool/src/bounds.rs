@@ -46,7 +46,7 @@ pub(crate) fn run<W: Write>(args: &BoundsArgs, out: &mut Output<W>) -> Result<u8
         None => None,
     };
     for ms in std::iter::once(from).chain(after_to) {
-        push_id(&mut out.buf, &smallest_of(ms), args.format);
+        push_id(&mut out.buf, &smallest_of(ms), args.output.format);
         out.buf.push(b'\n');
     }
     Ok(OK)

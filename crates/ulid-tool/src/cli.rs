@@ -281,8 +281,10 @@ pub enum ParseFormat {
     Tsv,
 }
 
+/// How many ids, and of which time: the `[N]` and `--time` of `new` and
+/// `monotonic`.
 #[derive(Debug, Args)]
-pub struct NewArgs {
+pub struct Batch {
     /// How many ids
     #[arg(value_name = "N", default_value_t = 1)]
     pub count: u64,
@@ -291,6 +293,43 @@ pub struct NewArgs {
     /// 2025-01-01T13:00:00.250+01:00) or Unix milliseconds (1735732800000)
     #[arg(long, value_name = "TIME")]
     pub time: Option<String>,
+}
+
+/// How new ids are laid out and written: `--layout` and `--format` of
+/// `new`, `monotonic` and `from-time`. (Each of them declares its own
+/// `--step` and `--after`, whose help says how they read for it.)
+#[derive(Debug, Args)]
+pub struct Making {
+    /// Which bits are random
+    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
+    pub layout: LayoutArg,
+
+    #[command(flatten)]
+    pub output: IdOutput,
+}
+
+/// How the ids a command prints are written: `--format` of every command
+/// that prints ids (`parse` prints more, and has its own).
+#[derive(Debug, Args)]
+pub struct IdOutput {
+    /// How ids are written
+    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
+    pub format: IdFormat,
+}
+
+/// The ids a command reads: `parse`, `validate`, `encrypt` and `decrypt`.
+#[derive(Debug, Args)]
+pub struct IdsInput {
+    /// Ids in any of the three forms, read as given; none: one per line from
+    /// standard input, the blanks around it ignored
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    #[command(flatten)]
+    pub batch: Batch,
 
     /// Every id greater than the one before
     #[arg(long)]
@@ -300,13 +339,8 @@ pub struct NewArgs {
     #[arg(long, value_enum, default_value_t = StepArg::Random, requires = "monotonic")]
     pub step: StepArg,
 
-    /// Which bits are random
-    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
-    pub layout: LayoutArg,
-
-    /// How ids are written
-    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
-    pub format: IdFormat,
+    #[command(flatten)]
+    pub making: Making,
 
     /// Start --monotonic above this id, as if it had been made last (for tests)
     #[arg(long, value_name = "ID", hide = true, requires = "monotonic")]
@@ -314,47 +348,16 @@ pub struct NewArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ParseArgs {
-    /// Ids in any of the three forms, read as given; none: one per line from
-    /// standard input, the blanks around it ignored
-    #[arg(value_name = "ID")]
-    pub ids: Vec<String>,
-
-    /// How to print what each id holds
-    #[arg(long, value_enum, default_value_t = ParseFormat::Text)]
-    pub format: ParseFormat,
-}
-
-#[derive(Debug, Args)]
-pub struct ValidateArgs {
-    /// Ids in any of the three forms, read as given; none: one per line from
-    /// standard input, the blanks around it ignored
-    #[arg(value_name = "ID")]
-    pub ids: Vec<String>,
-}
-
-#[derive(Debug, Args)]
 pub struct MonotonicArgs {
-    /// How many ids
-    #[arg(value_name = "N", default_value_t = 1)]
-    pub count: u64,
-
-    /// Make ids of this time instead of now: RFC 3339 (2025-01-01T12:00:00Z,
-    /// 2025-01-01T13:00:00.250+01:00) or Unix milliseconds (1735732800000)
-    #[arg(long, value_name = "TIME")]
-    pub time: Option<String>,
+    #[command(flatten)]
+    pub batch: Batch,
 
     /// How far each id steps within one millisecond
     #[arg(long, value_enum, default_value_t = StepArg::Random)]
     pub step: StepArg,
 
-    /// Which bits are random
-    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
-    pub layout: LayoutArg,
-
-    /// How ids are written
-    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
-    pub format: IdFormat,
+    #[command(flatten)]
+    pub making: Making,
 
     /// Start above this id, as if it had been made last (for tests)
     #[arg(long, value_name = "ID", hide = true)]
@@ -364,12 +367,10 @@ pub struct MonotonicArgs {
 impl From<MonotonicArgs> for NewArgs {
     fn from(args: MonotonicArgs) -> Self {
         NewArgs {
-            count: args.count,
-            time: args.time,
+            batch: args.batch,
             monotonic: true,
             step: args.step,
-            layout: args.layout,
-            format: args.format,
+            making: args.making,
             after: args.after,
         }
     }
@@ -389,18 +390,29 @@ pub struct FromTimeArgs {
     #[arg(long, value_enum, default_value_t = StepArg::Random)]
     pub step: StepArg,
 
-    /// Which bits are random
-    #[arg(long, value_enum, default_value_t = LayoutArg::Ulid)]
-    pub layout: LayoutArg,
-
-    /// How ids are written
-    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
-    pub format: IdFormat,
+    #[command(flatten)]
+    pub making: Making,
 
     /// Start above this id of TIME's millisecond, as if it had been made
     /// last (for tests)
     #[arg(long, value_name = "ID", hide = true)]
     pub after: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    #[command(flatten)]
+    pub input: IdsInput,
+
+    /// How to print what each id holds
+    #[arg(long, value_enum, default_value_t = ParseFormat::Text)]
+    pub format: ParseFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub input: IdsInput,
 }
 
 #[derive(Debug, Args)]
@@ -415,9 +427,8 @@ pub struct BoundsArgs {
     #[arg(value_name = "TO")]
     pub to: Option<String>,
 
-    /// How the ids are written
-    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
-    pub format: IdFormat,
+    #[command(flatten)]
+    pub output: IdOutput,
 }
 
 /// The key comes from exactly one place (the group `key`): clap refuses
@@ -430,10 +441,8 @@ pub struct BoundsArgs {
         .args(["key_file", "key_hex_file", "key_env", "key_hex"])
 ))]
 pub struct CryptArgs {
-    /// Ids in any of the three forms, read as given; none: one per line from
-    /// standard input, the blanks around it ignored
-    #[arg(value_name = "ID")]
-    pub ids: Vec<String>,
+    #[command(flatten)]
+    pub input: IdsInput,
 
     /// A file holding the key: exactly 16, 24 or 32 bytes, readable by its
     /// owner only (chmod 600); - for standard input, when ids are given as
@@ -462,9 +471,8 @@ pub struct CryptArgs {
     #[arg(long, conflicts_with_all = ["key_hex", "key_env"])]
     pub allow_readable_key: bool,
 
-    /// How ids are written
-    #[arg(long, value_enum, default_value_t = IdFormat::Ulid)]
-    pub format: IdFormat,
+    #[command(flatten)]
+    pub output: IdOutput,
 }
 
 /// The id in place of a command (`ulid-tool 01JG...`), which the type would

@@ -350,7 +350,7 @@ pub(crate) fn run<R: Read, W: Write>(
     } else {
         ReadableKey::Refuse
     };
-    let ids_on_stdin = args.ids.is_empty();
+    let ids_on_stdin = args.input.ids.is_empty();
     // clap lets exactly one through (the `key` group)
     let cipher = if let Some(path) = &args.key_file {
         cipher_from_file(path, readable, ids_on_stdin, errors)
@@ -366,7 +366,7 @@ pub(crate) fn run<R: Read, W: Write>(
     .map_err(Failure::Message)?;
     drop(hex);
     let mut invalid = false;
-    for_each_id(&args.ids, reader, out, |out, item| {
+    for_each_id(&args.input.ids, reader, out, |out, item| {
         match read_id(&item, errors)? {
             Some(value) => {
                 let result = if encrypt {
@@ -374,7 +374,7 @@ pub(crate) fn run<R: Read, W: Write>(
                 } else {
                     cipher.decrypt(&value)
                 };
-                push_id(&mut out.buf, &result, args.format);
+                push_id(&mut out.buf, &result, args.output.format);
                 out.buf.push(b'\n');
                 out.flush_if_full()?;
             }

@@ -80,8 +80,8 @@ pub(crate) fn run<W: Write>(args: &FromTimeArgs, out: &mut Output<W>) -> Result<
         ms,
         count: args.count,
         step: step(args.step),
-        layout: layout(args.layout),
-        format: args.format,
+        layout: layout(args.making.layout),
+        format: args.making.output.format,
         after,
     };
     let mut rng = ProcessRng::new();

@@ -129,15 +129,15 @@ pub(crate) fn run<W: Write>(args: &NewArgs, out: &mut Output<W>) -> Result<u8, F
         None => None,
     };
     let options = NewOptions {
-        count: args.count,
+        count: args.batch.count,
         monotonic: args.monotonic.then_some(step(args.step)),
-        layout: layout(args.layout),
-        format: args.format,
+        layout: layout(args.making.layout),
+        format: args.making.output.format,
         after,
     };
     let mut rng = ProcessRng::new();
     let mut rng = rng.for_process(std::process::id() as i32);
-    let result = match &args.time {
+    let result = match &args.batch.time {
         Some(text) => {
             let ms = time::parse_time(text).map_err(Failure::Message)?;
             write_new(&options, &mut Frozen(ms), &mut rng, out)

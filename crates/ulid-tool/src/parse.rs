@@ -25,7 +25,7 @@ pub(crate) fn run<R: Read, W: Write>(
 ) -> Result<u8, Failure> {
     let mut printer = Printer::new(args.format);
     let mut invalid = false;
-    for_each_id(&args.ids, reader, out, |out, item| {
+    for_each_id(&args.input.ids, reader, out, |out, item| {
         match read_id(&item, errors)? {
             Some(value) => {
                 note_far_time(&item, &value, errors)?;

@@ -18,7 +18,7 @@ pub(crate) fn run<R: Read, W: Write>(
     out: &mut Output<W>,
 ) -> Result<u8, Failure> {
     let mut invalid = false;
-    for_each_id(&args.ids, reader, out, |_, item| {
+    for_each_id(&args.input.ids, reader, out, |_, item| {
         if read_id(&item, errors)?.is_none() {
             invalid = true;
         }
