@@ -364,18 +364,6 @@ pub struct MonotonicArgs {
     pub after: Option<String>,
 }
 
-impl From<MonotonicArgs> for NewArgs {
-    fn from(args: MonotonicArgs) -> Self {
-        NewArgs {
-            batch: args.batch,
-            monotonic: true,
-            step: args.step,
-            making: args.making,
-            after: args.after,
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct FromTimeArgs {
     /// RFC 3339 (2025-01-01T00:00:00Z) or Unix milliseconds

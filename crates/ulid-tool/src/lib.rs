@@ -9,6 +9,7 @@
 //! - `exit`: how a command ends, its exit status or the failure it says;
 //! - `new` (and `monotonic`), `from_time`, `parse`, `validate`, `bounds`,
 //!   `crypt`: the commands, each with its `run`, which `dispatch` calls;
+//!   `from_time` makes its ids with `new`'s generator;
 //! - `generate`: the man page and the shell completions.
 //!
 //! This file only wires them: `main.rs` calls `main`, which reads the
@@ -73,7 +74,7 @@ fn dispatch(command: Command, out: &mut Output<io::StdoutLock<'static>>) -> Resu
     let mut errors = io::stderr().lock();
     match command {
         Command::New(args) => new::run(&args, out),
-        Command::Monotonic(args) => new::run(&args.into(), out),
+        Command::Monotonic(args) => new::run_monotonic(&args, out),
         Command::FromTime(args) => from_time::run(&args, out),
         Command::Parse(args) => parse::run(&args, &mut reader, &mut errors, out),
         Command::Validate(args) => validate::run(&args, &mut reader, &mut errors, out),

@@ -1,8 +1,10 @@
-//! `ulid-tool new`: new ids from a clock and a random source, both passed in,
-//! so that tests can freeze the clock, step it back, or start the
-//! monotonic state near the end of a millisecond.
+//! `ulid-tool new` and `monotonic`: new ids from a clock and a random
+//! source, both passed in, so that tests can freeze the clock, step it
+//! back, or start the monotonic state near the end of a millisecond.
+//! `write_new` is the one loop that makes ids: `from-time` runs it too, on
+//! a clock stopped at its millisecond.
 
-use crate::cli::{IdFormat, LayoutArg, NewArgs, StepArg};
+use crate::cli::{Batch, IdFormat, LayoutArg, Making, MonotonicArgs, NewArgs, StepArg};
 use crate::exit::{Failure, OK};
 use crate::output::{push_id, Output};
 use crate::time;
@@ -42,7 +44,7 @@ impl Clock for Frozen {
     }
 }
 
-/// What `ulid-tool new` was asked for.
+/// What `ulid-tool new` (or `monotonic`, or `from-time`) was asked for.
 #[derive(Debug, Clone, Copy)]
 pub struct NewOptions {
     pub count: u64,
@@ -52,6 +54,10 @@ pub struct NewOptions {
     pub format: IdFormat,
     /// Start the monotonic state above this value.
     pub after: Option<[u8; BYTES]>,
+    /// Every id of the millisecond the clock reads (`from-time`): an id the
+    /// generator would make past it means that millisecond has no value
+    /// left, and fails as `GenerateError::Exhausted`.
+    pub one_millisecond: bool,
 }
 
 /// Why `new` stopped: a value could not be made (after `made` ids), or the
@@ -82,9 +88,19 @@ pub fn write_new<W: Write>(
     for made in 0..options.count {
         let value = clock
             .now_ms()
-            .and_then(|now| match options.monotonic {
-                Some(step) => state.next(now, rng, step, options.layout),
-                None => monotonic::generate(now, rng, options.layout),
+            .and_then(|now| {
+                let value = match options.monotonic {
+                    Some(step) => state.next(now, rng, step, options.layout)?,
+                    None => monotonic::generate(now, rng, options.layout)?,
+                };
+                // the generator keeps the millisecond of its last value,
+                // which is this one; the one case it moves on (UUIDv7s after
+                // a value of the other layout with none left above it) is
+                // this millisecond's end
+                if options.one_millisecond && codec::timestamp_ms(&value) != now {
+                    return Err(GenerateError::Exhausted);
+                }
+                Ok(value)
             })
             .map_err(|err| NewError::Generate { err, made })?;
         push_id(&mut out.buf, &value, options.format);
@@ -120,31 +136,62 @@ pub fn generate_failure(err: GenerateError, made: u64, layout: Layout) -> String
     )
 }
 
+/// The value `--after` names.
+pub(crate) fn parse_after(text: &str) -> Result<[u8; BYTES], Failure> {
+    let text = text.trim().as_bytes();
+    codec::parse(text).map_err(|err| Failure::Message(format!("--after: {}", err.detail(text))))
+}
+
 /// `ulid-tool new`.
 pub(crate) fn run<W: Write>(args: &NewArgs, out: &mut Output<W>) -> Result<u8, Failure> {
-    let after = match &args.after {
-        Some(text) => Some(codec::parse(text.trim().as_bytes()).map_err(|err| {
-            Failure::Message(format!("--after: {}", err.detail(text.trim().as_bytes())))
-        })?),
-        None => None,
-    };
+    let step = args.monotonic.then_some(args.step);
+    new_ids(&args.batch, step, args.after.as_deref(), &args.making, out)
+}
+
+/// `ulid-tool monotonic`: `new --monotonic`.
+pub(crate) fn run_monotonic<W: Write>(
+    args: &MonotonicArgs,
+    out: &mut Output<W>,
+) -> Result<u8, Failure> {
+    let after = args.after.as_deref();
+    new_ids(&args.batch, Some(args.step), after, &args.making, out)
+}
+
+/// New ids, monotonic when `step` is there.
+fn new_ids<W: Write>(
+    batch: &Batch,
+    step: Option<StepArg>,
+    after: Option<&str>,
+    making: &Making,
+    out: &mut Output<W>,
+) -> Result<u8, Failure> {
     let options = NewOptions {
-        count: args.batch.count,
-        monotonic: args.monotonic.then_some(step(args.step)),
-        layout: layout(args.making.layout),
-        format: args.making.output.format,
-        after,
+        count: batch.count,
+        monotonic: step.map(self::step),
+        layout: layout(making.layout),
+        format: making.output.format,
+        after: after.map(parse_after).transpose()?,
+        one_millisecond: false,
     };
-    let mut rng = ProcessRng::new();
-    let mut rng = rng.for_process(std::process::id() as i32);
-    let result = match &args.batch.time {
+    match &batch.time {
         Some(text) => {
             let ms = time::parse_time(text).map_err(Failure::Message)?;
-            write_new(&options, &mut Frozen(ms), &mut rng, out)
+            make(&options, &mut Frozen(ms), out)
         }
-        None => write_new(&options, &mut SystemClock, &mut rng, out),
-    };
-    match result {
+        None => make(&options, &mut SystemClock, out),
+    }
+}
+
+/// Writes the ids `options` asks for, read from `clock`, with this
+/// process's random source, and says why if it stops early.
+pub(crate) fn make<W: Write>(
+    options: &NewOptions,
+    clock: &mut impl Clock,
+    out: &mut Output<W>,
+) -> Result<u8, Failure> {
+    let mut rng = ProcessRng::new();
+    let mut rng = rng.for_process(std::process::id() as i32);
+    match write_new(options, clock, &mut rng, out) {
         Ok(()) => Ok(OK),
         Err(NewError::Io(err)) => Err(Failure::Io(err)),
         Err(NewError::Generate { err, made }) => Err(Failure::Message(generate_failure(

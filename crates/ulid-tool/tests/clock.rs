@@ -29,6 +29,7 @@ fn run(readings: Vec<u64>, count: u64, step: Step, layout: Layout) -> Vec<[u8; 1
         layout,
         format: IdFormat::Hex,
         after: None,
+        one_millisecond: false,
     };
     let mut out = Output::new(Vec::new());
     let mut rng = ProcessRng::new();
@@ -76,6 +77,7 @@ fn the_exhausted_millisecond_stops_after_what_was_made() {
         layout: Layout::Ulid,
         format: IdFormat::Ulid,
         after: Some((u128::from(t) << 80 | ((1 << 80) - 3)).to_be_bytes()),
+        one_millisecond: false,
     };
     let mut out = Output::new(Vec::new());
     let mut rng = ProcessRng::new();
@@ -96,4 +98,54 @@ fn the_exhausted_millisecond_stops_after_what_was_made() {
         })
     ));
     assert_eq!(String::from_utf8(out.buf).unwrap().lines().count(), 2);
+}
+
+/// The loop `from-time` shares: held to the clock's millisecond, a UUIDv7
+/// after a value with no UUIDv7 above it in its millisecond is the end of
+/// that millisecond; not held (`new --monotonic`), it is the next one's.
+#[test]
+fn one_millisecond_ends_where_new_moves_on() {
+    let t = 1_735_689_600_000;
+    let full = (u128::from(t) << 80 | ((1 << 80) - 1)).to_be_bytes();
+    for one_millisecond in [false, true] {
+        let options = NewOptions {
+            count: 2,
+            monotonic: Some(Step::One),
+            layout: Layout::UuidV7,
+            format: IdFormat::Hex,
+            after: Some(full),
+            one_millisecond,
+        };
+        let mut out = Output::new(Vec::new());
+        let mut rng = ProcessRng::new();
+        let result = write_new(
+            &options,
+            &mut Scripted {
+                readings: vec![t],
+                at: 0,
+            },
+            &mut rng.for_process(1),
+            &mut out,
+        );
+        let ids: Vec<[u8; 16]> = String::from_utf8(out.buf)
+            .unwrap()
+            .lines()
+            .map(|line| codec::parse(line.as_bytes()).unwrap())
+            .collect();
+        if one_millisecond {
+            assert!(matches!(
+                result,
+                Err(NewError::Generate {
+                    err: GenerateError::Exhausted,
+                    made: 0
+                })
+            ));
+            assert!(ids.is_empty());
+        } else {
+            assert!(result.is_ok());
+            assert_eq!(ids.len(), 2);
+            assert!(ids.iter().all(|id| codec::timestamp_ms(id) == t + 1));
+            assert!(ids[0] > full && ids[1] > ids[0]);
+        }
+    }
 }
