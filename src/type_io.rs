@@ -173,7 +173,7 @@ pub mod soft_error {
         code: PgSqlErrorCode,
         bad: &BadText,
     ) -> bool {
-        use std::ffi::{c_char, c_int, CString};
+        use std::ffi::{c_char, c_int, CStr, CString};
 
         // pgrx keeps the variadic err* functions to itself; these are the
         // plain C ones from elog.h.
@@ -195,13 +195,22 @@ pub mod soft_error {
                 let to_c = |s: &str| CString::new(s.replace('\0', "")).unwrap_or_default();
                 let message = to_c(&bad.message);
                 let detail = to_c(&bad.detail);
-                errcode(code as c_int);
-                errmsg(c"%s".as_ptr(), message.as_ptr());
-                errdetail(c"%s".as_ptr(), detail.as_ptr());
-                if let Some(hint) = bad.hint {
-                    let hint = to_c(hint);
-                    errhint(c"%s".as_ptr(), hint.as_ptr());
-                }
+                let hint = bad.hint.map(to_c);
+                let (message_ptr, detail_ptr) = (message.as_ptr(), detail.as_ptr());
+                let hint_ptr = hint.as_deref().map(CStr::as_ptr);
+                // The err* calls are not guarded as pgrx's are: an ERROR
+                // among them (out of memory) would longjmp past this frame
+                // and its caller's, which own strings. In a boundary of
+                // pgrx's, it unwinds as a panic instead; the closure holds
+                // only pointers.
+                pg_sys::ffi::pg_guard_ffi_boundary(move || {
+                    errcode(code as c_int);
+                    errmsg(c"%s".as_ptr(), message_ptr);
+                    errdetail(c"%s".as_ptr(), detail_ptr);
+                    if let Some(hint) = hint_ptr {
+                        errhint(c"%s".as_ptr(), hint);
+                    }
+                });
                 pg_sys::errsave_finish(
                     context,
                     concat!(file!(), "\0").as_ptr().cast(),
