@@ -436,6 +436,26 @@ unsafe extern "C-unwind" fn shmem_request() {
     }
 }
 
+/// AddinShmemInitLock, which C names by a macro that pgrx does not bind:
+/// entry 21 of the main LWLock array in every supported version
+/// (`lwlocknames.h`; `the_init_lock_is_addin_shmem_init` below asks the
+/// server the name of the lock this returns).
+///
+/// # Safety
+///
+/// Call once shared memory exists (from `shmem_startup_hook` on), when
+/// `MainLWLockArray` points to the main array.
+unsafe fn addin_shmem_init_lock() -> *mut pg_sys::LWLock {
+    // SAFETY: the main array has NUM_INDIVIDUAL_LWLOCKS entries and more
+    // (checked below), and exists (the caller's contract); only an address
+    // is taken.
+    unsafe { &raw mut (*pg_sys::MainLWLockArray.add(ADDIN_SHMEM_INIT_LOCK)).lock }
+}
+
+/// The index of AddinShmemInitLock in the main LWLock array.
+const ADDIN_SHMEM_INIT_LOCK: usize = 21;
+const _: () = assert!(ADDIN_SHMEM_INIT_LOCK < pg_sys::NUM_INDIVIDUAL_LWLOCKS as usize);
+
 #[pg_guard]
 unsafe extern "C-unwind" fn shmem_startup() {
     // SAFETY: PostgreSQL calls the hook once shared memory exists (at start
@@ -446,9 +466,7 @@ unsafe extern "C-unwind" fn shmem_startup() {
         if let Some(previous) = PREV_SHMEM_STARTUP_HOOK {
             previous();
         }
-        // AddinShmemInitLock, entry 21 of the main LWLock array in every
-        // supported version (lwlocklist.h)
-        let init_lock = &raw mut (*pg_sys::MainLWLockArray.add(21)).lock;
+        let init_lock = addin_shmem_init_lock();
         pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
         let mut found = false;
         let table = pg_sys::ShmemInitStruct(
@@ -567,6 +585,24 @@ mod tests {
             "one place per database"
         );
         assert!(core::ptr::eq(table.place_of(database).unwrap(), place));
+    }
+
+    /// The lock `shmem_startup` takes to set the table up is the one the
+    /// server itself calls AddinShmemInit: the tranche of the lock at that
+    /// index of the main array, named by the server's own function.
+    #[pg_test]
+    fn the_init_lock_is_addin_shmem_init() {
+        // SAFETY: shared memory exists in a backend; the lock's tranche is
+        // set when the array is made and only read here.
+        let tranche = unsafe { (*addin_shmem_init_lock()).tranche };
+        // SAFETY: an LWLock's wait event is its tranche; the answer is a
+        // static C string.
+        let name =
+            unsafe { CStr::from_ptr(pg_sys::GetLWLockIdentifier(pg_sys::PG_WAIT_LWLOCK, tranche)) };
+        assert_eq!(name.to_str(), Ok("AddinShmemInit"));
+        // and it is the individual lock of its own tranche, not a tranche's
+        // lock of another array
+        assert_eq!(usize::from(tranche), ADDIN_SHMEM_INIT_LOCK);
     }
 
     /// The name carries the layout's version, so a new layout gets a table
