@@ -10,8 +10,10 @@
 //! - `generators`: `gen_ulid()` and `gen_monotonic_ulid()`;
 //! - `settings`: the generators' settings, `ulid.monotonic_step` and
 //!   `ulid.layout`;
-//! - `shmem`: where the generators' state lives, per backend or in shared
-//!   memory when preloaded;
+//! - `shmem`: where the generators' state lives: per backend, and each
+//!   database's monotonic state in a table in shared memory (reserved at
+//!   start when preloaded, else, on 17 and later, in the dynamic shared
+//!   memory registry);
 //! - `public_ids`: `ulid_encrypt` and `ulid_decrypt`, with a key cache per
 //!   call site.
 

@@ -64,11 +64,12 @@ pub fn monotonic_step() -> Step {
 ///
 /// `ulid.monotonic_step` is PGC_SUSET: only a superuser (or a role granted
 /// SET on it, PostgreSQL 15 and later) sets it, in postgresql.conf, per
-/// database or role (ALTER DATABASE/ROLE ... SET) or in a session. On a
-/// preloaded server every role and database steps from the one shared
-/// value, so a role that could choose a step of one would get another
-/// session's last value plus one, and count other tenants' inserts by the
-/// gaps between its own.
+/// database or role (ALTER DATABASE/ROLE ... SET) or in a session. Where
+/// the state is shared (preloaded, or on 17 and later), every role of a
+/// database steps from the database's one shared value, so a role that
+/// could choose a step of one would get another session's last value plus
+/// one, and count the inserts of the database's other roles by the gaps
+/// between its own.
 ///
 /// `ulid.layout` is PGC_USERSET: it chooses which bits of a value are
 /// random and says nothing of another session's values.
