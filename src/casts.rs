@@ -71,14 +71,18 @@ pub fn report_timestamp_out_of_range() -> ! {
 pg_function! {
     /// `ulid_timestamp(ulid)`: the exact millisecond in the first 48 bits.
     fn ulid_timestamp(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `ulid_timestamp(ulid)`, a STRICT function.
         let ms = codec::timestamp_ms(unsafe { arg_ulid(fcinfo, 0) });
         Datum::from(timestamptz_from_unix_ms(ms))
     }
 
     /// `timestamptz::ulid`: the smallest ULID of that millisecond.
     fn ulid_from_timestamptz(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `ulid_from_timestamptz(timestamptz)`, a
+        // STRICT function: an int8 passed by value.
         let us = unsafe { arg(fcinfo, 0) }.value() as i64;
         match unix_ms_from_timestamptz(us) {
+            // SAFETY: this body holds nothing to drop (numbers only).
             Ok(ms) => unsafe { return_ulid(&codec::from_parts(ms, &[0; codec::RANDOM_BYTES])) },
             Err(OutOfRange) => report_timestamp_out_of_range(),
         }
@@ -86,6 +90,8 @@ pg_function! {
 
     /// `bytea::ulid`: exactly 16 bytes in the specification's order.
     fn ulid_from_bytea(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `ulid_from_bytea(bytea)`, a STRICT function;
+        // `bytes` is used within the call.
         let bytes = unsafe { arg_bytes(fcinfo, 0) };
         let Ok(value) = <&[u8; BYTES]>::try_from(bytes) else {
             ereport!(
@@ -94,6 +100,8 @@ pg_function! {
                 format!("invalid binary ulid: expected {BYTES} bytes, received {}", bytes.len())
             );
         };
+        // SAFETY: this body holds nothing to drop (`bytes` and `value` are
+        // borrows).
         unsafe { return_ulid(value) }
     }
 }

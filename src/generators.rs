@@ -77,8 +77,15 @@ fn now_ms() -> Result<u64, GenerateError> {
 }
 
 /// This backend's random source, reseeded first if the process is new.
+///
+/// The handle borrows the backend's one generator: every caller in this
+/// module uses it within the expression that asked for it, so no two are
+/// alive at once.
 #[inline]
 fn rng() -> ProcessRngHandle<'static> {
+    // SAFETY: on the backend's thread, and the handle is the only borrow of
+    // the generator while it lives (each caller drops it before the next
+    // asks); `MyProcPid` is set when the process starts.
     unsafe { RNG.get().for_process(pg_sys::MyProcPid) }
 }
 
@@ -137,6 +144,8 @@ fn next_monotonic(layout: Layout) -> Result<[u8; BYTES], GenerateError> {
     let now = now_ms()?;
     let step = monotonic_step();
     let Some(shared) = shared_state() else {
+        // SAFETY: this backend's own state, borrowed only here (the random
+        // source is another cell).
         return unsafe { SESSION_STATE.get() }.next(now, &mut rng(), step, layout);
     };
     // SAFETY: this backend's own, read and written only here.
@@ -194,6 +203,8 @@ pg_function! {
         let _ = fcinfo;
         let layout = layout();
         match now_ms().and_then(|now| monotonic::generate(now, &mut rng(), layout)) {
+            // SAFETY: this body holds nothing to drop (the random source's
+            // handle is gone, `value` is an array).
             Ok(value) => unsafe { return_ulid(&value) },
             Err(err) => report(err, layout),
         }
@@ -201,6 +212,8 @@ pg_function! {
 
     /// `gen_ulid(timestamptz)`
     fn gen_ulid_at(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `gen_ulid(timestamptz)`, a STRICT function:
+        // an int8 passed by value.
         let us = unsafe { arg(fcinfo, 0) }.value() as i64;
         let ms = match unix_ms_from_timestamptz(us) {
             Ok(ms) => ms,
@@ -208,6 +221,8 @@ pg_function! {
         };
         let layout = layout();
         match monotonic::generate(ms, &mut rng(), layout) {
+            // SAFETY: this body holds nothing to drop (the random source's
+            // handle is gone, `value` is an array).
             Ok(value) => unsafe { return_ulid(&value) },
             Err(err) => report(err, layout),
         }
@@ -218,6 +233,8 @@ pg_function! {
         let _ = fcinfo;
         let layout = layout();
         match next_monotonic(layout) {
+            // SAFETY: this body holds nothing to drop: `next_monotonic` has
+            // returned, and with it let go of the database's lock.
             Ok(value) => unsafe { return_ulid(&value) },
             Err(err) => report(err, layout),
         }
@@ -240,6 +257,7 @@ mod tests {
     /// Runs `f` on whichever state `gen_monotonic_ulid()` uses.
     fn with_monotonic_state<R>(f: impl FnOnce(&mut Monotonic) -> R) -> R {
         match shared_state() {
+            // SAFETY: this backend's own state, borrowed only for `f`.
             None => f(unsafe { SESSION_STATE.get() }),
             Some(shared) => shared.with_lock(f),
         }

@@ -216,6 +216,9 @@ pg_function! {
     /// `ulid_smaller(a, b)`: the smaller argument, itself (no copy), as
     /// core's `text_smaller` does.
     fn ulid_smaller(fcinfo) -> Datum {
+        // SAFETY: both arguments of `ulid_smaller(ulid, ulid)`, a STRICT
+        // function, are ulids; the datum returned is one of them, which its
+        // caller keeps past the call (core's `text_smaller` returns one too).
         unsafe {
             let pick_first = arg_ulid(fcinfo, 0) <= arg_ulid(fcinfo, 1);
             arg(fcinfo, if pick_first { 0 } else { 1 })
@@ -224,6 +227,7 @@ pg_function! {
 
     /// `ulid_larger(a, b)`: the larger argument.
     fn ulid_larger(fcinfo) -> Datum {
+        // SAFETY: as in `ulid_smaller`.
         unsafe {
             let pick_first = arg_ulid(fcinfo, 0) >= arg_ulid(fcinfo, 1);
             arg(fcinfo, if pick_first { 0 } else { 1 })

@@ -16,7 +16,7 @@
 //! the key itself stays wherever the query took it from (a table's pages, a
 //! constant in a plan, a parameter).
 
-use crate::fmgr::{arg_bytes, arg_ulid, palloc, pg_function};
+use crate::fmgr::{arg_bytes, arg_ulid, guard_callback, palloc, pg_function};
 use core::ffi::c_void;
 use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr;
@@ -53,12 +53,20 @@ struct KeyCache {
 /// The check inlines into the caller; expanding a key, with the large
 /// stack frame a `Cipher` being built needs, is out of line in `fill`, so
 /// that a call that finds its key pays for neither.
+///
+/// # Safety
+///
+/// `fcinfo` is a call of `ulid_encrypt` or `ulid_decrypt` with a call site
+/// (`flinfo` not null), whose `fn_extra` is null or the cache `fill` put
+/// there; `'a` ends before the call site's memory context is reset.
 #[inline(always)]
 unsafe fn cipher_for<'a>(
     fcinfo: FunctionCallInfo,
     key: &[u8],
     function: &'static str,
 ) -> &'a Cipher {
+    // SAFETY: `fn_extra` is null or a cache of `fill`'s (the caller's
+    // contract), whose cipher is initialized when `filled` says so.
     unsafe {
         let cache = (*(*fcinfo).flinfo).fn_extra.cast::<KeyCache>();
         if !cache.is_null() && (*cache).filled && (*cache).cipher.assume_init_ref().has_key(key) {
@@ -70,9 +78,19 @@ unsafe fn cipher_for<'a>(
 
 /// Expands `key` into the call site's cache, making the cache first if the
 /// call site has none, and returns the cached cipher.
+///
+/// # Safety
+///
+/// As `cipher_for`: a call with a call site whose `fn_extra` is null or a
+/// cache of this function's, and `'a` ends before its context is reset.
 #[cold]
 #[inline(never)]
 unsafe fn fill<'a>(fcinfo: FunctionCallInfo, key: &[u8], function: &'static str) -> &'a Cipher {
+    // SAFETY: the caller's contract. A new cache is made in the call site's
+    // context, aligned by hand, its callback and flag written before the
+    // callback is registered; `forget_key` (which cannot fail) empties the
+    // cache before the new cipher is written into it. The pgrx calls are
+    // guarded: an ERROR unwinds as a panic and drops `cipher`.
     unsafe {
         let flinfo = (*fcinfo).flinfo;
         let mut cache = (*flinfo).fn_extra.cast::<KeyCache>();
@@ -101,14 +119,24 @@ unsafe fn fill<'a>(fcinfo: FunctionCallInfo, key: &[u8], function: &'static str)
 }
 
 /// Drops the cached cipher, which clears the key.
-#[pg_guard]
+///
+/// # Safety
+///
+/// `arg` points to a cache `fill` made: PostgreSQL passes it when the call
+/// site's context is reset or deleted (the callback `fill` registered), and
+/// `fill` before it fills the cache again.
 unsafe extern "C-unwind" fn forget_key(arg: *mut c_void) {
+    // SAFETY: the whole body of a callback, whose frame holds nothing; the
+    // cache is `fill`'s (this function's contract), its cipher initialized
+    // when `filled` says so, and dropped once: the flag goes first.
     unsafe {
-        let cache = arg.cast::<KeyCache>();
-        if (*cache).filled {
-            (*cache).filled = false;
-            (*cache).cipher.assume_init_drop();
-        }
+        guard_callback(|| {
+            let cache = arg.cast::<KeyCache>();
+            if (*cache).filled {
+                (*cache).filled = false;
+                (*cache).cipher.assume_init_drop();
+            }
+        })
     }
 }
 
@@ -135,8 +163,19 @@ fn report_key_length(err: KeyLengthError, function: &'static str) -> ! {
 /// Applies the call's cipher to its ulid argument, writing the result
 /// straight into the 16 bytes returned: encryption when `ENCRYPT`,
 /// decryption otherwise.
+///
+/// # Safety
+///
+/// `fcinfo` is a call of `ulid_encrypt(ulid, bytea)` or
+/// `ulid_decrypt(ulid, bytea)`, both STRICT, whose call site (if it has
+/// one) keeps nothing in `fn_extra` but this module's cache; and, as for
+/// `palloc`, which it calls, the caller holds nothing to drop.
 #[inline(always)]
 unsafe fn apply<const ENCRYPT: bool>(fcinfo: FunctionCallInfo, function: &'static str) -> Datum {
+    // SAFETY: the arguments are a ulid and a bytea, used within the call;
+    // when `palloc` runs, this frame holds only borrows and the caller
+    // nothing (the contract), and `out` is 16 fresh bytes. A call site's
+    // `fn_extra` is this module's (the contract), as `cipher_for` asks.
     unsafe {
         let (value, key) = (arg_ulid(fcinfo, 0), arg_bytes(fcinfo, 1));
         let out = &mut *palloc(BYTES).cast::<[u8; BYTES]>();
@@ -175,11 +214,14 @@ fn uncached<const ENCRYPT: bool>(
 pg_function! {
     /// `ulid_encrypt(id, key)`
     fn ulid_encrypt(fcinfo) -> Datum {
+        // SAFETY: a call of `ulid_encrypt(ulid, bytea)`, whose `fn_extra` no
+        // one but this module sets; this body holds nothing to drop.
         unsafe { apply::<true>(fcinfo, "ulid_encrypt") }
     }
 
     /// `ulid_decrypt(id, key)`
     fn ulid_decrypt(fcinfo) -> Datum {
+        // SAFETY: as in `ulid_encrypt`, for `ulid_decrypt(ulid, bytea)`.
         unsafe { apply::<false>(fcinfo, "ulid_decrypt") }
     }
 }

@@ -102,6 +102,8 @@ pub fn define() {
         GucFlags::default(),
     );
     // Any other ulid.* name is a typo: warn about it and refuse it from now on.
+    // SAFETY: from `_PG_init`, on the process's one thread; the prefix is a
+    // C string, and both functions are pgrx's, guarded.
     unsafe {
         #[cfg(any(feature = "pg13", feature = "pg14"))]
         pg_sys::EmitWarningsOnPlaceholders(c"ulid".as_ptr());

@@ -21,6 +21,7 @@
 //! How a state moves is ulid-core's `monotonic::Monotonic`; when it is read
 //! is `generators.rs`.
 
+use crate::fmgr::guard_callback;
 use core::cell::UnsafeCell;
 use core::ffi::CStr;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -34,7 +35,8 @@ use ulid_core::monotonic::Monotonic;
 /// nothing here is reentrant, so plain interior mutability is enough.
 pub struct BackendLocal<T>(UnsafeCell<T>);
 
-// SAFETY: only the backend's main thread ever touches these.
+// SAFETY: the one way in, `get`, is unsafe, and its callers promise to be
+// the backend's main thread: no other thread ever touches the value.
 unsafe impl<T> Sync for BackendLocal<T> {}
 
 impl<T> BackendLocal<T> {
@@ -138,7 +140,8 @@ impl SpinLock {
                 if rounds < SPINS + YIELDS {
                     std::thread::yield_now();
                 } else {
-                    // SAFETY: a plain sleep; a signal cuts it short.
+                    // SAFETY: a plain sleep (pgrx's, guarded), holding no
+                    // lock of ours; a signal cuts it short.
                     unsafe { pg_sys::pg_usleep(SLEEP_US) };
                 }
             }
@@ -306,13 +309,14 @@ const _: () =
     assert!(core::mem::size_of::<SharedTable>() == 64 + 64 * MAX_DATABASES && LAYOUT == 2);
 
 /// Whether a database of that OID exists (pg_database is a shared catalog:
-/// any backend can look).
+/// any backend can look). Call it in a transaction, holding no lock of
+/// ours: it may raise an ERROR.
 fn database_exists(database: u32) -> bool {
     // (an enum of u32 before 19, of i32 from 19 on)
     #[allow(clippy::unnecessary_cast)]
     let cache = pg_sys::SysCacheIdentifier::DATABASEOID as core::ffi::c_int;
-    // SAFETY: called in a transaction (from a SQL function); the syscache
-    // lookup takes an OID datum and nothing else.
+    // SAFETY: called in a transaction (from a SQL function, or a test); the
+    // syscache lookup (pgrx's, guarded) takes an OID datum and nothing else.
     unsafe {
         pg_sys::SearchSysCacheExists(
             cache,
@@ -371,7 +375,9 @@ pub fn shared_state() -> Option<&'static DatabaseState> {
 #[cold]
 #[inline(never)]
 fn find_scope() -> Option<&'static DatabaseState> {
-    // SAFETY: set once in the postmaster, before any backend was forked.
+    // SAFETY: on the backend's thread; null, or set in the postmaster before
+    // any backend was forked to a table of the shared memory every backend
+    // keeps mapped until it exits.
     let table = match unsafe { PRELOADED.get().as_ref() } {
         Some(preloaded) => Some(preloaded),
         None => registry::table(),
@@ -402,7 +408,9 @@ fn find_scope() -> Option<&'static DatabaseState> {
 /// the table's shared memory and sets it up at server start.
 pub fn init() {
     // SAFETY: `_PG_init` runs in the postmaster (or a backend) before any
-    // query, on its one thread; the hooks are PostgreSQL's globals, chained.
+    // query, on its one thread; the hooks are PostgreSQL's globals, chained
+    // (the previous ones kept and called first). 13 and 14 take the request
+    // here, while the preload is in progress, as they ask.
     unsafe {
         if !pg_sys::process_shared_preload_libraries_in_progress {
             return;
@@ -423,16 +431,25 @@ pub fn init() {
 static mut PREV_SHMEM_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
 static mut PREV_SHMEM_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
 
+/// `shmem_request_hook` (15 and later): asks for the table's bytes.
+///
+/// # Safety
+///
+/// For PostgreSQL alone, as the hook `init` installed: called once, in the
+/// postmaster (or a single-user backend), while shared memory is sized.
 #[cfg(not(any(feature = "pg13", feature = "pg14")))]
-#[pg_guard]
 unsafe extern "C-unwind" fn shmem_request() {
-    // SAFETY: PostgreSQL calls the hook in the postmaster while shared
-    // memory is being sized; the previous hook is whatever was there.
+    // SAFETY: the whole body of a hook, in a guard, from a frame that holds
+    // nothing. PostgreSQL calls the hook in the postmaster while shared
+    // memory is being sized, when a request is allowed (this function's
+    // contract); the previous hook is whatever was there, called first.
     unsafe {
-        if let Some(previous) = PREV_SHMEM_REQUEST_HOOK {
-            previous();
-        }
-        pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedTable>());
+        guard_callback(|| {
+            if let Some(previous) = PREV_SHMEM_REQUEST_HOOK {
+                previous();
+            }
+            pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedTable>());
+        })
     }
 }
 
@@ -456,30 +473,41 @@ unsafe fn addin_shmem_init_lock() -> *mut pg_sys::LWLock {
 const ADDIN_SHMEM_INIT_LOCK: usize = 21;
 const _: () = assert!(ADDIN_SHMEM_INIT_LOCK < pg_sys::NUM_INDIVIDUAL_LWLOCKS as usize);
 
-#[pg_guard]
+/// `shmem_startup_hook`: finds the table in shared memory, or makes it.
+///
+/// # Safety
+///
+/// For PostgreSQL alone, as the hook `init` installed: called once shared
+/// memory exists (at start and after a crash restart), in the postmaster
+/// (or a single-user backend), with the table's bytes requested.
 unsafe extern "C-unwind" fn shmem_startup() {
-    // SAFETY: PostgreSQL calls the hook once shared memory exists (at start
-    // and after a crash restart), in the postmaster; ShmemInitStruct's
-    // answer is the size asked for in shmem_request, and AddinShmemInitLock
-    // makes this the only process setting it up.
+    // SAFETY: the whole body of a hook, in a guard, from a frame that holds
+    // nothing. PostgreSQL calls the hook once shared memory exists, on the
+    // process's one thread (this function's contract); ShmemInitStruct's
+    // answer is the size `init` or `shmem_request` asked for, aligned to a
+    // cache line (128 bytes, more than the table needs), and
+    // AddinShmemInitLock makes this the only process setting it up (an
+    // ERROR while it is held, out of shared memory, stops the server).
     unsafe {
-        if let Some(previous) = PREV_SHMEM_STARTUP_HOOK {
-            previous();
-        }
-        let init_lock = addin_shmem_init_lock();
-        pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
-        let mut found = false;
-        let table = pg_sys::ShmemInitStruct(
-            SHMEM_NAME.as_ptr(),
-            core::mem::size_of::<SharedTable>(),
-            &mut found,
-        )
-        .cast::<SharedTable>();
-        if !found {
-            SharedTable::init(table);
-        }
-        *PRELOADED.get() = table;
-        pg_sys::LWLockRelease(init_lock);
+        guard_callback(|| {
+            if let Some(previous) = PREV_SHMEM_STARTUP_HOOK {
+                previous();
+            }
+            let init_lock = addin_shmem_init_lock();
+            pg_sys::LWLockAcquire(init_lock, pg_sys::LWLockMode::LW_EXCLUSIVE);
+            let mut found = false;
+            let table = pg_sys::ShmemInitStruct(
+                SHMEM_NAME.as_ptr(),
+                core::mem::size_of::<SharedTable>(),
+                &mut found,
+            )
+            .cast::<SharedTable>();
+            if !found {
+                SharedTable::init(table);
+            }
+            *PRELOADED.get() = table;
+            pg_sys::LWLockRelease(init_lock);
+        })
     }
 }
 
@@ -495,8 +523,8 @@ unsafe extern "C-unwind" fn shmem_startup() {
 #[cfg(any(feature = "pg17", feature = "pg18", feature = "pg19"))]
 mod registry {
     use super::{SharedTable, SHMEM_NAME};
+    use crate::fmgr::guard_callback;
     use pgrx::pg_sys;
-    use pgrx::prelude::*;
 
     /// Creates or attaches the segment. Outside any lock of ours: the
     /// registry takes its own LWLock and may raise an ERROR (out of shared
@@ -530,22 +558,36 @@ mod registry {
         unsafe { segment.as_ref() }
     }
 
+    /// Writes an empty table into a new segment.
+    ///
+    /// # Safety
+    ///
+    /// For the registry alone, as `table` passes it: `segment` is a new
+    /// segment of the table's size, which the registry shows to no other
+    /// backend before this returns.
     #[cfg(any(feature = "pg17", feature = "pg18"))]
-    #[pg_guard]
     unsafe extern "C-unwind" fn init(segment: *mut core::ffi::c_void) {
-        // SAFETY: a new segment of the table's size, which the registry
-        // shows to no other backend before this returns.
-        unsafe { SharedTable::init(segment.cast()) }
+        // SAFETY: the whole body of a callback PostgreSQL calls, whose frame
+        // holds nothing; the segment is the table's size, mapped at an
+        // address aligned for it, and no one else's yet (this function's
+        // contract).
+        unsafe { guard_callback(|| SharedTable::init(segment.cast())) }
     }
 
+    /// Writes an empty table into a new segment (19 passes the callback an
+    /// argument, null here).
+    ///
+    /// # Safety
+    ///
+    /// As for 17 and 18: `segment` is a new segment of the table's size,
+    /// which the registry shows to no other backend before this returns.
     #[cfg(feature = "pg19")]
-    #[pg_guard]
     unsafe extern "C-unwind" fn init(
         segment: *mut core::ffi::c_void,
         _arg: *mut core::ffi::c_void,
     ) {
-        // SAFETY: as above.
-        unsafe { SharedTable::init(segment.cast()) }
+        // SAFETY: as for 17 and 18.
+        unsafe { guard_callback(|| SharedTable::init(segment.cast())) }
     }
 }
 
@@ -620,12 +662,13 @@ mod tests {
     #[pg_test]
     fn a_gone_database_gives_its_place_up() {
         let mut table: Box<core::mem::MaybeUninit<SharedTable>> = Box::new_uninit();
-        // SAFETY: a table of our own, in this backend's memory.
+        // SAFETY: a fresh allocation of the table's size and alignment, no
+        // one else's; `init` writes every byte of it.
         let table = unsafe {
             SharedTable::init(table.as_mut_ptr());
             table.assume_init()
         };
-        // SAFETY: as above.
+        // SAFETY: set when the backend connected, read on its thread.
         let here = unsafe { pg_sys::MyDatabaseId }.to_u32();
         // fill every place with databases that do not exist, but one
         let gone_base = 4_000_000_000u32;

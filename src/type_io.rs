@@ -49,6 +49,10 @@ pg_function! {
     /// `ulid_in(cstring)`: 26 Crockford base32 characters, `\x` and 32
     /// hexadecimal digits, or the UUID text (see `codec::parse`).
     fn ulid_in(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `ulid_in(cstring)` is a NUL-terminated string
+        // that outlives the call, and `report_bad_text` gets this input
+        // function's own frame; when `return_ulid` runs this body holds
+        // nothing to drop (`text` and `value` are a borrow and an array).
         unsafe {
             let text = CStr::from_ptr(arg(fcinfo, 0).cast_mut_ptr()).to_bytes();
             match codec::parse(text) {
@@ -60,6 +64,9 @@ pg_function! {
 
     /// `ulid_out(ulid)`: the canonical upper-case text.
     fn ulid_out(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `ulid_out(ulid)` is a ulid; when `palloc` runs
+        // this body holds nothing to drop (`text` is an array), and `out` is
+        // 27 fresh bytes, the text and its NUL.
         unsafe {
             let text = codec::encode(arg_ulid(fcinfo, 0));
             let out = palloc(TEXT_LEN + 1);
@@ -71,6 +78,11 @@ pg_function! {
 
     /// `ulid_recv(internal)`: exactly 16 bytes in the specification's order.
     fn ulid_recv(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `ulid_recv(internal)` is the message buffer
+        // being read (a `StringInfo` whose cursor is within its length); the
+        // 16 bytes read are the rest of it, as just checked, and when
+        // `return_ulid` runs this body holds nothing to drop (`buf` and
+        // `start` are a borrow and a pointer).
         unsafe {
             let buf = &mut *arg(fcinfo, 0).cast_mut_ptr::<pg_sys::StringInfoData>();
             let remaining = (buf.len - buf.cursor) as usize;
@@ -89,6 +101,8 @@ pg_function! {
 
     /// `ulid_send(ulid)`: the 16 bytes as they are stored.
     fn ulid_send(fcinfo) -> Datum {
+        // SAFETY: argument 0 of `ulid_send(ulid)` (and of `ulid_to_bytea`) is a
+        // ulid, and this body holds nothing to drop.
         unsafe { return_bytea(arg_ulid(fcinfo, 0)) }
     }
 }
@@ -115,6 +129,11 @@ impl BadText {
 /// Raises the error for a bad text, or, when the caller asked for soft
 /// errors (`pg_input_is_valid`, PostgreSQL 16 and later), records it in the
 /// caller's `ErrorSaveContext` and returns.
+///
+/// # Safety
+///
+/// `fcinfo` is the frame of the input function's call (`ulid_in`), whose
+/// `context` is null or a node.
 unsafe fn report_bad_text(
     fcinfo: pg_sys::FunctionCallInfo,
     text: &[u8],
@@ -148,9 +167,16 @@ pub mod soft_error {
     /// When `fcinfo` carries an `ErrorSaveContext`, saves the error in it and
     /// returns from the calling input function with a null result; otherwise
     /// does nothing and the caller raises the error as usual.
+    ///
+    /// # Safety
+    ///
+    /// `$fcinfo` is the frame of the calling input function's call, as
+    /// `record`, which it calls, asks.
     #[cfg(not(any(feature = "pg13", feature = "pg14", feature = "pg15")))]
     macro_rules! save {
         ($fcinfo:expr, $code:expr, $bad:expr) => {
+            // SAFETY: `$fcinfo` is the calling input function's frame
+            // (`save!`'s contract, which is `record`'s).
             if unsafe { $crate::type_io::soft_error::record($fcinfo, $code, $bad) } {
                 return pg_sys::Datum::from(0);
             }
@@ -167,6 +193,11 @@ pub mod soft_error {
     pub(crate) use save;
 
     /// Records the error if `fcinfo->context` is an `ErrorSaveContext`.
+    ///
+    /// # Safety
+    ///
+    /// `fcinfo` points to the frame of an input function's call, whose
+    /// `context` is null or a node (PostgreSQL's fmgr.h).
     #[cfg(not(any(feature = "pg13", feature = "pg14", feature = "pg15")))]
     pub unsafe fn record(
         fcinfo: pg_sys::FunctionCallInfo,
@@ -184,6 +215,11 @@ pub mod soft_error {
             fn errhint(fmt: *const c_char, ...) -> c_int;
         }
 
+        // SAFETY: `context` is null or a node (the caller's contract), and it
+        // is an `ErrorSaveContext` when its tag says so. `errsave_start` and
+        // `errsave_finish` are pgrx's, guarded; the `err*` calls between them
+        // run in a boundary of pgrx's (below), each passed the format "%s"
+        // and one C string that this frame keeps alive past the call.
         unsafe {
             let context = (*fcinfo).context;
             if context.is_null() || (*context).type_ != pg_sys::NodeTag::T_ErrorSaveContext {
@@ -231,9 +267,17 @@ mod tests {
     /// Calls `ulid_recv` on a message buffer holding `bytes`, as COPY BINARY
     /// and the extended protocol do.
     fn recv(bytes: &[u8]) -> [u8; BYTES] {
+        /// # Safety
+        ///
+        /// As `ulid_recv`: `fcinfo` is a call with one `internal` argument,
+        /// a message buffer.
         unsafe fn call_recv(fcinfo: pg_sys::FunctionCallInfo) -> Datum {
+            // SAFETY: this function's contract is `ulid_recv`'s.
             unsafe { ulid_recv(fcinfo) }
         }
+        // SAFETY: a test's transaction; the buffer is a `StringInfo` made
+        // here, passed as `ulid_recv`'s one argument, and the datum it
+        // returns points to 16 bytes of the current memory context.
         unsafe {
             let buf = pg_sys::makeStringInfo();
             pg_sys::appendBinaryStringInfo(buf, bytes.as_ptr().cast(), bytes.len() as i32);
