@@ -15,6 +15,8 @@
 //! This file only wires them: `main.rs` calls `main`, which reads the
 //! command line and runs the command.
 
+#![forbid(unsafe_code)]
+
 pub mod bounds;
 pub mod cli;
 pub mod crypt;
