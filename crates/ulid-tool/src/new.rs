@@ -81,28 +81,43 @@ pub fn write_new<W: Write>(
     rng: &mut impl RandomSource,
     out: &mut Output<W>,
 ) -> Result<(), NewError> {
-    let mut state = Monotonic::new();
-    if let Some(after) = options.after {
-        state.advance_past(after);
-    }
-    for made in 0..options.count {
-        let value = clock
-            .now_ms()
-            .and_then(|now| {
-                let value = match options.monotonic {
-                    Some(step) => state.next(now, rng, step, options.layout)?,
-                    None => monotonic::generate(now, rng, options.layout)?,
-                };
-                // the generator keeps the millisecond of its last value,
-                // which is this one; the one case it moves on (UUIDv7s after
-                // a value of the other layout with none left above it) is
-                // this millisecond's end
-                if options.one_millisecond && codec::timestamp_ms(&value) != now {
-                    return Err(GenerateError::Exhausted);
-                }
-                Ok(value)
+    let layout = options.layout;
+    match options.monotonic {
+        Some(step) => {
+            let mut state = Monotonic::new();
+            if let Some(after) = options.after {
+                state.advance_past(after);
+            }
+            write_ids(options, clock, out, |now| {
+                state.next(now, rng, step, layout)
             })
-            .map_err(|err| NewError::Generate { err, made })?;
+        }
+        None => write_ids(options, clock, out, |now| {
+            monotonic::generate(now, rng, layout)
+        }),
+    }
+}
+
+/// The loop: `options.count` ids, each `make` of the clock's reading, one
+/// a line. (Generic in `make`, so that each generator gets a loop of its
+/// own, with no choice between them on the way of every id.)
+#[inline(always)]
+fn write_ids<W: Write>(
+    options: &NewOptions,
+    clock: &mut impl Clock,
+    out: &mut Output<W>,
+    mut make: impl FnMut(u64) -> Result<[u8; BYTES], GenerateError>,
+) -> Result<(), NewError> {
+    for made in 0..options.count {
+        let failed = |err| NewError::Generate { err, made };
+        let now = clock.now_ms().map_err(failed)?;
+        let value = make(now).map_err(failed)?;
+        // the generator keeps the millisecond of its last value, which is
+        // this one; the one case it moves on (UUIDv7s after a value of the
+        // other layout with none left above it) is this millisecond's end
+        if options.one_millisecond && codec::timestamp_ms(&value) != now {
+            return Err(failed(GenerateError::Exhausted));
+        }
         push_id(&mut out.buf, &value, options.format);
         out.buf.push(b'\n');
         out.flush_if_full()?;
