@@ -38,9 +38,9 @@ def test_the_x86_64_tarball_on_14(release, tmp_path):
         with tarfile.open(tarball) as tar:
             tar.extractall(tmp_path)
         top = tmp_path / tarball.name.removesuffix(".tar.gz")
-        installed = subprocess.run([str(top / "install.sh"), Cluster.pg_config(BUILD)], check=True,
-                                   capture_output=True, text=True).stdout
-        assert f"installed ulid into {libdir}" in installed, installed
+        done = subprocess.run([str(top / "install.sh"), Cluster.pg_config(BUILD)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"installed ulid into {libdir}" in done.stdout, done.stdout
         assert (extdir / "ulid.control").is_file()
         cluster.start_empty()
         with cluster.connect() as conn:

