@@ -432,7 +432,9 @@ def render_version(run: dict) -> str:
     lines = [version_header(run, results), "", "| case | variant | median | ratio |", "| --- | --- | ---: | ---: |"]
     for r in results:
         for variant in r.values:
-            lines.append(f"| {r.case} | {variant} | {fmt(r.median(variant))} {r.unit} | {r.ratio(variant):.2f} |")
+            # (a baseline of zero, as bigint's full-page images per row can be, has no ratio)
+            ratio = f"{r.ratio(variant):.2f}" if r.baseline in r.values and r.median(r.baseline) else "–"
+            lines.append(f"| {r.case} | {variant} | {fmt(r.median(variant))} {r.unit} | {ratio} |")
         for variant, why in r.missing.items():
             lines.append(f"| {r.case} | {variant} | not available: {why} | – |")
     notes, seen = [], []
@@ -506,6 +508,104 @@ def write_plots(run: dict, out: Path) -> None:
         data.write_text("# rows " + " ".join(f'"{v}" rows/s, MB' for v in growth["variants"]) + "\n"
                         + "\n".join(" ".join(f"{x:.3f}" for x in r) for r in growth["rows"]) + "\n")
         plot_growth(data, growth["variants"], out / f"growth-{tag}.png", run["version"], growth["n"])
+    past = run.get("series", {}).get("past_memory")
+    if past and past["runs"]:
+        plot_past_memory(past, out, tag, run["version"])
+
+
+def plot_past_memory(past: dict, out: Path, tag: str, version: int) -> None:
+    """Insert rate and WAL per row against the rows in the table, one line a
+    variant (past_memory.py), on a log scale of rows."""
+    plots_rate, plots_wal = [], []
+    for i, variant in enumerate(past["runs"]):
+        data = out / f"past-memory-{tag}-{i}.dat"
+        data.write_text("# rows rows/s wal_bytes_per_row fpi_per_row pk_mb\n" + "".join(
+            f"{s['rows']} {s['rows_per_s']:.1f} {s['wal_bytes_per_row']:.2f} {s['fpi_per_row']:.5f} {s['pk_mb']:.1f}\n"
+            for s in variant["steps"]))
+        name = variant["variant"]
+        plots_rate.append(f"'{data}' using ($1/1e6):($2/1e3) with linespoints dashtype {i + 1} lw 2 title '{name}'")
+        plots_wal.append(f"'{data}' using ($1/1e6):3 with linespoints dashtype {i + 1} lw 2 title '{name}'")
+    script = f"""
+set terminal pngcairo size 1100,560 font 'sans,10' noenhanced
+set output '{out / f"past-memory-{tag}.png"}'
+set multiplot layout 1,2 title 'Past memory, PostgreSQL {version}: {past["label"]}'
+set key outside below maxrows 3
+set grid
+set logscale x
+set xlabel 'rows in the table (millions, log scale)'
+set ylabel 'insert throughput (thousand rows/s, log scale)'
+set logscale y
+plot {", ".join(plots_rate)}
+unset logscale y
+set ylabel 'WAL bytes per row inserted'
+set yrange [0:*]
+plot {", ".join(plots_wal)}
+unset multiplot
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
+    """The section of the page on inserts and lookups past memory (past_memory.py)."""
+    past = run.get("series", {}).get("past_memory")
+    if not past or not past["runs"]:
+        return []
+    version = run["version"]
+    runs = {r["variant"]: r for r in past["runs"]}
+    base = runs.get("bigint identity")
+    five = min(5_000_000, past["rows"] // 4)
+
+    def step_value(r: dict, field: str, rows: int | None) -> float | None:
+        """FIELD of the step that reached ROWS (None: the last step)."""
+        steps = [s for s in r["steps"] if rows is None or s["rows"] >= rows]
+        return None if not steps else (steps[-1] if rows is None else steps[0])[field]
+
+    def cell(r: dict, field: str, rows: int | None = None, at_end: bool = False, scale: float = 1,
+             digits: int = 0) -> str:
+        """A step's FIELD at ROWS (or, AT_END, the last step's; else the
+        run's own FIELD), with its ratio to bigint's."""
+        def of(run: dict) -> float | None:
+            return step_value(run, field, rows) if rows is not None or at_end else run.get(field)
+        v = of(r)
+        if v is None:
+            return "n/a"
+        b = of(base) if base else None  # (no ratio to a zero)
+        return f"{v * scale:,.{digits}f}" + (f" ({v / b:.2f})" if b and r is not base else "")
+
+    settings = past["settings"]
+    lines = ["## Past memory", "",
+             f"What happens once a table's primary key no longer fits in memory, on PostgreSQL {version}: "
+             f"each id type grows a table of its own to {past['rows']:,} rows, "
+             f"{past['clients']} clients inserting {past['batch']} rows a transaction (a multi-row `VALUES` with "
+             f"DEFAULT ids, as an application sends them), on a server started afresh for each, "
+             f"under {past['label']}; checkpoints at `checkpoint_timeout = {settings['checkpoint_timeout']}` and "
+             f"`max_wal_size = {settings['max_wal_size']}`, `full_page_writes = {settings['full_page_writes']}`, "
+             f"`synchronous_commit = {settings['synchronous_commit']}`. A variant that falls far behind stops after "
+             f"{plural(past['budget_s'] // 60, 'minute')} of inserts, at the rows it reached. In brackets, the ratio to "
+             f"`bigint` in the same run.", ""]
+    header = ["id", "rows reached", f"rows/s at {five / 1e6:g} M", "rows/s at the end",
+              f"WAL bytes/row at {five / 1e6:g} M", "WAL bytes/row at the end", "full-page images per 1,000 rows "
+              "at the end", "primary key MB", "on disk MB", "point lookups/s", "newest minute (ms)"]
+    rows = []
+    for name, r in runs.items():
+        rows.append([name, f"{r['rows']:,}" + ("" if r["reached_all"] else " (time budget)"),
+                     cell(r, "rows_per_s", five), cell(r, "rows_per_s", at_end=True),
+                     cell(r, "wal_bytes_per_row", five), cell(r, "wal_bytes_per_row", at_end=True),
+                     cell(r, "fpi_per_row", at_end=True, scale=1000, digits=1), cell(r, "pk_mb"),
+                     cell(r, "total_mb"), cell(r, "lookups_per_s"), cell(r, "newest_minute_ms", digits=1)])
+    for name, why in past.get("missing", {}).items():
+        rows.append([name] + ["n/a"] * (len(header) - 2) + [why])
+    lines += table(header, rows, right_from=1)
+    png = out / f"past-memory-pg{version}.png"
+    if png.exists():
+        lines += ["", f"![Insert rate and WAL per row as the table grows past memory, PostgreSQL {version}]"
+                      f"({link(png, page)})"]
+    lines += ["", f"{source.sentence({version: 'past-memory-rows'})}. The newest minute is counted as a user would "
+              "ask for it without another index: a range of the key for the time-ordered ids, a scan of "
+              "`created_at` for `bigint` and `uuid` v4, whose keys say nothing of time. `bench/run --pg "
+              f"{version} --case past_memory` measures it again (over an hour); "
+              "`ULID_PAST_MEMORY_VARIANTS` names the variants to run, one alone included.", ""]
+    return lines
 
 
 def plot_growth(data: Path, names: list[str], png: Path, version: int, n: int) -> None:
@@ -877,6 +977,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
                       f"PostgreSQL {run['version']}: {source.sentence({run['version']: 'pk-size'}).lower()}.",
                       ""]
 
+    for run in runs:
+        lines += render_past_memory(run, out, page, source)
     lines += render_counts(counts or [])
     lines += render_cli(load_cli(out))
     lines += [
@@ -889,6 +991,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "bench/run                # every version, into bench/results/ and this page",
         "bench/run --pg 18        # one version",
         "bench/run --pg 18 --case portable   # chosen cases only, merged into bench/results/latest.json",
+        "bench/run --pg 18 --case past_memory   # past memory: over an hour, run only when named",
         "bench/run --quick        # tiny sizes: checks that the runner works, writes to a temporary directory",
         "bench/run --report       # this page and bench/results/latest.md again, from latest.json",
         "bench/callgrind 18       # instructions per call on 18, into bench/results/callgrind-pg18.json",

@@ -76,7 +76,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
             cases.prepare(bench, clusters.pg_uuidv7_origin(cluster.build))
             durations = {}
             for name, step in cases.CASES:
-                if only is not None and name not in only:
+                if (name not in only) if only is not None else (name in cases.NAMED_ONLY):
                     continue
                 step_started = time.time()
                 try:

@@ -1,0 +1,314 @@
+"""Past memory: inserts, WAL and lookups as a table grows to tens of
+millions of rows on a server whose memory, page cache included, is smaller
+than its primary keys.
+
+A random key's btree stops fitting in memory as the table grows: then
+every insert touches a page that is not cached, is read from disk, and,
+after each checkpoint, writes a full-page image of it to the write-ahead
+log. A time-ordered key appends at the right-hand end of its index, whose
+few hot pages stay cached. This case shows both on one server, variant
+after variant, in one run:
+
+- the server (postmaster, and so every backend and auxiliary process it
+  forks) runs in a cgroup (v1) whose memory limit, page cache included, is
+  LIMIT_MB, with SETTINGS: shared_buffers far below the limit, checkpoints
+  at PostgreSQL's default pace (checkpoint_timeout 5min, max_wal_size 1GB)
+  and full_page_writes on. Where no cgroup can be made (not root, no memory
+  controller), the case says so and runs with the small shared_buffers
+  alone, and every result is labelled that way;
+- each variant (VARIANTS) gets a table of its own on a server started
+  afresh: `id` its primary key with the variant's DEFAULT, a `created_at`
+  and a 32-character payload; CLIENTS pgbench clients insert BATCH rows a
+  transaction (a multi-row VALUES, as an application sends them) until the
+  table has ROWS rows, or the variant has used its time (BUDGET_S: a variant
+  that falls far behind stops there and reports the rows it reached);
+- after every STEP rows: the insert rate of that step, WAL bytes and
+  full-page images per row (pg_current_wal_insert_lsn, pg_stat_wal), the
+  primary key's size, and its blocks read from outside shared_buffers
+  against those found there (pg_statio_user_indexes), and the cgroup's
+  memory use;
+- at the end: point lookups by key (pgbench, random keys sampled from the
+  whole table) and the rows of the newest minute of inserts, each as a user
+  would ask without another index: a key range for the time-ordered keys, a
+  scan of `created_at` for the others.
+
+It runs only when named (`bench/run --pg 18 --case past_memory`: it takes
+over an hour), never in `bench/run --quick` (CI), and can run one variant
+alone (ULID_PAST_MEMORY_VARIANTS, a comma-separated list of names).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from measure import QUICK as QUICK_SIZES
+from measure import Bench, Result
+
+CGROUP = Path("/sys/fs/cgroup/memory/ulid-bench-past-memory")
+LIMIT_MB = 256
+SETTINGS = {
+    "shared_preload_libraries": "ulid",
+    "shared_buffers": "64MB",
+    "checkpoint_timeout": "5min",
+    "max_wal_size": "1GB",
+    "full_page_writes": "on",
+    "synchronous_commit": "off",
+    "jit": "off",
+    "max_parallel_workers_per_gather": "0",
+}
+CLIENTS = 4
+BATCH = 50
+
+
+@dataclass(frozen=True)
+class Scale:
+    rows: int
+    step: int
+    budget_s: int  # insert time a variant may take
+    lookup_s: int  # pgbench time of the point lookups
+    keys: int  # keys sampled for the point lookups
+
+
+FULL = Scale(rows=20_000_000, step=1_000_000, budget_s=14 * 60, lookup_s=30, keys=100_000)
+QUICK = Scale(rows=40_000, step=10_000, budget_s=60, lookup_s=2, keys=1_000)
+
+BIGINT = "bigint identity"
+V4 = "uuid gen_random_uuid()"
+V7 = "uuid uuidv7()"
+ULID = "ulid gen_ulid()"
+MONO = "ulid gen_monotonic_ulid()"
+VARIANTS = {
+    BIGINT: "bigint GENERATED ALWAYS AS IDENTITY",
+    V4: "uuid DEFAULT gen_random_uuid()",
+    V7: "uuid DEFAULT uuidv7()",
+    ULID: "ulid DEFAULT gen_ulid()",
+    MONO: "ulid DEFAULT gen_monotonic_ulid()",
+}
+# the newest minute's rows, as a user would ask for them without another
+# index: the time-ordered keys by a range of the key, the others by created_at
+NEWEST = {
+    BIGINT: "created_at >= %(from)s",
+    V4: "created_at >= %(from)s",
+    V7: "id >= (%(from)s::timestamptz::ulid)::uuid",
+    ULID: "id >= %(from)s::timestamptz::ulid",
+    MONO: "id >= %(from)s::timestamptz::ulid",
+}
+# a multi-row INSERT of BATCH rows, as pgbench sends it
+INSERT = ("INSERT INTO grow (payload) VALUES "
+          + ", ".join(["(md5(random()::text))"] * BATCH) + ";\n")
+LOOKUP = ("\\set k random(1, :nkeys)\n"
+          "SELECT payload FROM grow WHERE id = (SELECT id FROM lookup_keys WHERE n = :k);\n")
+
+
+class MemoryLimit:
+    """The cgroup the server runs in, or why there is none."""
+
+    def __init__(self, limit_mb: int):
+        self.limit_mb = limit_mb
+        self.why_not = None
+        try:
+            CGROUP.mkdir(exist_ok=True)
+            (CGROUP / "memory.limit_in_bytes").write_text(str(limit_mb * 2**20))
+        except OSError as e:
+            self.why_not = f"no memory cgroup could be made ({e.strerror}: {e.filename})"
+
+    @property
+    def label(self) -> str:
+        if self.why_not:
+            return f"shared_buffers {SETTINGS['shared_buffers']} only: {self.why_not}"
+        return f"a {self.limit_mb} MB memory limit (page cache included), shared_buffers {SETTINGS['shared_buffers']}"
+
+    def hold(self, cluster) -> None:
+        """Moves the running server, every process of it, into the cgroup:
+        the postmaster (whose later children follow it) and its children."""
+        if self.why_not:
+            return
+        postmaster = int((cluster.dir / "postmaster.pid").read_text().split()[0])
+        pids = [postmaster]
+        for task in Path(f"/proc/{postmaster}/task").iterdir():
+            pids += [int(p) for p in (task / "children").read_text().split()]
+        for pid in pids:
+            (CGROUP / "cgroup.procs").write_text(str(pid))
+
+    def used_mb(self) -> float | None:
+        if self.why_not:
+            return None
+        return int((CGROUP / "memory.usage_in_bytes").read_text()) / 2**20
+
+    def peak_mb(self) -> float | None:
+        if self.why_not:
+            return None
+        return int((CGROUP / "memory.max_usage_in_bytes").read_text()) / 2**20
+
+    def reset_peak(self) -> None:
+        if not self.why_not:
+            (CGROUP / "memory.max_usage_in_bytes").write_text("0")
+
+    def close(self) -> None:
+        if not self.why_not:
+            try:
+                CGROUP.rmdir()  # (the server's processes are gone by now)
+            except OSError:
+                pass
+
+
+def wanted_variants(b: Bench) -> tuple[dict[str, str], dict[str, str]]:
+    """The variants to run (all, or those ULID_PAST_MEMORY_VARIANTS names),
+    and those this server cannot run, with the reason."""
+    named = [v.strip() for v in os.environ.get("ULID_PAST_MEMORY_VARIANTS", "").split(",") if v.strip()]
+    unknown = [v for v in named if v not in VARIANTS]
+    if unknown:
+        raise ValueError(f"ULID_PAST_MEMORY_VARIANTS: no variant {', '.join(unknown)} "
+                         f"(the variants: {', '.join(VARIANTS)})")
+    missing = {}
+    if b.version < 18:
+        missing[V7] = "core's uuidv7() exists from PostgreSQL 18"
+    if b.version < 14:
+        missing.update({v: "pg_stat_wal exists from PostgreSQL 14" for v in VARIANTS})
+    return {v: c for v, c in VARIANTS.items() if (not named or v in named) and v not in missing}, missing
+
+
+def wal(conn) -> tuple[int, int]:
+    """(the WAL insert position in bytes, full-page images written so far)."""
+    lsn, fpi = conn.execute(
+        "SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn, (SELECT wal_fpi FROM pg_stat_wal)").fetchone()
+    return int(lsn), int(fpi)
+
+
+def index_blocks(conn) -> tuple[int, int]:
+    """The primary key's blocks read (from the page cache or the disk) and
+    hit in shared_buffers, so far."""
+    read, hit = conn.execute("SELECT idx_blks_read, idx_blks_hit FROM pg_statio_user_indexes "
+                             "WHERE indexrelname = 'grow_pkey'").fetchone()
+    return int(read or 0), int(hit or 0)
+
+
+def grow(b: Bench, server, memory: MemoryLimit, variant: str, column: str, scale: Scale) -> dict:
+    """One variant's run: the table grown step by step, then the lookups.
+    Returns its series (every step) and its final measurements."""
+    with server.connect(b.dbname) as conn:
+        conn.execute("DROP TABLE IF EXISTS grow, lookup_keys")
+        conn.execute(f"CREATE TABLE grow (id {column} PRIMARY KEY, "
+                     "created_at timestamptz NOT NULL DEFAULT clock_timestamp(), payload text NOT NULL)")
+        conn.execute("SELECT pg_stat_reset_shared('wal')")
+        conn.execute("CHECKPOINT")
+    memory.reset_peak()
+    steps, rows, started = [], 0, time.monotonic()
+    per_client = scale.step // (BATCH * CLIENTS)
+    while rows < scale.rows and time.monotonic() - started < scale.budget_s:
+        with server.connect(b.dbname) as conn:
+            lsn0, fpi0 = wal(conn)
+            read0, hit0 = index_blocks(conn)
+        step_started = time.monotonic()
+        server.run("pgbench", "-n", "-c", str(CLIENTS), "-j", str(min(CLIENTS, os.cpu_count() or 1)),
+                   "-t", str(per_client), "-f", _script(INSERT), b.dbname)
+        seconds = time.monotonic() - step_started
+        added = per_client * CLIENTS * BATCH
+        rows += added
+        # (pgbench's sessions have ended: their statistics are in)
+        with server.connect(b.dbname) as conn:
+            lsn1, fpi1 = wal(conn)
+            read1, hit1 = index_blocks(conn)
+            pk_mb = conn.execute("SELECT pg_relation_size('grow_pkey')").fetchone()[0] / 2**20
+        steps.append({"rows": rows, "rows_per_s": added / seconds, "wal_bytes_per_row": (lsn1 - lsn0) / added,
+                      "fpi_per_row": (fpi1 - fpi0) / added, "pk_mb": pk_mb,
+                      "index_blocks_read": read1 - read0, "index_blocks_hit": hit1 - hit0,
+                      "memory_mb": memory.used_mb(), "seconds": time.monotonic() - started})
+    with server.connect(b.dbname) as conn:
+        last = conn.execute("SELECT max(created_at) FROM grow").fetchone()[0]
+        sizes = conn.execute("SELECT pg_relation_size('grow'), pg_relation_size('grow_pkey'), "
+                             "pg_total_relation_size('grow')").fetchone()
+        conn.execute(f"CREATE TABLE lookup_keys AS SELECT row_number() OVER () AS n, id FROM "
+                     f"(SELECT id FROM grow TABLESAMPLE SYSTEM (1) LIMIT {scale.keys}) AS sampled")
+        conn.execute("ALTER TABLE lookup_keys ADD PRIMARY KEY (n)")
+        (nkeys,) = conn.execute("SELECT count(*) FROM lookup_keys").fetchone()
+    lookups = _pgbench_tps(server, b.dbname, LOOKUP.replace(":nkeys", str(nkeys)), scale.lookup_s)
+    newest = []
+    with server.connect(b.dbname) as conn:
+        bound = {"from": last.replace(microsecond=0).timestamp() - 60}
+        condition = NEWEST[variant] % {"from": f"to_timestamp({bound['from']})"}
+        for _ in range(5):
+            t = time.perf_counter()
+            (count,) = conn.execute(f"SELECT count(*) FROM grow WHERE {condition}").fetchone()
+            newest.append(time.perf_counter() - t)
+        plan = "\n".join(r[0] for r in conn.execute(f"EXPLAIN (COSTS OFF) SELECT count(*) FROM grow WHERE {condition}"))
+        conn.execute("DROP TABLE grow, lookup_keys")
+        conn.execute("CHECKPOINT")
+    return {"variant": variant, "steps": steps, "rows": rows, "reached_all": rows >= scale.rows,
+            "table_mb": sizes[0] / 2**20, "pk_mb": sizes[1] / 2**20, "total_mb": sizes[2] / 2**20,
+            "lookups_per_s": lookups, "newest_minute_ms": statistics.median(newest) * 1000,
+            "newest_minute_rows": count, "newest_minute_plan": plan, "peak_memory_mb": memory.peak_mb()}
+
+
+def _script(text: str) -> str:
+    path = Path(f"/tmp/ulid-past-memory-{abs(hash(text))}.sql")
+    path.write_text(text)
+    path.chmod(0o644)
+    return str(path)
+
+
+def _pgbench_tps(server, dbname: str, script: str, seconds: int) -> float:
+    out = server.run("pgbench", "-n", "-M", "prepared", "-c", str(CLIENTS), "-j", str(min(CLIENTS, os.cpu_count() or 1)),
+                     "-T", str(seconds), "-f", _script(script), dbname).stdout
+    for line in out.splitlines():
+        if line.startswith("tps = "):
+            return float(line.split()[2])
+    raise RuntimeError(f"no tps in pgbench output:\n{out}")
+
+
+def at(steps: list[dict], rows: int) -> dict | None:
+    """The step that reached ROWS (the first at or above it)."""
+    return next((s for s in steps if s["rows"] >= rows), None)
+
+
+def past_memory(b: Bench) -> None:
+    scale = QUICK if b.sizes == QUICK_SIZES else FULL
+    variants, missing = wanted_variants(b)
+    memory = MemoryLimit(LIMIT_MB)
+    server = b.other_cluster("past-memory", SETTINGS)
+    runs = []
+    try:
+        server.create_database(b.dbname)
+        for variant, column in variants.items():
+            # a server started afresh for each variant: nothing of another's
+            # table in its caches, its statistics or its checkpoint schedule
+            server.stop()
+            server.start()
+            memory.hold(server)
+            runs.append(grow(b, server, memory, variant, column, scale))
+    finally:
+        server.stop()
+        memory.close()
+    label = memory.label
+    b.series["past_memory"] = {"label": label, "limit_mb": None if memory.why_not else LIMIT_MB,
+                               "settings": SETTINGS, "clients": CLIENTS, "batch": BATCH,
+                               "rows": scale.rows, "step": scale.step, "budget_s": scale.budget_s,
+                               "runs": runs, "missing": missing}
+    five_m = min(5_000_000, scale.rows // 4)
+    for key, case, unit, field, when in (
+            ("past-memory-insert-5m", f"rows/s inserting at {five_m:,} rows", "rows/s", "rows_per_s", five_m),
+            ("past-memory-insert-end", "rows/s inserting at the largest size", "rows/s", "rows_per_s", None),
+            ("past-memory-wal-5m", f"WAL bytes per row at {five_m:,} rows", "bytes", "wal_bytes_per_row", five_m),
+            ("past-memory-wal-end", "WAL bytes per row at the largest size", "bytes", "wal_bytes_per_row", None),
+            ("past-memory-fpi-end", "full-page images per 1,000 rows at the largest size", "FPI", "fpi_per_row", None)):
+        result = Result(f"past memory ({label}): {case}", unit, baseline=BIGINT, key=key, missing=missing)
+        for run in runs:
+            step = at(run["steps"], when) if when else (run["steps"][-1] if run["steps"] else None)
+            if step is not None:
+                result.add(run["variant"], step[field] * (1000 if field == "fpi_per_row" else 1))
+        b.add(result)
+    for key, case, unit, field in (("past-memory-lookups", "point lookups by key per second at the end", "tps",
+                                    "lookups_per_s"),
+                                   ("past-memory-newest", "the newest minute's rows at the end", "ms",
+                                    "newest_minute_ms"),
+                                   ("past-memory-pk", "primary key size at the end", "MB", "pk_mb"),
+                                   ("past-memory-disk", "table, key and TOAST on disk at the end", "MB", "total_mb"),
+                                   ("past-memory-rows", "rows reached within the time budget", "rows", "rows")):
+        result = Result(f"past memory ({label}): {case}", unit, baseline=BIGINT, key=key, missing=missing)
+        for run in runs:
+            result.add(run["variant"], run[field])
+        b.add(result)
