@@ -175,7 +175,8 @@ def run(versions: list[str]) -> None:
     # A release's files for 13, 14 and 15 on amd64 (scripts/release-check),
     # and the checks that install them in Debian systems (tests/release:
     # 13's tarball into Debian 11, 15's package from the signed apt
-    # repository into Debian 12, every file's glibc floor), run in the background while
+    # repository into Debian 12, every file's glibc floor; the install
+    # pages' commands as written), run in the background while
     # the builds are tested: compiling takes the processor time those tests
     # leave unused. They have a cargo target and ports of their own, and
     # drive those servers with the 13 and 15 builds' clients (read only), so
@@ -193,7 +194,8 @@ def run(versions: list[str]) -> None:
         checks = " && ".join([
             f"nice -n 10 scripts/release-check --out {release_dist}",
             "nice -n 10 " + " ".join(pytest("-rs", "tests/release/test_artifacts.py",
-                                            "tests/release/test_installed.py"))])
+                                            "tests/release/test_installed.py",
+                                            "tests/release/test_install_pages.py"))])
         with open(release_log, "w") as out:
             release_checks = subprocess.Popen(
                 ["bash", "-c", checks], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
