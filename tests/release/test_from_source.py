@@ -8,11 +8,16 @@ and new sessions call every generator on a server that never restarted.
 
 The commands are read from the README, and docs/install.md must give the
 same ones, so the pages cannot drift from what is tested. Slow: cargo-pgrx
-and ulid are compiled from nothing in the clean system (about ten minutes).
+and ulid are compiled from nothing in the clean system (about ten minutes),
+so scripts/test-release runs it. scripts/test runs the rest: the pages give
+the same commands, and their last one, `scripts/install-from-source` for
+this machine's PostgreSQL 15 (Debian 12's, set up for pgrx by
+scripts/setup), run as written over a server of it that preloads ulid.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tarfile
@@ -22,8 +27,10 @@ import pytest
 
 from harness.debian import System
 from harness.pages import section_blocks
-from harness.pgcluster import ROOT, cluster_port
+from harness.pgcluster import ROOT, Cluster, cluster_port, install_dirs
 from harness.preloaded import call_every_generator, crashes_in
+from harness.upgrading import InstalledRelease
+from ulidtools.cargo_env import cargo_target
 from ulidtools.project import VERSION
 
 pytestmark = pytest.mark.once_per_run
@@ -42,6 +49,46 @@ def from_source_commands(page) -> list[str]:
 
 def test_the_install_page_gives_the_readme_commands():
     assert from_source_commands(ROOT / "docs" / "install.md") == from_source_commands(ROOT / "README.md")
+
+
+def test_install_from_source_over_a_running_preloaded_server(tmp_path):
+    """The pages' last from-source command, as written, on this machine,
+    as root (who may write the server's directories, so nothing goes
+    through sudo): the extension built in release mode from this tree and
+    installed into Debian 12's PostgreSQL 15 while a server of it runs with
+    ulid preloaded. New sessions call every generator on a server that
+    never restarted, with no crash in its log; after a restart it runs the
+    new library. The build's own files are put back afterwards."""
+    command = from_source_commands(ROOT / "README.md")[-1]
+    assert command == f"scripts/install-from-source {PG_CONFIG}" and Cluster.pg_config("15") == PG_CONFIG, command
+    saved = InstalledRelease("15", tmp_path / "installed")
+    cluster = Cluster("15", "from-source", slot=29, settings={"shared_preload_libraries": "ulid"})
+    try:
+        cluster.start_empty()
+        db = cluster.create_database("from_source")
+        call_every_generator(lambda: cluster.connect(db))
+        pid = int((cluster.dir / "postmaster.pid").read_text().split()[0])
+        libdir, _ = install_dirs("15")
+        library = libdir / "ulid.so"
+        inode = library.stat().st_ino
+
+        # (what it compiles kept for the next run, in a directory of its own)
+        env = {**os.environ, "CARGO_TARGET_DIR": str(cargo_target() / "install-from-source")}
+        done = subprocess.run(["sh", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
+        assert f"installed ulid into {libdir}" in done.stdout, done.stdout
+        assert library.stat().st_ino != inode, "the library was not replaced by a new file"
+        call_every_generator(lambda: cluster.connect(db))
+        assert int((cluster.dir / "postmaster.pid").read_text().split()[0]) == pid
+        assert not crashes_in(cluster.log_tail(10_000)), crashes_in(cluster.log_tail(10_000))
+        cluster.start()
+        call_every_generator(lambda: cluster.connect(db), sessions=1)
+        with cluster.connect(db) as conn:
+            assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'ulid'").fetchone() == (VERSION,)
+    finally:
+        cluster.stop("immediate")
+        saved.restore()
+        cluster.destroy()
 
 
 def postmaster_pid(system: System) -> int:
