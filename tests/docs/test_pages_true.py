@@ -255,7 +255,7 @@ def test_no_placeholder_host(page):
 # "tested on PostgreSQL 13, 15 and 16", "tested against 13 to 19", "tested
 # with ... on PostgreSQL 15 and later": the majors such a phrase names
 TESTED_ON = re.compile(r"\btested\s+(?:on|against|with)\b(?P<what>(?:[^.:;]|\.(?=\d)){0,120})", re.I)
-MAJOR = re.compile(r"(?<![\d.\w])(1\d)(?![\d.]|rc)(?:\s+(?P<to>to|and later|or later)(?:\s+(1\d)(?![\d.]))?)?")
+MAJOR = re.compile(r"(?<![\d.\w])(?<!Debian )(?<!Ubuntu )(1\d)(?![\d.]|rc)(?:\s+(?P<to>to|and later|or later)(?:\s+(1\d)(?![\d.]))?)?")
 
 
 def majors_named(text: str) -> set[int]:
@@ -296,4 +296,5 @@ def test_every_tested_on_phrase_says_what_the_table_says():
     assert majors_named("tested on PostgreSQL 15 and later") == set(range(15, 20))
     assert majors_named("tested on its release candidate, 19rc1") == set()
     assert majors_named("tested with Django 5.2 on Python 3.11") == set()
+    assert majors_named("tested on Debian 12 and Ubuntu 14 with its 15") == {15}
     assert seen >= 1, "no page says where it is tested"
