@@ -936,8 +936,8 @@ $fn$;
 --
 -- ulid_encrypt(uuid, key) and ulid_decrypt(uuid, key): AES of the one
 -- 16-byte block under a 16, 24 or 32-byte key, byte for byte what the native
--- functions give, through pgcrypto (every managed service offers it), in the
--- schema it was created in. Where this file finds no pgcrypto, the two
+-- functions give, through pgcrypto (a contrib module most managed services
+-- offer), in the schema it was created in. Where this file finds no pgcrypto, the two
 -- functions are made anyway and say what to do: create pgcrypto, then run
 -- the file again.
 
