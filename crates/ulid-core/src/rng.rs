@@ -25,7 +25,7 @@ pub trait RandomSource {
 
 /// Random bytes are drawn from ChaCha this many at a time; a ULID takes 10.
 const BUFFER_BYTES: usize = 100 * RANDOM_BYTES;
-/// How many buffers a process draws (about 64 KiB) before it reseeds from the OS.
+/// How many buffers a process draws (64 of 1,000 bytes) before it reseeds from the OS.
 const REFILLS_PER_SEED: u32 = 64;
 
 /// A ChaCha CSPRNG seeded from the operating system, owned by one process.
