@@ -27,8 +27,8 @@ import (
 
 // ULID is a ulid.ULID (its methods, String and Time included, are promoted)
 // stored in a ulid column. Its zero value is what GORM leaves out of an
-// INSERT for a column with a default. For a nullable column use *ULID: a
-// NULL scanned into a ULID is an error.
+// INSERT for a column with a default. For a nullable column use *ULID: GORM
+// does not scan a NULL into a ULID, it leaves the field as it was.
 type ULID struct{ ulid.ULID }
 
 // GormDataType is the column type GORM's schema gives the field.

@@ -228,7 +228,8 @@ func TestGormTimeRange(t *testing.T) {
 }
 
 // A nil *ULID is NULL and NULL comes back nil; a nil ULIDs is NULL, an
-// empty one '{}'; ulid[] round-trips; a NULL into a plain ULID is an error.
+// empty one '{}'; ulid[] round-trips; a NULL element of ulid[] is an error;
+// a NULL read into a plain ULID leaves the field as it was.
 func TestGormArraysAndNulls(t *testing.T) {
 	db := openGorm(t)
 	ids := samples()
