@@ -727,6 +727,7 @@ CASES: list[tuple[str, Callable[[Bench], None]]] = [
     ("growth", growth),
     ("past_memory", past_memory),
 ]
-# Cases a run makes only when they are named (--case): they take over an
-# hour (past_memory), so neither a full run nor CI's quick one includes them.
+# Cases a run makes only when they are named (--case): they take tens of
+# minutes and gigabytes of disk (past_memory), so neither a full run nor
+# CI's quick one includes them.
 NAMED_ONLY = {"past_memory"}
