@@ -533,6 +533,7 @@ set multiplot layout 1,2 title 'Past memory, PostgreSQL {version}: {past["label"
 set key outside below maxrows 3
 set grid
 set logscale x
+set autoscale xfix
 set xlabel 'rows in the table (millions, log scale)'
 set ylabel 'insert throughput (thousand rows/s, log scale)'
 set logscale y
