@@ -27,9 +27,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from ulidtools.builds import ROOT
 from harness.debian import DEB_VERSION, VERSION, System, build_deb, run
-from harness.pgcluster import cluster_port
+from harness.pgcluster import ROOT, cluster_port
 
 # Debian's own PostgreSQL: 15 on this system, 19 in the sid system
 # scripts/debian-system makes

@@ -60,6 +60,29 @@ def test_the_graph_is_read():
     assert {"ulidtools.setup", "ulidtools.builds", "ulidtools.manifest", "bench.report"} <= set(edges)
     assert "ulidtools.manifest" in edges["ulidtools.builds"]
     assert "ulidtools.debian_system" in edges["ulidtools.setup"]
+    assert "ulidtools.base" in edges["ulidtools.manifest"]
+
+
+def test_the_ground_floor_imports_nothing_of_the_package():
+    assert graph()["ulidtools.base"] == set()
+
+
+# what the ground floor holds for every module: a name a module binds
+SHARED = {"ROOT", "log", "error", "as_root", "sha256_of", "sha256_hex", "pg_home", "tools"}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in modules() if n.startswith("ulidtools.") and n != "ulidtools.base"))
+def test_the_shared_helpers_are_defined_on_the_ground_floor_alone(name):
+    """No module of ulidtools defines a second ROOT, log, error line, as_root
+    or checksum: each takes the ground floor's (ulidtools.base)."""
+    text = modules()[name].read_text()
+    tree = ast.parse(text)
+    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {target.id for node in tree.body if isinstance(node, ast.Assign)
+                for target in node.targets if isinstance(target, ast.Name)}
+    assert not defined & SHARED, (name, defined & SHARED)
+    # the red `error:` line is printed by base.error alone
+    assert "[1;31merror:" not in text, name
 
 
 def test_no_module_imports_itself_through_others():

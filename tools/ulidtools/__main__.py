@@ -59,6 +59,7 @@ import sys
 
 from pathlib import Path
 
+from ulidtools.base import error
 from ulidtools.manifest import ManifestError
 
 
@@ -124,8 +125,8 @@ def main(argv: list[str]) -> int:
             else:
                 print(f"ulidtools: cannot do: {' '.join(argv)}", file=sys.stderr)
                 return 2
-        except (deb.PackageError, subprocess.CalledProcessError) as error:
-            print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+        except (deb.PackageError, subprocess.CalledProcessError) as failure:
+            error(str(failure))
             return 1
     elif command == "test":
         from ulidtools import testrun
@@ -165,8 +166,8 @@ def main(argv: list[str]) -> int:
                 package.stage_extension(args[0], Path(args[1]).absolute(), *args[2:])
             else:
                 return cargo_env.main(command, args)
-        except (cargo_env.BuildError, deb.PackageError, sign.SignError, subprocess.CalledProcessError) as error:
-            print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+        except (cargo_env.BuildError, deb.PackageError, sign.SignError, subprocess.CalledProcessError) as failure:
+            error(str(failure))
             return 1
     else:
         print(f"ulidtools: cannot do: {' '.join(argv)}\n\n{__doc__.strip()}", file=sys.stderr)
@@ -183,5 +184,6 @@ if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         sys.exit(main(sys.argv[1:]))
-    except (ManifestError, ValueError) as error:
-        sys.exit(f"ulidtools: {error}")
+    except (ManifestError, ValueError) as failure:
+        error(str(failure))
+        sys.exit(1)

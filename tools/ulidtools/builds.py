@@ -15,7 +15,8 @@ import os
 from pathlib import Path
 
 from ulidtools import manifest
-from ulidtools.manifest import ROOT, Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
+from ulidtools.base import pg_home
+from ulidtools.manifest import Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
 
 # The generated table stands between these lines of a page.
 TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (python3 -m ulidtools tables) -->"
@@ -50,12 +51,6 @@ def asked() -> list[str]:
     for name in wanted:
         build_of(name)
     return [name for name in BUILDS if not wanted or name in wanted]
-
-
-def pg_home() -> Path:
-    """Where the builds that are not Debian 12's own are installed
-    (ULID_PG_HOME; scripts/setup puts them there)."""
-    return Path(os.environ.get("ULID_PG_HOME") or "/opt/ulid-postgres")
 
 
 def pg_config_for(build: int | str) -> Path:

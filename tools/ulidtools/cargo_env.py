@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ulidtools import builds, manifest, project
+from ulidtools.base import tools
 
 # every library and program of a release asks for no glibc newer than this
 GLIBC_FLOOR = "2.28"
@@ -36,11 +37,6 @@ class BuildError(Exception):
 
 def _home(variable: str, default: Path) -> Path:
     return Path(os.environ.get(variable) or default)
-
-
-def tools() -> Path:
-    """Where scripts/setup installs the tools (ULID_TOOLS)."""
-    return _home("ULID_TOOLS", Path("/opt/ulid-tools"))
 
 
 def cargo_home() -> Path:

@@ -33,7 +33,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import textwrap
 import time
@@ -41,22 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ulidtools import project
-from ulidtools.manifest import ROOT
+from ulidtools.base import ROOT, log
 
 
 class PackageError(Exception):
     """What stops a package from being made."""
-
-
-def log(message: str) -> None:
-    """A line of progress, as scripts/lib.sh's log writes it."""
-    print(f"\033[1;34m==>\033[0m {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
-
-
-def as_root(command: list, **kwargs) -> subprocess.CompletedProcess:
-    """COMMAND as root (directly when we are root, else through sudo),
-    failing when it fails."""
-    return subprocess.run(([] if os.geteuid() == 0 else ["sudo"]) + command, check=True, **kwargs)
 
 
 def source_date_epoch() -> int:

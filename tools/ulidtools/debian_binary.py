@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ulidtools import manifest
 from ulidtools.builds import debian_release
-from ulidtools.deb import as_root
+from ulidtools.base import as_root, error
 from ulidtools.manifest import DebianFile
 
 # the libraries of each Debian release that its PostgreSQL needs and Debian
@@ -169,7 +169,7 @@ def main(args: list[str]) -> int:
         else:
             print(usage, file=sys.stderr)
             return 2
-    except (UnpackError, subprocess.CalledProcessError) as error:
-        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+    except (UnpackError, subprocess.CalledProcessError) as failure:
+        error(str(failure))
         return 1
     return 0

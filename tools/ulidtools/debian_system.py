@@ -65,9 +65,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ulidtools import builds, debian_binary, manifest
-from ulidtools.deb import log
-from ulidtools.manifest import ROOT
+from ulidtools import debian_binary, manifest
+from ulidtools.base import ROOT, as_root, error, log, pg_home
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
 # the public key the local archive is signed with: in the archive, for
@@ -102,10 +101,6 @@ class SystemError_(Exception):
     """What stops a Debian system from being made or used."""
 
 
-def _as_root(command: list[str], **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(([] if os.geteuid() == 0 else ["sudo"]) + command, **kwargs)
-
-
 class System:
     def __init__(self, name: str, root: str | None = None):
         if name not in SERVERS:
@@ -113,9 +108,9 @@ class System:
         self.name = name
         self.release, _, arch = name.partition("-")
         self.arch = arch or "amd64"
-        self.system = Path(root) if root else builds.pg_home() / f"system-{name}"
-        self.archive = builds.pg_home() / f"system-{name}-archive"
-        self.log = builds.pg_home() / f"system-{name}.log"
+        self.system = Path(root) if root else pg_home() / f"system-{name}"
+        self.archive = pg_home() / f"system-{name}-archive"
+        self.log = pg_home() / f"system-{name}.log"
         self.servers = SERVERS[name]
         if name != "sid" and not self._system_lines():
             raise SystemError_(f"inputs.manifest pins no package of the system {name}")
@@ -159,7 +154,7 @@ class System:
         qemu = "qemu-aarch64"
         binfmt = Path("/proc/sys/fs/binfmt_misc")
         if not (binfmt / "register").exists() and \
-                _as_root(["mount", "-t", "binfmt_misc", "binfmt_misc", str(binfmt)]).returncode != 0:
+                as_root(["mount", "-t", "binfmt_misc", "binfmt_misc", str(binfmt)], check=False).returncode != 0:
             raise SystemError_(f"binfmt_misc cannot be mounted: {self.name}'s programs cannot run here")
 
         def enabled() -> bool:
@@ -171,18 +166,19 @@ class System:
         if not enabled():
             if not shutil.which("update-binfmts") or not os.access(f"/usr/bin/{qemu}-static", os.X_OK):
                 raise SystemError_("qemu-user-static and binfmt-support are not installed (scripts/setup installs them)")
-            if _as_root(["update-binfmts", "--enable", qemu], capture_output=True).returncode != 0:
-                _as_root(["update-binfmts", "--import", qemu])
+            if as_root(["update-binfmts", "--enable", qemu], check=False, capture_output=True).returncode != 0:
+                as_root(["update-binfmts", "--import", qemu], check=False)
             if not enabled():
                 raise SystemError_(f"{qemu} is not registered with binfmt_misc")
 
-    def run(self, command: list[str], **kwargs) -> subprocess.CompletedProcess:
-        """COMMAND run as root inside the system."""
+    def run(self, command: list[str], check: bool = False, **kwargs) -> subprocess.CompletedProcess:
+        """COMMAND run as root inside the system; with CHECK, failing when
+        it fails."""
         if not os.access(self.system / "usr" / "bin" / "apt-get", os.X_OK):
             raise SystemError_(f"there is no Debian system in {self.system}: run scripts/setup")
         self.ensure_binfmt()
-        return _as_root(["unshare", "--mount", "--propagation", "private", "sh", "-c", INSIDE, "sh",
-                         str(self.system), str(self.archive), ARCHIVE_IN_SYSTEM, *command], **kwargs)
+        return as_root(["unshare", "--mount", "--propagation", "private", "sh", "-c", INSIDE, "sh",
+                        str(self.system), str(self.archive), ARCHIVE_IN_SYSTEM, *command], check=check, **kwargs)
 
     def server_versions(self) -> str:
         """"postgresql-18 18.6-3, postgresql-18-partman 5.5.0-1, ..." as dpkg lists them."""
@@ -280,7 +276,7 @@ class System:
         return hashlib.sha256(("".join(f"{line}\n" for line in self.pins()) + recipe).encode()).hexdigest()
 
     def _write(self, path: Path, text: str) -> None:
-        _as_root(["tee", str(path)], input=text, text=True, stdout=subprocess.DEVNULL, check=True)
+        as_root(["tee", str(path)], input=text, text=True, stdout=subprocess.DEVNULL)
 
     def _failed(self, what: str) -> SystemError_:
         lines = self.log.read_text(errors="replace").splitlines()[-20:] if self.log.exists() else []
@@ -298,24 +294,24 @@ class System:
             f"in {self.system}")
         self.ensure_binfmt()
         self.make_archive()
-        _as_root(["rm", "-rf", str(self.system)], check=True)
+        as_root(["rm", "-rf", str(self.system)])
         with open(self.log, "w") as out:
-            made = _as_root(["debootstrap", f"--arch={self.arch}", "--variant=minbase",
-                             f"--keyring={self.archive / ARCHIVE_KEYRING}", "--force-check-gpg",
-                             "--merged-usr", self.release, str(self.system), f"file://{self.archive}"],
-                            stdout=out, stderr=subprocess.STDOUT)
+            made = as_root(["debootstrap", f"--arch={self.arch}", "--variant=minbase",
+                            f"--keyring={self.archive / ARCHIVE_KEYRING}", "--force-check-gpg",
+                            "--merged-usr", self.release, str(self.system), f"file://{self.archive}"],
+                           check=False, stdout=out, stderr=subprocess.STDOUT)
         if made.returncode != 0:
             raise self._failed("debootstrap failed")
         # apt reads the local archive only, and checks its signature; no
         # service starts; no main cluster
         keyring = self.system / KEYRING_IN_SYSTEM.lstrip("/")
-        _as_root(["mkdir", "-p", str(keyring.parent)], check=True)
-        _as_root(["install", "-m", "644", str(self.archive / ARCHIVE_KEYRING), str(keyring)], check=True)
+        as_root(["mkdir", "-p", str(keyring.parent)])
+        as_root(["install", "-m", "644", str(self.archive / ARCHIVE_KEYRING), str(keyring)])
         self._write(self.system / "etc" / "apt" / "sources.list",
                     f"deb [signed-by={KEYRING_IN_SYSTEM}] file:{ARCHIVE_IN_SYSTEM} {self.release} main\n")
         self._write(self.system / "usr" / "sbin" / "policy-rc.d", "#!/bin/sh\nexit 101\n")
-        _as_root(["chmod", "755", str(self.system / "usr" / "sbin" / "policy-rc.d")], check=True)
-        _as_root(["mkdir", "-p", str(self.system / "etc" / "postgresql-common" / "createcluster.d")], check=True)
+        as_root(["chmod", "755", str(self.system / "usr" / "sbin" / "policy-rc.d")])
+        as_root(["mkdir", "-p", str(self.system / "etc" / "postgresql-common" / "createcluster.d")])
         self._write(self.system / "etc" / "postgresql-common" / "createcluster.d" / "no-main-cluster.conf",
                     "create_main_cluster = false\n")
         # the servers and the rest of what setup installs (a package that the
@@ -335,8 +331,8 @@ class System:
     def clone(self, directory: str) -> None:
         if not (self.system / ".ulid-system").is_file():
             raise SystemError_(f"there is no Debian system {self.name} in {self.system}: run scripts/setup")
-        _as_root(["rm", "-rf", directory], check=True)
-        _as_root(["cp", "-a", str(self.system), directory], check=True)
+        as_root(["rm", "-rf", directory])
+        as_root(["cp", "-a", str(self.system), directory])
 
     def serves(self, major: str) -> bool:
         return any(line.split()[2] == f"postgresql-{major}" for line in self.pins())
@@ -347,8 +343,7 @@ def main(args: list[str]) -> int:
     name, root = "sid", None
     while args[:1] in (["-s"], ["-r"]):
         if len(args) < 2:
-            print(f"\033[1;31merror:\033[0m {args[0]} needs {'a system name' if args[0] == '-s' else 'a directory'}",
-                  file=sys.stderr)
+            error(f"{args[0]} needs {'a system name' if args[0] == '-s' else 'a directory'}")
             return 1
         name, root = (args[1], root) if args[0] == "-s" else (name, args[1])
         args = args[2:]
@@ -370,7 +365,7 @@ def main(args: list[str]) -> int:
             return 0 if system.serves(rest[0]) else 1
         else:
             raise SystemError_(usage)
-    except (SystemError_, subprocess.CalledProcessError) as error:
-        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+    except (SystemError_, subprocess.CalledProcessError) as failure:
+        error(str(failure))
         return 1
     return 0

@@ -60,6 +60,7 @@ from functools import cmp_to_key
 from pathlib import Path
 
 from ulidtools import manifest
+from ulidtools.base import error, log, sha256_of
 from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
 
 # ULID_MANIFEST points this at another manifest (the tests of this module
@@ -92,10 +93,6 @@ def downloads() -> Path:
     """Where the scripts keep what they download from Debian's archive
     (ULID_DOWNLOADS), outside the checkout so that every clone reuses it."""
     return Path(os.environ.get("ULID_DOWNLOADS") or Path.home() / ".cache" / "ulid" / "downloads")
-
-
-def log(message: str) -> None:
-    print(f"fetch-debian: {message}", file=sys.stderr, flush=True)
 
 
 def read_manifest() -> dict[str, list[Pin]]:
@@ -317,14 +314,6 @@ def index_candidates(pin: Pin) -> list[Candidate]:
     return sorted(unique.values(), key=cmp_to_key(lambda a, b: compare_versions(b.version, a.version)))
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def download(url: str, target: Path, size: int, sha256: str) -> str | None:
     """Downloads and verifies; None when it worked, else why it did not."""
     if target.exists() and target.stat().st_size == size and sha256_of(target) == sha256:
@@ -436,8 +425,8 @@ def main(argv: list[str]) -> int:
                 check(pin)
             else:
                 print(fetch(pin, directory), flush=True)
-    except Failure as error:
-        print(f"error: {error}", file=sys.stderr)
+    except Failure as failure:
+        error(str(failure))
         return 1
     return 0
 

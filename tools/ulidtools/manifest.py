@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from ulidtools.base import ROOT
+
 PATH = ROOT / "inputs.manifest"
 
 SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -40,9 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, deb, project
+from ulidtools.base import ROOT, log
 from ulidtools.cargo_env import BuildError
-from ulidtools.deb import log
-from ulidtools.manifest import ROOT
 
 # an ELF file's machine (e_machine), by architecture
 ELF_MACHINE = {"amd64": 62, "arm64": 183}

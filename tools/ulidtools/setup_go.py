@@ -31,9 +31,7 @@ import zipfile
 from pathlib import Path
 
 from ulidtools import manifest, pypi
-from ulidtools.cargo_env import tools
-from ulidtools.deb import log
-from ulidtools.manifest import ROOT
+from ulidtools.base import ROOT, error, log, tools
 
 # The wheel's go.env asks for Google's module proxy and for automatic
 # toolchain downloads: neither is reachable here, and nothing may come from
@@ -171,7 +169,7 @@ def main(args: list[str]) -> int:
         else:
             print(__doc__.strip(), file=sys.stderr)
             return 2
-    except (GoError, pypi.DownloadError, subprocess.CalledProcessError) as error:
-        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr)
+    except (GoError, pypi.DownloadError, subprocess.CalledProcessError) as failure:
+        error(str(failure))
         return 1
     return 0

@@ -48,8 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ulidtools.deb import log
-from ulidtools.manifest import ROOT
+from ulidtools.base import ROOT, log
 
 # The release key's fingerprint, committed with the code: the release
 # workflow signs with this key and no other, and publishes this

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ulidtools import builds, project
-from ulidtools.manifest import ROOT
+from ulidtools.base import ROOT
 
 START = "<!-- tested where: generated from the tests' markers (python3 -m ulidtools tables) -->"
 END = "<!-- /tested where -->"

@@ -33,9 +33,8 @@ import time
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, project
+from ulidtools.base import ROOT, error, log
 from ulidtools.cargo_env import BuildError
-from ulidtools.deb import log
-from ulidtools.manifest import ROOT
 
 # clippy lints the builds whose features between them take every arm of
 # every version-dependent #[cfg] in src/ (the arms split the versions at 14
@@ -284,7 +283,7 @@ def main(args: list[str]) -> int:
         cargo_env.claim(ROOT)
         versions = args or os.environ.get("ULID_VERSIONS", "").split() or list(builds.BUILDS)
         run(versions)
-    except (TestsFailed, BuildError, ValueError) as error:
-        print(f"\033[1;31merror:\033[0m {error}", file=sys.stderr, flush=True)
+    except (TestsFailed, BuildError, ValueError) as failure:
+        error(str(failure))
         return 1
     return 0

@@ -1,0 +1,77 @@
+"""The ground floor of the tooling: what the other modules of ulidtools
+share, importing nothing of the package's own.
+
+- ROOT, the checkout, and the directories outside it that the environment
+  can move: pg_home (ULID_PG_HOME), where setup installs the PostgreSQL
+  builds, and tools (ULID_TOOLS), where it installs the tools;
+- log, a line of progress on standard error, and error, the red `error:`
+  line a command prints before it exits with status 1 (scripts/lib.sh's
+  `log` and `die` print the same lines);
+- run and output, a command whose arguments may be paths, and as_root, a
+  command as root;
+- sha256_of, a file's sha256, and sha256_hex, a text's or bytes'.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# the checkout (this file is tools/ulidtools/base.py)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pg_home() -> Path:
+    """Where the builds that are not Debian 12's own are installed
+    (ULID_PG_HOME; scripts/setup puts them there)."""
+    return Path(os.environ.get("ULID_PG_HOME") or "/opt/ulid-postgres")
+
+
+def tools() -> Path:
+    """Where scripts/setup installs the tools (ULID_TOOLS)."""
+    return Path(os.environ.get("ULID_TOOLS") or "/opt/ulid-tools")
+
+
+def log(message: str) -> None:
+    """A line of progress, as scripts/lib.sh's log writes it."""
+    print(f"\033[1;34m==>\033[0m {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
+
+
+def error(message: str) -> None:
+    """What stopped a command, as scripts/lib.sh's die writes it."""
+    print(f"\033[1;31merror:\033[0m {message}", file=sys.stderr, flush=True)
+
+
+def run(command: list, **kwargs) -> subprocess.CompletedProcess:
+    """COMMAND (its arguments paths, numbers or strings), as subprocess.run
+    runs it."""
+    return subprocess.run([str(c) for c in command], **kwargs)
+
+
+def output(command: list, check: bool = False) -> str:
+    """What COMMAND prints; with CHECK, failing when it fails."""
+    return run(command, capture_output=True, text=True, check=check).stdout.strip()
+
+
+def as_root(command: list, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
+    """COMMAND as root (directly when we are root, else through sudo),
+    failing when it fails unless CHECK is false."""
+    return run(([] if os.geteuid() == 0 else ["sudo"]) + list(command), check=check, **kwargs)
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file, read a MiB at a time."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_hex(data: str | bytes) -> str:
+    """The sha256 of a text (as UTF-8) or of bytes."""
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
