@@ -1,189 +1,410 @@
-"""python3 -m ulidtools COMMAND ...: what the scripts ask of the tooling.
-
-    manifest KIND [KEY]        each line of KIND (whose first field is KEY),
-                               without its kind, one per line
-    builds [FROM]              the builds' names (only those from FROM)
-    build-field BUILD FIELD    major, version, from or port of a build
-    cargo-field FIELD [TOML]   a [package] field of the extension's Cargo.toml
-                               (or of TOML's), empty when it has none
-    shell                      shell assignments scripts/lib.sh evaluates:
-                               the extension's version (ULID_VERSION), its
-                               pgrx (ULID_PGRX_VERSION), the command-line
-                               tool's version (ULID_CLI_VERSION), cargo-pgrx's
-                               (ULID_CARGO_PGRX_VERSION), the list of builds
-                               and each build's fields (ULID_BUILD_PORT_18_assert)
-    tables --write PAGE...     rewrite the pages' generated tables of builds and of what is tested where
-    waves BUILD...             the builds in groups whose server tests can run
-                               at the same time, a group a line, in the
-                               order to run them (builds.waves)
-    package-deb [--out DIR] ARCH NN|cli TREE
-                               a Debian package of the extension for
-                               PostgreSQL NN, or of the command-line tool,
-                               from a release tarball's tree (deb)
-    source-date-epoch          the time a release's files carry
-    glibc-needed FILE          the newest glibc version an ELF file asks for
-    strip FILE                 an ELF file stripped as dh_strip does
-    package [--debug] [--arch ARCH] [--out DIR] BUILD|cli...
-                               the tarball and .deb of artifacts (package)
-    release [--out DIR] [--only MAJOR/ARCH,...] [--sign KEYFILE | --sign-key KEYID]
-                               every file of a release (release)
-    sign-release [--check] [--sign KEYFILE | --sign-key KEYID] [DIR]
-                               a release's files signed (sign)
-    stage-extension BUILD STAGE debug|release [ARCH]
-                               the extension built and staged as cargo pgrx
-                               package lays it out (package)
-    test [BUILD...]            every test, as CI runs them (testrun)
-    debian-system [-s NAME] [-r DIR] setup|run CMD...|root|clone DIR|serves MAJOR
-                               a Debian system in a directory (debian_system)
-    setup                      everything building and testing needs (setup)
-    setup-go [--print-env]     Go and the pinned Go modules (setup_go)
-    pypi-download PROJECT DIR  the wheel of a `pypi` line, checked, into DIR
-                               (pypi); prints its path
-    debian-binary packages|pins|release MAJOR
-    debian-binary unpack ROOT MAJOR DEB...
-                               a PostgreSQL build from Debian's binary
-                               packages of another release (debian_binary)
-    pgrx-env BUILD             pgrx's environment for BUILD, as export lines
-    with-build-lock CHECKOUT COMMAND...
-                               COMMAND run holding the cargo target
-                               directory's build lock, claimed for CHECKOUT
-                               (cargo_env)
+"""python3 -m ulidtools COMMAND ...: the tooling's commands, which the
+scripts in scripts/ run. Each is declared once, in `parser`, which gives
+its usage, its help and the errors of a command line it cannot read
+(status 2); the module that does its work is imported when it runs, and
+what stops it is printed as the error line (ulidtools.base.error), with
+status 1. `python3 -m ulidtools COMMAND --help` tells one, and ends with
+the docstring of the module that does it.
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
 import shlex
 import signal
 import subprocess
 import sys
-
 from pathlib import Path
 
-from ulidtools.base import error
-from ulidtools.manifest import ManifestError
-
+from ulidtools import base
+from ulidtools.base import ROOT, ToolError
 
 # a build's fields as the scripts name them, and the record's attributes
 FIELDS = {"major": "major", "version": "version", "from": "origin", "port": "port"}
 
 
-def main(argv: list[str]) -> int:
-    # (builds reads the manifest when imported: inside main, its errors are
-    # reported as errors)
-    from ulidtools import builds, cargo_env, manifest, project, tested
+class Parser(argparse.ArgumentParser):
+    """A command line whose errors are printed as every other error is, and
+    whose help ends with the docstring of the module that does the work
+    (MODULE, read only when help is asked for)."""
 
-    command, *args = argv or ["--help"]
-    if command in ("-h", "--help"):
-        print(__doc__.strip())
-        return 0
-    if command == "manifest" and 1 <= len(args) <= 2:
-        for record in manifest.of_kind(args[0]):
-            if len(args) == 1 or record.text.split()[1] == args[1]:
-                print(record.rest())
-    elif command == "builds" and len(args) <= 1:
-        for build in builds.BUILDS.values():
-            if not args or build.origin == args[0]:
-                print(build.name)
-    elif command == "build-field" and len(args) == 2:
-        name, wanted = args
-        attribute = FIELDS.get(wanted)
-        if attribute is None:
-            raise ManifestError(f"build-field: no field {wanted}")
-        print(getattr(builds.build_of(name), attribute))
-    elif command == "shell" and not args:
-        values = {
-            "ULID_VERSION": project.VERSION,
-            "ULID_PGRX_VERSION": project.PGRX,
-            "ULID_CLI_VERSION": project.CLI_VERSION,
-            "ULID_CARGO_PGRX_VERSION": manifest.one("crate", "cargo-pgrx").version,
-            "ULID_BUILDS": " ".join(builds.BUILDS),
-        }
-        for build in builds.BUILDS.values():
-            for field, value in FIELDS.items():
-                values[f"ULID_BUILD_{field.upper()}_{build.name.replace('-', '_')}"] = getattr(build, value)
-        for name, value in values.items():
-            print(f"{name}={shlex.quote(str(value))}")
-    elif command == "waves" and args:
-        for group in builds.waves(args):
-            print(" ".join(group))
-    elif command == "cargo-field" and 1 <= len(args) <= 2:
-        print(project.field(args[0], *(Path(a) for a in args[1:])))
-    elif command == "tables" and args[:1] == ["--write"] and len(args) > 1:
-        tested.write_tables(args[1:])
-    elif command in ("package-deb", "source-date-epoch", "glibc-needed", "strip"):
-        from ulidtools import deb
+    def __init__(self, *args, module: str | None = None, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+        self.module = module
 
-        try:
-            if command == "package-deb":
-                return deb.main(args)
-            if command == "source-date-epoch" and not args:
-                print(deb.source_date_epoch())
-            elif command == "glibc-needed" and len(args) == 1:
-                print(deb.glibc_needed(Path(args[0])))
-            elif command == "strip" and len(args) == 1:
-                deb.strip_library(Path(args[0]))
-            else:
-                print(f"ulidtools: cannot do: {' '.join(argv)}", file=sys.stderr)
-                return 2
-        except (deb.PackageError, subprocess.CalledProcessError) as failure:
-            error(str(failure))
-            return 1
-    elif command == "test":
-        from ulidtools import testrun
+    def format_help(self) -> str:
+        text = super().format_help()
+        if self.module:
+            source = (Path(__file__).parent / f"{self.module}.py").read_text()
+            text += f"\ntools/ulidtools/{self.module}.py:\n\n{ast.get_docstring(ast.parse(source))}\n"
+        return text
 
-        return testrun.main(args)
-    elif command == "debian-system":
-        from ulidtools import debian_system
+    def error(self, message: str) -> None:
+        self.print_usage(sys.stderr)
+        base.error(f"{self.prog}: {message}")
+        sys.exit(2)
 
-        return debian_system.main(args)
-    elif command == "setup":
-        from ulidtools import setup
 
-        return setup.main(args)
-    elif command == "setup-go":
-        from ulidtools import setup_go
+# --- What each command does (the modules are imported here, when a command
+# runs: builds reads the manifest when imported, and its errors are then
+# printed as errors)
 
-        return setup_go.main(args)
-    elif command == "pypi-download":
-        from ulidtools import pypi
 
-        return pypi.main(args)
-    elif command == "debian-binary":
-        from ulidtools import debian_binary
+def _manifest(args) -> None:
+    from ulidtools import manifest
 
-        return debian_binary.main(args)
-    elif command in BUILDING:
-        from ulidtools import deb, package, release, sign
+    for record in manifest.of_kind(args.kind):
+        if args.key is None or record.text.split()[1] == args.key:
+            print(record.rest())
 
-        try:
-            if command == "package":
-                return package.main(args)
-            if command == "release":
-                return release.main(args)
-            if command == "sign-release":
-                return sign.main(args)
-            if command == "stage-extension" and len(args) in (3, 4):
-                package.stage_extension(args[0], Path(args[1]).absolute(), *args[2:])
-            else:
-                return cargo_env.main(command, args)
-        except (cargo_env.BuildError, deb.PackageError, sign.SignError, subprocess.CalledProcessError) as failure:
-            error(str(failure))
-            return 1
+
+def _builds(args) -> None:
+    from ulidtools import builds
+
+    for build in builds.BUILDS.values():
+        if args.origin is None or build.origin == args.origin:
+            print(build.name)
+
+
+def _build_field(args) -> None:
+    from ulidtools import builds
+
+    print(getattr(builds.build_of(args.build), FIELDS[args.field]))
+
+
+def _cargo_field(args) -> None:
+    from ulidtools import project
+
+    print(project.field(args.field, *([args.toml] if args.toml else [])))
+
+
+def _shell(args) -> None:
+    from ulidtools import builds, manifest, project
+
+    values = {
+        "ULID_VERSION": project.VERSION,
+        "ULID_PGRX_VERSION": project.PGRX,
+        "ULID_CLI_VERSION": project.CLI_VERSION,
+        "ULID_CARGO_PGRX_VERSION": manifest.one("crate", "cargo-pgrx").version,
+        "ULID_BUILDS": " ".join(builds.BUILDS),
+    }
+    for build in builds.BUILDS.values():
+        for field, value in FIELDS.items():
+            values[f"ULID_BUILD_{field.upper()}_{build.name.replace('-', '_')}"] = getattr(build, value)
+    for name, value in values.items():
+        print(f"{name}={shlex.quote(str(value))}")
+
+
+def _tables(args) -> None:
+    from ulidtools import tested
+
+    tested.write_tables(args.write)
+
+
+def _waves(args) -> None:
+    from ulidtools import builds
+
+    for group in builds.waves(args.builds):
+        print(" ".join(group))
+
+
+def _package_deb(args) -> None:
+    from ulidtools import deb
+
+    deb.make(args.out.absolute(), args.arch, args.what, args.tree)
+
+
+def _source_date_epoch(args) -> None:
+    from ulidtools import deb
+
+    print(deb.source_date_epoch())
+
+
+def _glibc_needed(args) -> None:
+    from ulidtools import deb
+
+    print(deb.glibc_needed(args.file))
+
+
+def _strip(args) -> None:
+    from ulidtools import deb
+
+    deb.strip_library(args.file)
+
+
+def _package(args) -> None:
+    from ulidtools import package
+
+    package.make_all(args.what, args.arch, "debug" if args.debug else "release", args.out.absolute())
+
+
+def _release(args) -> None:
+    from ulidtools import release, sign
+
+    release.make(args.out.absolute(), args.only, sign.Key(args.sign, args.sign_key))
+
+
+def _sign_release(args) -> None:
+    from ulidtools import sign
+
+    sign.main(args.directory, keyfile=args.sign, keyid=args.sign_key, release_key=args.release_key,
+              checking=args.check, verifying=args.verify, fingerprint=args.fingerprint)
+
+
+def _stage_extension(args) -> None:
+    from ulidtools import package
+
+    package.stage_extension(args.build, args.stage.absolute(), args.profile, args.arch)
+
+
+def _test(args) -> None:
+    from ulidtools import testrun
+
+    testrun.main(args.builds, args.prepare)
+
+
+def _debian_system(args) -> int | None:
+    from ulidtools import debian_system
+
+    system = debian_system.System(args.system, args.root)
+    if args.action == "setup":
+        system.setup()
+    elif args.action == "run":
+        return system.run([args.program, *args.arguments]).returncode
+    elif args.action == "root":
+        print(system.system)
+    elif args.action == "clone":
+        system.clone(args.directory)
+    elif args.action == "serves":
+        return 0 if system.serves(args.major) else 1
+    return None
+
+
+def _setup(args) -> None:
+    from ulidtools import setup
+
+    setup.main()
+
+
+def _setup_go(args) -> None:
+    from ulidtools import setup_go
+
+    if args.print_env:
+        print(setup_go.print_env(), end="")
     else:
-        print(f"ulidtools: cannot do: {' '.join(argv)}\n\n{__doc__.strip()}", file=sys.stderr)
-        return 2
-    return 0
+        setup_go.install()
 
 
-# what builds and packages (package, release, sign, cargo_env)
-BUILDING = ("package", "release", "sign-release", "stage-extension", "pgrx-env", "with-build-lock")
+def _pypi_download(args) -> None:
+    from ulidtools import pypi
+
+    print(pypi.download(args.project, args.directory))
+
+
+def _debian_binary(args) -> None:
+    from ulidtools import debian_binary
+
+    if args.action == "packages":
+        print("\n".join(debian_binary.packages(args.major)))
+    elif args.action == "pins":
+        for record in debian_binary.pins(args.major):
+            print(record.rest())
+    elif args.action == "release":
+        print(debian_binary.release_of(args.major))
+    elif args.action == "unpack":
+        debian_binary.unpack(args.root, args.major, args.debs)
+
+
+def _pgrx_env(args) -> None:
+    from ulidtools import cargo_env
+
+    print(cargo_env.exports(cargo_env.pgrx_env(args.build)), end="")
+
+
+def _with_build_lock(args) -> int:
+    from ulidtools import cargo_env
+
+    try:
+        return cargo_env.run_locked(args.checkout, [args.program, *args.arguments]).returncode
+    except KeyboardInterrupt:
+        return 130
+
+
+def _fetch_debian(args) -> None:
+    from ulidtools import fetch_debian
+
+    if args.check:
+        fetch_debian.fetch_named(args.names, None)
+    elif not args.names:
+        args.parser.error("name the directory to download into, then the files (or --check)")
+    else:
+        fetch_debian.fetch_named(args.names[1:], Path(args.names[0]))
+
+
+def _pin_system(args) -> None:
+    from ulidtools import pin_system
+
+    pin_system.pin(args.name, args.suites, args.packages)
+
+
+# --- The commands, each declared once
+
+
+def parser() -> Parser:
+    top = Parser(prog="python3 -m ulidtools", description="The commands of the project's tooling, which the "
+                 "scripts in scripts/ run; `python3 -m ulidtools COMMAND --help` tells one.")
+    commands = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+    def command(name: str, run, summary: str, module: str | None = None) -> Parser:
+        sub = commands.add_parser(name, help=summary, description=summary, module=module)
+        sub.set_defaults(run=run, parser=sub)
+        return sub
+
+    c = command("manifest", _manifest, "each line of KIND of inputs.manifest (whose first field is KEY), "
+                "without its kind, one per line", "manifest")
+    c.add_argument("kind", metavar="KIND")
+    c.add_argument("key", metavar="KEY", nargs="?")
+    c = command("builds", _builds, "the builds' names (only those from FROM)", "builds")
+    c.add_argument("origin", metavar="FROM", nargs="?")
+    c = command("build-field", _build_field, "a field of a build's line", "builds")
+    c.add_argument("build", metavar="BUILD")
+    c.add_argument("field", metavar="FIELD", choices=FIELDS)
+    c = command("cargo-field", _cargo_field, "a [package] field of the extension's Cargo.toml (or of TOML's), "
+                "empty when it has none", "project")
+    c.add_argument("field", metavar="FIELD")
+    c.add_argument("toml", metavar="TOML", nargs="?", type=Path)
+    command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the extension's version "
+            "(ULID_VERSION), its pgrx (ULID_PGRX_VERSION), the command-line tool's version "
+            "(ULID_CLI_VERSION), cargo-pgrx's (ULID_CARGO_PGRX_VERSION), the builds (ULID_BUILDS) and each "
+            "build's fields (ULID_BUILD_PORT_18_assert)")
+    c = command("tables", _tables, "the pages' generated tables of builds and of what is tested where, "
+                "written again", "tested")
+    c.add_argument("--write", metavar="PAGE", nargs="+", required=True)
+    c = command("waves", _waves, "the builds in groups whose server tests can run at the same time, a group "
+                "a line, in the order to run them (builds.waves)", "builds")
+    c.add_argument("builds", metavar="BUILD", nargs="+")
+
+    c = command("package-deb", _package_deb, "a Debian package of the extension for PostgreSQL NN, or of the "
+                "command-line tool (cli), from a release tarball's tree", "deb")
+    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "dist")
+    c.add_argument("arch", metavar="ARCH")
+    c.add_argument("what", metavar="NN|cli")
+    c.add_argument("tree", metavar="TREE", type=Path)
+    command("source-date-epoch", _source_date_epoch, "the time a release's files carry", "deb")
+    c = command("glibc-needed", _glibc_needed, "the newest glibc version an ELF file asks for", "deb")
+    c.add_argument("file", metavar="FILE", type=Path)
+    c = command("strip", _strip, "an ELF file stripped as dh_strip does", "deb")
+    c.add_argument("file", metavar="FILE", type=Path)
+    c = command("package", _package, "the tarball and the Debian package of each artifact: a build's "
+                "extension, or the command-line tool (cli)", "package")
+    c.add_argument("--debug", action="store_true", help="a debug build, linked as this machine links, "
+                   "for the tests: never a release artifact")
+    c.add_argument("--arch", metavar="ARCH", default="amd64", help="amd64 (the default) or arm64")
+    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "dist", help="where (dist/ unless given)")
+    c.add_argument("what", metavar="BUILD|cli", nargs="+")
+    c = command("release", _release, "every file of a release", "release")
+    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "dist", help="where (dist/ unless given)")
+    c.add_argument("--only", metavar="MAJOR/ARCH,...", help="only these (15/amd64,15/arm64: the tests make a "
+                   "few, not all)")
+    key = c.add_mutually_exclusive_group()
+    key.add_argument("--sign", metavar="KEYFILE", help="an OpenPGP secret key (armored or binary) to sign with, "
+                     "from a GnuPG home made for this run and removed with it")
+    key.add_argument("--sign-key", metavar="KEYID", help="a secret key in the keyring or agent of the GnuPG "
+                     "home gpg uses (GNUPGHOME, ~/.gnupg)")
+    c = command("sign-release", _sign_release, "a release's files signed, or checked against the release key",
+                "sign")
+    c.add_argument("--check", action="store_true", help="only try the key, on a line of text")
+    key = c.add_mutually_exclusive_group()
+    key.add_argument("--sign", metavar="KEYFILE", help="an OpenPGP secret key file")
+    key.add_argument("--sign-key", metavar="KEYID", help="a secret key of the keyring gpg uses")
+    key.add_argument("--release-key", action="store_true", help="the key of that keyring whose fingerprint "
+                     "release-key.fingerprint commits, and no other")
+    c.add_argument("--verify", action="store_true", help="check the signed release in DIR against the "
+                   "committed fingerprint")
+    c.add_argument("--fingerprint", action="store_true", help="print the committed fingerprint")
+    c.add_argument("directory", metavar="DIR", nargs="?", type=Path)
+    c = command("stage-extension", _stage_extension, "the extension built and staged as cargo pgrx package "
+                "lays it out (a release build for ARCH, if given)", "package")
+    c.add_argument("build", metavar="BUILD")
+    c.add_argument("stage", metavar="STAGE", type=Path)
+    c.add_argument("profile", metavar="PROFILE", choices=("debug", "release"))
+    c.add_argument("arch", metavar="ARCH", nargs="?")
+    c = command("pgrx-env", _pgrx_env, "pgrx's environment for BUILD, as export lines", "cargo_env")
+    c.add_argument("build", metavar="BUILD")
+    c = command("with-build-lock", _with_build_lock, "COMMAND run holding the cargo target directory's build "
+                "lock, claimed for CHECKOUT", "cargo_env")
+    c.add_argument("checkout", metavar="CHECKOUT")
+    c.add_argument("program", metavar="COMMAND")
+    c.add_argument("arguments", metavar="ARGUMENT", nargs=argparse.REMAINDER, help="its arguments")
+
+    c = command("test", _test, "every test, as CI runs them, on the builds named (every build unless named)",
+                "testrun")
+    c.add_argument("--prepare", metavar="LINT,...", help=argparse.SUPPRESS)
+    c.add_argument("builds", metavar="BUILD", nargs="*")
+    command("setup", _setup, "everything building and testing needs, installed where it is not", "setup")
+    c = command("setup-go", _setup_go, "Go and the pinned Go modules, installed where they are not", "setup_go")
+    c.add_argument("--print-env", action="store_true", help="print the environment to build with, as export "
+                   "lines; fail, installing nothing, when something is missing")
+    c = command("pypi-download", _pypi_download, "the wheel of a `pypi` line of inputs.manifest, checked, into "
+                "DIR; prints its path", "pypi")
+    c.add_argument("project", metavar="PROJECT")
+    c.add_argument("directory", metavar="DIR", type=Path)
+    c = command("fetch-debian", _fetch_debian, "files of Debian's archive as inputs.manifest pins them, "
+                "downloaded into DIR and verified, each path printed; or, with --check, only checked to "
+                "answer", "fetch_debian")
+    c.add_argument("--check", action="store_true", help="download nothing: check that each file answers")
+    c.add_argument("names", metavar="DIR PACKAGE", nargs="*", help="the directory (not with --check), then "
+                   "each file's name: PACKAGE, KIND:PACKAGE, PACKAGE:ARCH, PACKAGE/SUITE")
+    c = command("pin-system", _pin_system, "the inputs.manifest lines of a Debian system, resolved from the "
+                "archive's index today (run by hand to change the pins)", "pin_system")
+    c.add_argument("name", metavar="NAME")
+    c.add_argument("suites", metavar="SUITE[,SUITE...]")
+    c.add_argument("packages", metavar="PACKAGE", nargs="+")
+    c = command("debian-binary", _debian_binary, "a PostgreSQL build from Debian's binary packages of another "
+                "release: its packages, pins and release, or the build unpacked", "debian_binary")
+    actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for action, summary in (("packages", "the packages of the build of MAJOR"), ("pins", "their manifest lines"),
+                            ("release", "the Debian release whose packages make it")):
+        actions.add_parser(action, help=summary, description=summary).add_argument("major", metavar="MAJOR")
+    a = actions.add_parser("unpack", help="the .deb files unpacked into ROOT, to run there",
+                           description="the .deb files unpacked into ROOT, to run there")
+    a.add_argument("root", metavar="ROOT", type=Path)
+    a.add_argument("major", metavar="MAJOR")
+    a.add_argument("debs", metavar="DEB", nargs="+", type=Path)
+    c = command("debian-system", _debian_system, "a Debian system in a directory, made from the pinned "
+                "packages; a command run in it, or in a copy", "debian_system")
+    c.add_argument("-s", dest="system", metavar="NAME", default="sid", help="the system (sid unless given)")
+    c.add_argument("-r", dest="root", metavar="DIR", help="a copy of it in DIR (clone), for run")
+    actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("setup", help="make it (once; again when a pin changes)",
+                       description="make it (once; again when a pin changes)")
+    a = actions.add_parser("run", help="run COMMAND as root inside it", description="run COMMAND as root "
+                           "inside it; its status is the command's")
+    a.add_argument("program", metavar="COMMAND")
+    a.add_argument("arguments", metavar="ARGUMENT", nargs=argparse.REMAINDER, help="its arguments")
+    actions.add_parser("root", help="print the directory it is in", description="print the directory it is in")
+    a = actions.add_parser("clone", help="copy it to DIR (a system to change and throw away)",
+                           description="copy it to DIR (a system to change and throw away)")
+    a.add_argument("directory", metavar="DIR")
+    a = actions.add_parser("serves", help="whether it has Debian's postgresql-MAJOR (status 0) or not (1)",
+                           description="whether it has Debian's postgresql-MAJOR (status 0) or not (1)")
+    a.add_argument("major", metavar="MAJOR")
+    return top
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    try:
+        status = args.run(args)
+    except (ToolError, ValueError, subprocess.CalledProcessError) as failure:
+        base.error(str(failure))
+        return 1
+    return status or 0
 
 
 if __name__ == "__main__":
     # a reader that stops early (`| head`) ends this quietly, as it would awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except (ManifestError, ValueError) as failure:
-        error(str(failure))
-        sys.exit(1)
+    sys.exit(main(sys.argv[1:]))

@@ -9,7 +9,9 @@ share, importing nothing of the package's own.
   `log` and `die` print the same lines);
 - run and output, a command whose arguments may be paths, and as_root, a
   command as root;
-- sha256_of, a file's sha256, and sha256_hex, a text's or bytes'.
+- sha256_of, a file's sha256, and sha256_hex, a text's or bytes';
+- ToolError, what each module raises for what stops its work, which
+  `python3 -m ulidtools` prints as the error line, exiting with status 1.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from pathlib import Path
 
 # the checkout (this file is tools/ulidtools/base.py)
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class ToolError(Exception):
+    """What stops a command (each module has its own kind of it)."""
 
 
 def pg_home() -> Path:

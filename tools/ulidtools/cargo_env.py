@@ -2,10 +2,8 @@
 cargo target directory every checkout shares and its build lock, pgrx's
 environment for each build, and a release build's environment (Zig links
 against glibc 2.28's symbols; arm64 is cross-compiled). scripts/lib.sh's
-pgrx_env_for and with_build_lock ask this module:
-
-    python3 -m ulidtools pgrx-env BUILD
-    python3 -m ulidtools with-build-lock CHECKOUT COMMAND...
+pgrx_env_for and with_build_lock ask this module (`python3 -m ulidtools
+pgrx-env` and `with-build-lock`).
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ulidtools import builds, manifest, project
-from ulidtools.base import tools
+from ulidtools.base import ToolError, tools
 
 # every library and program of a release asks for no glibc newer than this
 GLIBC_FLOOR = "2.28"
@@ -31,7 +29,7 @@ ARCHES = {"amd64": ("x86_64-unknown-linux-gnu", "x86_64"),
           "arm64": ("aarch64-unknown-linux-gnu", "aarch64")}
 
 
-class BuildError(Exception):
+class BuildError(ToolError):
     """What stops a build."""
 
 
@@ -200,16 +198,3 @@ def run_locked(checkout: Path | str, command: list[str], **kwargs) -> subprocess
     test` starts) do not inherit the lock's descriptor."""
     with build_lock(checkout):
         return subprocess.run(command, close_fds=True, **kwargs)
-
-
-def main(command: str, args: list[str]) -> int:
-    if command == "pgrx-env" and len(args) == 1:
-        print(exports(pgrx_env(args[0])), end="")
-    elif command == "with-build-lock" and len(args) >= 2:
-        try:
-            return run_locked(args[0], args[1:]).returncode
-        except KeyboardInterrupt:
-            return 130
-    else:
-        raise BuildError(f"cannot do: {command} {' '.join(args)}")
-    return 0

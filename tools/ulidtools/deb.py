@@ -1,7 +1,6 @@
 """A Debian binary package of ulid, for one architecture (amd64 or arm64),
-made from the tree of a release tarball (scripts/package):
-
-    python3 -m ulidtools package-deb [--out DIR] ARCH NN|cli TREE
+made from the tree of a release tarball (scripts/package, and
+scripts/package-deb: `python3 -m ulidtools package-deb --help`).
 
 NN, a PostgreSQL major version: postgresql-NN-ulid_<version>-1_<arch>.deb,
 the extension laid out the way Debian's PostgreSQL team does it,
@@ -40,10 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ulidtools import project
-from ulidtools.base import ROOT, log
+from ulidtools.base import ROOT, ToolError, log
 
 
-class PackageError(Exception):
+class PackageError(ToolError):
     """What stops a package from being made."""
 
 
@@ -280,15 +279,3 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
     shown = deb.relative_to(ROOT) if deb.is_relative_to(ROOT) else deb
     log(str(shown))
     return deb
-
-
-def main(args: list[str]) -> int:
-    usage = "usage: python3 -m ulidtools package-deb [--out DIR] ARCH NN|cli TREE"
-    out = ROOT / "dist"
-    if args[:1] == ["--out"] and len(args) > 1:
-        out, args = Path(args[1]), args[2:]
-    if len(args) != 3:
-        raise PackageError(usage)
-    arch, what, tree = args
-    make(out.absolute(), arch, what, Path(tree))
-    return 0

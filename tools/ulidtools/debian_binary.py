@@ -1,10 +1,8 @@
 """PostgreSQL builds from Debian's binary packages of another Debian release
 (`debian-binary` builds of inputs.manifest): which packages make one, their
 pins, and unpacking them into a directory so that the server runs here, on
-Debian 12, without anything being installed into the system:
-
-    python3 -m ulidtools debian-binary packages|pins|release MAJOR
-    python3 -m ulidtools debian-binary unpack ROOT MAJOR DEB...
+Debian 12, without anything being installed into the system
+(`python3 -m ulidtools debian-binary`).
 
 A build of MAJOR is the server, its client, its headers and libpq5 of the
 suite that has postgresql-MAJOR (13: bullseye-security, 17: trixie, 19:
@@ -20,12 +18,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from ulidtools import manifest
 from ulidtools.builds import debian_release
-from ulidtools.base import as_root, error
+from ulidtools.base import ToolError, as_root
 from ulidtools.manifest import DebianFile
 
 # the libraries of each Debian release that its PostgreSQL needs and Debian
@@ -44,7 +41,7 @@ PG_CONFIG_DIRS = ("BINDIR", "DOCDIR", "HTMLDIR", "INCLUDEDIR", "PKGINCLUDEDIR", 
                   "PKGLIBDIR", "LOCALEDIR", "MANDIR", "SHAREDIR", "SYSCONFDIR", "PGXS")
 
 
-class UnpackError(Exception):
+class UnpackError(ToolError):
     """What stops a build from Debian's packages."""
 
 
@@ -152,24 +149,3 @@ def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
                      stdout=subprocess.DEVNULL)
             as_root(["chmod", "755", str(pg_config)])
     as_root(["chmod", "-R", "a+rX", str(root)])
-
-
-def main(args: list[str]) -> int:
-    usage = "usage: python3 -m ulidtools debian-binary packages|pins|release MAJOR | unpack ROOT MAJOR DEB..."
-    try:
-        if len(args) == 2 and args[0] == "packages":
-            print("\n".join(packages(args[1])))
-        elif len(args) == 2 and args[0] == "pins":
-            for record in pins(args[1]):
-                print(record.rest())
-        elif len(args) == 2 and args[0] == "release":
-            print(release_of(args[1]))
-        elif len(args) >= 4 and args[0] == "unpack":
-            unpack(Path(args[1]), args[2], [Path(a) for a in args[3:]])
-        else:
-            print(usage, file=sys.stderr)
-            return 2
-    except (UnpackError, subprocess.CalledProcessError) as failure:
-        error(str(failure))
-        return 1
-    return 0

@@ -28,16 +28,10 @@ than this machine's own or one untouched by the build tools:
 
 The packages of a system other than sid are its `system NAME` lines; a NAME
 is the Debian release, then the architecture when it is not amd64.
+scripts/debian-system makes one, runs a command in it or in a copy of it,
+copies it, and says where it is and what it serves (`--help`).
 
-  scripts/debian-system [-s NAME] setup        make it (once; again when a pin changes)
-  scripts/debian-system [-s NAME] run CMD...   run CMD as root inside it
-  scripts/debian-system [-s NAME] root         print the directory it is in
-  scripts/debian-system [-s NAME] clone DIR    copy it to DIR (a system to change and throw away)
-  scripts/debian-system [-s NAME] serves MAJOR whether it has Debian's postgresql-MAJOR
-                                               (exit 0), for the builds whose tests use it
-  scripts/debian-system [-s NAME] -r DIR run CMD...   run CMD in a clone
-
-NAME is sid unless given. Nothing in them comes from an index that moves:
+Nothing in them comes from an index that moves:
 the pinned files, each downloaded and verified by scripts/fetch-debian,
 make a local archive, from which debootstrap makes the system (variant
 minbase) and apt installs the rest. The archive is signed, as Debian's is,
@@ -66,7 +60,7 @@ import time
 from pathlib import Path
 
 from ulidtools import debian_binary, manifest
-from ulidtools.base import ROOT, as_root, error, log, pg_home
+from ulidtools.base import ROOT, ToolError, as_root, log, pg_home
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
 # the public key the local archive is signed with: in the archive, for
@@ -97,7 +91,7 @@ mount -t proc proc "$system/proc" &&
         DEBIAN_FRONTEND=noninteractive "$@"'''
 
 
-class SystemError_(Exception):
+class SystemError_(ToolError):
     """What stops a Debian system from being made or used."""
 
 
@@ -336,36 +330,3 @@ class System:
 
     def serves(self, major: str) -> bool:
         return any(line.split()[2] == f"postgresql-{major}" for line in self.pins())
-
-
-def main(args: list[str]) -> int:
-    usage = "usage: scripts/debian-system [-s NAME] [-r DIR] setup | run COMMAND... | root | clone DIR | serves MAJOR"
-    name, root = "sid", None
-    while args[:1] in (["-s"], ["-r"]):
-        if len(args) < 2:
-            error(f"{args[0]} needs {'a system name' if args[0] == '-s' else 'a directory'}")
-            return 1
-        name, root = (args[1], root) if args[0] == "-s" else (name, args[1])
-        args = args[2:]
-    try:
-        if args[:1] in (["-h"], ["--help"]):
-            print(__doc__.strip())
-            return 0
-        system = System(name, root)
-        command, rest = (args[0], args[1:]) if args else ("", [])
-        if command == "setup" and not rest:
-            system.setup()
-        elif command == "run" and rest:
-            return system.run(rest).returncode
-        elif command == "root" and not rest:
-            print(system.system)
-        elif command == "clone" and len(rest) == 1:
-            system.clone(rest[0])
-        elif command == "serves" and len(rest) == 1:
-            return 0 if system.serves(rest[0]) else 1
-        else:
-            raise SystemError_(usage)
-    except (SystemError_, subprocess.CalledProcessError) as failure:
-        error(str(failure))
-        return 1
-    return 0

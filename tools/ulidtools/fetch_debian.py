@@ -1,7 +1,6 @@
-"""Downloads files from Debian's archive as inputs.manifest pins them.
-
-    scripts/fetch-debian DIR PACKAGE...      download into DIR, print each path
-    scripts/fetch-debian --check PACKAGE...  only check that each answers
+"""Downloads files from Debian's archive as inputs.manifest pins them
+(scripts/fetch-debian: `--help`), into a directory, printing each path,
+or only checks that each answers.
 
 PACKAGE names a `debian-source`, `debian-binary`, `debian-system` or
 `system` line of the manifest: the upstream tarball of a source package,
@@ -50,7 +49,6 @@ import lzma
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
@@ -60,7 +58,7 @@ from functools import cmp_to_key
 from pathlib import Path
 
 from ulidtools import manifest
-from ulidtools.base import error, log, sha256_of
+from ulidtools.base import ToolError, log, sha256_of
 from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
 
 # ULID_MANIFEST points this at another manifest (the tests of this module
@@ -77,7 +75,7 @@ KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 MAY_EXPIRE = ("sid", "experimental")
 
 
-class Failure(Exception):
+class Failure(ToolError):
     pass
 
 
@@ -409,27 +407,16 @@ def check(pin: Pin) -> None:
                   + f"\nChange {MANIFEST.name} line {pin.number}: {pin.text}")
 
 
-def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 2
-    try:
-        pins = read_manifest()
-        checking = argv[0] == "--check"
-        directory = None if checking else Path(argv[0])
-        wanted = [lookup(pins, name) for name in argv[1:]]
-        if directory:
-            directory.mkdir(parents=True, exist_ok=True)
-        for pin in wanted:
-            if checking:
-                check(pin)
-            else:
-                print(fetch(pin, directory), flush=True)
-    except Failure as failure:
-        error(str(failure))
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def fetch_named(names: list[str], directory: Path | None) -> None:
+    """The files NAMES name (lookup), downloaded into DIRECTORY, each path
+    printed as it is there; with no DIRECTORY, only checked (check). Every
+    name is looked up before anything is downloaded."""
+    pins = read_manifest()
+    wanted = [lookup(pins, name) for name in names]
+    if directory:
+        directory.mkdir(parents=True, exist_ok=True)
+    for pin in wanted:
+        if directory is None:
+            check(pin)
+        else:
+            print(fetch(pin, directory), flush=True)

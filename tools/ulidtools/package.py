@@ -1,7 +1,6 @@
 """The installable files of one artifact, for servers and machines without
-Rust, made the same way for both kinds:
-
-    python3 -m ulidtools package [--debug] [--arch amd64|arm64] [--out DIR] BUILD|cli...
+Rust, made the same way for both kinds (scripts/package, whose `--help` gives
+its options):
 
 BUILD (a PostgreSQL major version): the extension
     DIR/ulid-<version>-pg<MAJOR>-linux-<x86_64|aarch64>.tar.gz
@@ -26,8 +25,8 @@ never a release artifact. A build of a test-only server (18-assert) is
 refused: its install.sh would take any PostgreSQL of its major version.
 The tarball and the package are the same bytes wherever they are made from
 the same files: every file's time is the commit's (SOURCE_DATE_EPOCH, when
-set), its owner root. scripts/package is the entry point; the release
-(ulidtools.release) chooses the artifacts and calls `make`.
+set), its owner root. The release (ulidtools.release) chooses the
+artifacts and calls `make`.
 """
 
 from __future__ import annotations
@@ -195,31 +194,13 @@ class Artifact:
         return [path, deb.make(out, self.arch, self.what, tree)]
 
 
-def main(args: list[str]) -> int:
-    usage = "usage: scripts/package [--debug] [--arch amd64|arm64] [--out DIR] BUILD|cli..."
-    profile, arch, out = "release", "amd64", ROOT / "dist"
-    while args and args[0].startswith("-"):
-        option, *args = args
-        if option in ("-h", "--help"):
-            print(__doc__.strip())
-            return 0
-        if option == "--debug":
-            profile = "debug"
-        elif option in ("--arch", "--out") and args:
-            value, *args = args
-            if option == "--arch":
-                arch = value
-            else:
-                out = Path(value).absolute()
-        else:
-            raise BuildError(f"unknown option {option} ({usage})")
-    if not args:
-        raise BuildError(f"name the builds or cli to package ({usage})")
+def make_all(whats: list[str], arch: str, profile: str, out: Path) -> None:
+    """The artifacts WHATS (builds, or cli) for ARCH in a PROFILE build,
+    into OUT; every name checked before anything is built."""
     cargo_env.rust_target(arch)
-    for what in args:
+    for what in whats:
         if what != "cli":
             builds.build_of(what)
     cargo_env.claim(ROOT)
-    for what in args:
+    for what in whats:
         Artifact(what, arch, profile).make(out)
-    return 0

@@ -3,9 +3,7 @@ debootstrap (variant minbase) and `apt-get install --no-install-recommends
 PACKAGE...` put into it, each with the pool path, size and sha256 that the
 archive's index gives today (the index checked against its suite's
 InRelease, whose signature is checked against Debian's archive keyring:
-fetch_debian.verified_index).
-
-    scripts/pin-system NAME SUITE[,SUITE...] PACKAGE...
+fetch_debian.verified_index), as scripts/pin-system asks (`--help`).
 
 NAME is the system's name in the manifest (`bookworm`, `bullseye`,
 `bookworm-arm64`: the release, then the architecture when it is not
@@ -33,14 +31,13 @@ from __future__ import annotations
 
 import lzma
 import re
-import sys
 from functools import cmp_to_key
 
 from ulidtools import fetch_debian as fd
-from ulidtools.base import error, log
+from ulidtools.base import ToolError, log
 
 
-class PinError(Exception):
+class PinError(ToolError):
     """What stops the pins from being written."""
 
 
@@ -116,33 +113,22 @@ def resolve(packages, wanted: list[str]) -> list[str]:
     return sorted(chosen)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) < 3 or argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 2
-    name, suites, wanted = argv[0], argv[1], argv[2:]
+def pin(name: str, suites: str, wanted: list[str]) -> None:
+    """Prints the `system NAME` lines of the packages WANTED (and what they
+    need) from SUITES (ARCHIVE/SUITE,...), for NAME's architecture."""
     arch = name.partition("-")[2] or "amd64"
     sources = [tuple(s.split("/", 1)) for s in suites.split(",")]
-    try:
-        packages = load(sources, arch)
-        # debootstrap --merged-usr installs it where the release has it
-        if "usr-is-merged" in packages:
-            wanted.insert(0, "usr-is-merged")
-        for package in resolve(packages, wanted):
-            for fields in packages[package]:
-                url = f"{fd.mirror()}/{fields['_archive']}/{fields['Filename']}"
-                if fd.answers(url):
-                    break
-                log(f"{package} {fields['Version']}: {url} does not answer")
-            else:
-                raise PinError(f"no file of {package} answers")
-            print(f"system {name} {fields['_archive']} {fields['_suite']} {package} {fields['Version']} "
-                  f"{fields['Filename']} {fields['Size']} {fields['SHA256']}")
-    except (PinError, fd.Failure) as failure:
-        error(str(failure))
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    packages = load(sources, arch)
+    # debootstrap --merged-usr installs it where the release has it
+    if "usr-is-merged" in packages:
+        wanted = ["usr-is-merged", *wanted]
+    for package in resolve(packages, wanted):
+        for fields in packages[package]:
+            url = f"{fd.mirror()}/{fields['_archive']}/{fields['Filename']}"
+            if fd.answers(url):
+                break
+            log(f"{package} {fields['Version']}: {url} does not answer")
+        else:
+            raise PinError(f"no file of {package} answers")
+        print(f"system {name} {fields['_archive']} {fields['_suite']} {package} {fields['Version']} "
+              f"{fields['Filename']} {fields['Size']} {fields['SHA256']}")

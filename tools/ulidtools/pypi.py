@@ -1,8 +1,7 @@
 """Downloads the file of an inputs.manifest `pypi PROJECT` line, a wheel,
 into a directory, with its sha256 checked (pip's --require-hashes), and
-prints its path; a file already there with that sha256 is kept:
-
-    python3 -m ulidtools pypi-download PROJECT DIR
+prints its path (`python3 -m ulidtools pypi-download`); a file already
+there with that sha256 is kept.
 
 The wheel's own tags (PYTHON-ABI-PLATFORM) tell pip for which Python,
 ABI and platforms it is, so a wheel for another machine (arm64's
@@ -20,10 +19,10 @@ import tempfile
 from pathlib import Path
 
 from ulidtools import manifest
-from ulidtools.base import error, sha256_of
+from ulidtools.base import ToolError, sha256_of
 
 
-class DownloadError(Exception):
+class DownloadError(ToolError):
     """What stops a download."""
 
 
@@ -65,15 +64,3 @@ def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
         raise DownloadError(f"pip downloaded {project} {pin.version}, but not {pin.file}: "
                             f"change the {pin.text.split()[0]} line of inputs.manifest that pins it")
     return path
-
-
-def main(args: list[str]) -> int:
-    if len(args) != 2:
-        print("usage: python3 -m ulidtools pypi-download PROJECT DIR", file=sys.stderr)
-        return 2
-    try:
-        print(download(args[0], Path(args[1])))
-    except DownloadError as failure:
-        error(str(failure))
-        return 1
-    return 0

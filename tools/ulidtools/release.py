@@ -1,7 +1,5 @@
-"""Every file of a release of ulid, into dist/ unless --out says:
-
-    python3 -m ulidtools release [--out DIR] [--only MAJOR/ARCH,...]
-                                 [--sign KEYFILE | --sign-key KEYID]
+"""Every file of a release of ulid, into dist/ unless --out says
+(scripts/release, whose `--help` gives its options):
 
 - for every PostgreSQL major version the builds of inputs.manifest have
   (one release build each, never a test-only build such as 18-assert) and
@@ -22,13 +20,6 @@
   ulid-release-key.asc and apt/ulid-archive-keyring.gpg. Without a key,
   nothing is signed, and the log says so.
 
-  --only 15/amd64,15/arm64   only these (the tests make a few, not all)
-  --sign KEYFILE             an OpenPGP secret key (armored or binary) to
-                             sign with, from a GnuPG home made for this run
-                             and removed with it
-  --sign-key KEYID           a secret key in the keyring or agent of the
-                             GnuPG home gpg uses (GNUPGHOME, ~/.gnupg)
-
 DIR is made, or used when empty; one that scripts/release made before
 (it leaves a file .ulid-release in it) is emptied first; any other
 directory that holds something is refused, never emptied. Only the pinned
@@ -41,7 +32,7 @@ bytes whichever checkout or machine makes them from one commit: every file
 in them carries the commit's time (SOURCE_DATE_EPOCH overrides it), root as
 owner and fixed modes, and no path of the machine goes into the libraries
 and programs (cargo_env.release_env). How a release is cut:
-docs/development.md. scripts/release is the entry point.
+docs/development.md.
 """
 
 from __future__ import annotations
@@ -198,25 +189,3 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
     count = len(list(out.glob("*.tar.gz"))) + len(list(out.glob("*.deb")))
     shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
     log(f"release {version}: {count} files in {shown} in {round(time.monotonic() - started)} s")
-
-
-def main(args: list[str]) -> int:
-    out, only, keyfile, keyid = ROOT / "dist", None, None, None
-    while args:
-        option, *args = args
-        if option in ("-h", "--help"):
-            print(__doc__.strip())
-            return 0
-        if option not in ("--out", "--only", "--sign", "--sign-key") or not args:
-            raise BuildError(f"unknown argument {option} (try scripts/release --help)")
-        value, *args = args
-        if option == "--out":
-            out = Path(value).absolute()
-        elif option == "--only":
-            only = value
-        elif option == "--sign":
-            keyfile = value
-        else:
-            keyid = value
-    make(out, only, sign.Key(keyfile, keyid))
-    return 0

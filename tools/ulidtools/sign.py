@@ -1,9 +1,6 @@
 """Signs the files of a release that ulidtools.release made in DIR with the
-release's key, and puts its public key beside them:
-
-    python3 -m ulidtools sign-release [--check] [--sign KEYFILE | --sign-key KEYID | --release-key] [DIR]
-    python3 -m ulidtools sign-release --verify DIR
-    python3 -m ulidtools sign-release --fingerprint
+release's key, and puts its public key beside them (scripts/sign-release,
+whose `--help` gives its options):
 
     DIR/SHA256SUMS.asc            SHA256SUMS's detached signature, armored
                                   (gpg --verify SHA256SUMS.asc SHA256SUMS)
@@ -31,7 +28,7 @@ release-key.fingerprint commits; --verify DIR checks a signed release
 against it: its public key is that key alone, and SHA256SUMS, the apt
 repository's index and every file SHA256SUMS lists verify. Both fail when
 no fingerprint is committed. It never builds anything: gpg and gpgv are
-all it runs. scripts/sign-release is the entry point.
+all it runs.
 """
 
 from __future__ import annotations
@@ -48,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ulidtools.base import ROOT, log
+from ulidtools.base import ROOT, ToolError, log
 
 # The release key's fingerprint, committed with the code: the release
 # workflow signs with this key and no other, and publishes this
@@ -56,7 +53,7 @@ from ulidtools.base import ROOT, log
 FINGERPRINT_FILE = ROOT / "release-key.fingerprint"
 
 
-class SignError(Exception):
+class SignError(ToolError):
     """What stops a release from being signed."""
 
 
@@ -247,45 +244,27 @@ def verify(directory: Path, expect: str) -> None:
     log(f"{directory}: signed by the release key {expect}, and every file SHA256SUMS lists is as it says")
 
 
-def main(args: list[str]) -> int:
-    checking, keyfile, keyid, directory, expect, verifying = False, None, None, None, None, False
-    while args:
-        option, *args = args
-        if option in ("-h", "--help"):
-            print(__doc__.strip())
-            return 0
-        if option == "--check":
-            checking = True
-        elif option == "--fingerprint":
-            if args:
-                raise SignError("--fingerprint takes nothing else")
-            print(committed_fingerprint())
-            return 0
-        elif option == "--verify":
-            verifying = True
-        elif option == "--release-key":
-            expect = committed_fingerprint()
-            if keyid or keyfile:
-                raise SignError("--sign, --sign-key and --release-key: give one key, not two")
-            keyid = expect
-        elif option in ("--sign", "--sign-key"):
-            if not args:
-                raise SignError(f"{option} needs {'a key file' if option == '--sign' else 'a key id or fingerprint'}")
-            value, *args = args
-            if expect or (keyfile if option == "--sign" else keyid):
-                raise SignError("--sign, --sign-key and --release-key: give one key, not two")
-            keyfile, keyid = (value, keyid) if option == "--sign" else (keyfile, value)
-        elif option.startswith("-"):
-            raise SignError(f"unknown option {option} (try scripts/sign-release --help)")
-        elif directory:
-            raise SignError(f"one directory, not {directory} and {option}")
-        else:
-            directory = Path(option)
+def main(directory: Path | None = None, keyfile: str | None = None, keyid: str | None = None,
+         release_key: bool = False, checking: bool = False, verifying: bool = False,
+         fingerprint: bool = False) -> None:
+    """What scripts/sign-release asks: print the committed fingerprint
+    (FINGERPRINT), verify the release in DIRECTORY against it (VERIFYING),
+    only try a key (CHECKING), or sign the release in DIRECTORY with the
+    key file, the key KEYID or the release key (RELEASE_KEY); without a
+    key, sign nothing and say so."""
+    if fingerprint:
+        if directory or keyfile or keyid or release_key or checking or verifying:
+            raise SignError("--fingerprint takes nothing else")
+        print(committed_fingerprint())
+        return
     if verifying:
-        if directory is None or checking or keyfile or keyid:
+        if directory is None or checking or keyfile or keyid or release_key:
             raise SignError("--verify DIR takes a directory and nothing else")
         verify(directory, committed_fingerprint())
-        return 0
+        return
+    expect = None
+    if release_key:
+        expect = keyid = committed_fingerprint()
     key = Key(keyfile, keyid, expect)
     if checking:
         check(key)
@@ -295,4 +274,3 @@ def main(args: list[str]) -> int:
         raise SignError("name the release's directory (try scripts/sign-release --help)")
     else:
         release(key, directory)
-    return 0

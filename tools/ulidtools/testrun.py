@@ -1,6 +1,5 @@
-"""Every test, exactly as CI runs it (scripts/test, which .ci/run calls):
-
-    python3 -m ulidtools test [BUILD...]   (default: every build of inputs.manifest)
+"""Every test, exactly as CI runs it (scripts/test, which .ci/run calls),
+on the builds named, or every build of inputs.manifest.
 
 Once: formatting; the pure core's clippy and its unit and property tests
 (`cargo test -p ulid-core`, no PostgreSQL involved); the command-line
@@ -33,8 +32,7 @@ import time
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, project
-from ulidtools.base import ROOT, error, log
-from ulidtools.cargo_env import BuildError
+from ulidtools.base import ROOT, ToolError, log
 
 # clippy lints the builds whose features between them take every arm of
 # every version-dependent #[cfg] in src/ (the arms split the versions at 14
@@ -44,7 +42,7 @@ PG_USER = os.environ.get("ULID_PG_USER") or "postgres"
 TARGET = ROOT / "target"
 
 
-class TestsFailed(Exception):
+class TestsFailed(ToolError):
     """A step of the run failed; what failed is said above it."""
 
 
@@ -166,10 +164,11 @@ def run(versions: list[str]) -> None:
 
     log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
         "the tarball's install.sh against another user's directories; ulid-core and ulid-tool as crates; "
-        "the release workflow; the tooling's imports")
+        "the release workflow; the tooling's imports and commands")
     step(pytest("tests/packaging/test_fetch_debian.py", "tests/packaging/test_manifest.py",
                 "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
-                "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py"))
+                "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
+                "tests/packaging/test_tooling_commands.py"))
 
     # A release's files for 13, 14 and 15 on amd64 (scripts/release-check),
     # and the checks that install them in Debian systems (tests/release:
@@ -261,29 +260,25 @@ def run(versions: list[str]) -> None:
     log(f"all tests passed on PostgreSQL {' '.join(versions)} in {round(time.monotonic() - started)} s")
 
 
-def main(args: list[str]) -> int:
-    if args[:1] in (["-h"], ["--help"]):
-        print(__doc__.strip())
-        return 0
-    try:
-        if args[:1] == ["--prepare"] and len(args) > 2:
-            lint_builds = args[1].split(",")
-            for build in args[2:]:
-                prepare(build, build in lint_builds)
-            return 0
-        for build in args:
-            if build.startswith("-"):
-                raise TestsFailed(f"unknown option {build} (try scripts/test --help)")
-            builds.build_of(build)
-        if os.geteuid() != 0:
-            raise TestsFailed(f"run as root: the tests install the extension into each PostgreSQL and run the "
-                              f"servers as '{PG_USER}'")
-        # the ports of every cluster this run starts are safe to bind
-        builds.port_base()
-        cargo_env.claim(ROOT)
-        versions = args or os.environ.get("ULID_VERSIONS", "").split() or list(builds.BUILDS)
-        run(versions)
-    except (TestsFailed, BuildError, ValueError) as failure:
-        error(str(failure))
-        return 1
-    return 0
+def main(names: list[str], prepare_only: str | None = None) -> None:
+    """The run on the builds NAMES (ULID_VERSIONS', or every build, when
+    none is named). PREPARE_ONLY, the builds clippy lints (LINT,...): only
+    the builds made ready, as the run does beside a group's tests
+    (prepare_in_background)."""
+    if prepare_only is not None:
+        if not names:
+            raise TestsFailed("--prepare: name the builds to make ready")
+        lint_builds = prepare_only.split(",")
+        for build in names:
+            prepare(build, build in lint_builds)
+        return
+    for build in names:
+        builds.build_of(build)
+    if os.geteuid() != 0:
+        raise TestsFailed(f"run as root: the tests install the extension into each PostgreSQL and run the "
+                          f"servers as '{PG_USER}'")
+    # the ports of every cluster this run starts are safe to bind
+    builds.port_base()
+    cargo_env.claim(ROOT)
+    versions = names or os.environ.get("ULID_VERSIONS", "").split() or list(builds.BUILDS)
+    run(versions)

@@ -1,0 +1,137 @@
+"""The tooling's commands, `python3 -m ulidtools COMMAND` (the scripts in
+scripts/ run them): each declared once with argparse; `--help` of every
+one answers, with the docstring of the module that does it; a command
+line that cannot be read stops with status 2, the usage and the error
+line; what stops the work itself, with status 1 and the error line; the
+scripts that run a command are one line that passes their arguments on.
+
+Runs once (tools/ulidtools/testrun.py names this file): seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import subprocess
+
+import pytest
+
+from harness.pgcluster import ROOT
+from ulidtools.__main__ import parser
+
+pytestmark = pytest.mark.once_per_run
+
+# every command the scripts, the tests and the release workflow run
+COMMANDS = {"manifest", "builds", "build-field", "cargo-field", "shell", "tables", "waves", "package-deb",
+            "source-date-epoch", "glibc-needed", "strip", "package", "release", "sign-release", "stage-extension",
+            "pgrx-env", "with-build-lock", "test", "setup", "setup-go", "pypi-download", "fetch-debian",
+            "pin-system", "debian-binary", "debian-system"}
+# the scripts that are a command of it, and the command
+SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
+           "test": "test", "release": "release", "sign-release": "sign-release", "package": "package",
+           "package-deb": "package-deb", "debian-system": "debian-system"}
+ERROR = "\033[1;31merror:\033[0m "
+
+
+def ulidtools(*args: str) -> subprocess.CompletedProcess:
+    """The command as scripts/lib.sh runs it."""
+    return subprocess.run(["python3", "-S", "-m", "ulidtools", *args], cwd=ROOT / "tools", capture_output=True,
+                          text=True, timeout=120)
+
+
+def subcommands(of: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    found = [action for action in of._actions if isinstance(action, argparse._SubParsersAction)]
+    return dict(found[0].choices) if found else {}
+
+
+def test_every_command_is_declared():
+    assert set(subcommands(parser())) == COMMANDS
+
+
+def helps() -> list[tuple[str, ...]]:
+    """Every command, and every action of a command that has them."""
+    found = []
+    for name, command in sorted(subcommands(parser()).items()):
+        found.append((name,))
+        found += [(name, action) for action in sorted(subcommands(command))]
+    return found
+
+
+@pytest.mark.parametrize("words", helps(), ids=" ".join)
+def test_help_of_every_command(words):
+    done = ulidtools(*words, "--help")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.startswith(f"usage: python3 -m ulidtools {' '.join(words)} "), done.stdout
+    module = subcommands(parser())[words[0]].module
+    if module and len(words) == 1:
+        # the module's own account follows the options
+        source = (ROOT / "tools" / "ulidtools" / f"{module}.py").read_text()
+        first = ast.get_docstring(ast.parse(source)).splitlines()[0]
+        assert f"tools/ulidtools/{module}.py:\n\n{first}\n" in done.stdout
+
+
+def test_help_lists_every_command():
+    done = ulidtools("--help")
+    assert done.returncode == 0
+    listed = done.stdout.split("commands:", 1)[1]
+    for name in COMMANDS:
+        assert f"\n    {name} " in listed or f"\n    {name}\n" in listed, name
+
+
+@pytest.mark.parametrize("args, message", [
+    (["no-such-command"], "python3 -m ulidtools: argument COMMAND: invalid choice: 'no-such-command'"),
+    ([], "python3 -m ulidtools: the following arguments are required: COMMAND"),
+    (["build-field", "15", "colour"], "python3 -m ulidtools build-field: argument FIELD: invalid choice: 'colour' "
+                                      "(choose from 'major', 'version', 'from', 'port')"),
+    (["waves"], "python3 -m ulidtools waves: the following arguments are required: BUILD"),
+    (["debian-system", "-s"], "python3 -m ulidtools debian-system: argument -s: expected one argument"),
+    (["debian-system", "clone"], "python3 -m ulidtools debian-system clone: the following arguments are required: "
+                                 "DIR"),
+    (["release", "--sign", "key.asc", "--sign-key", "ABCD"],
+     "python3 -m ulidtools release: argument --sign-key: not allowed with argument --sign"),
+    (["stage-extension", "15", "stage", "fast"],
+     "python3 -m ulidtools stage-extension: argument PROFILE: invalid choice: 'fast'"),
+    (["test", "--no-such-option"], "python3 -m ulidtools: unrecognized arguments: --no-such-option"),
+    (["fetch-debian"], "python3 -m ulidtools fetch-debian: name the directory to download into"),
+])
+def test_a_command_line_that_cannot_be_read(args, message):
+    done = ulidtools(*args)
+    assert done.returncode == 2, done
+    assert done.stdout == ""
+    assert done.stderr.startswith("usage: python3 -m ulidtools"), done.stderr
+    assert f"{ERROR}{message}" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["build-field", "99", "major"], "PostgreSQL 99 is not a build inputs.manifest declares"),
+    (["debian-system", "-s", "no-such-system", "root"], "no Debian system no-such-system"),
+    (["debian-binary", "release", "12"], "inputs.manifest pins no debian-binary postgresql-12"),
+    (["fetch-debian", "--check", "no-such-package"], "inputs.manifest pins no no-such-package"),
+    (["sign-release", "--verify"], "--verify DIR takes a directory and nothing else"),
+    (["sign-release", "--fingerprint", "--check"], "--fingerprint takes nothing else"),
+])
+def test_what_stops_a_command_is_the_error_line_and_status_1(args, message):
+    done = ulidtools(*args)
+    assert (done.returncode, done.stdout) == (1, ""), done
+    # one line, the error line
+    assert done.stderr.startswith(f"{ERROR}{message}") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_command_run_inside_keeps_its_own_options():
+    """What follows COMMAND is the command's, options (-c, -h) too."""
+    args = parser().parse_args(["debian-system", "-s", "bookworm", "-r", "/copy", "run", "sh", "-c", "ls -h"])
+    assert (args.system, args.root, args.action, args.program, args.arguments) == \
+        ("bookworm", "/copy", "run", "sh", ["-c", "ls -h"])
+    args = parser().parse_args(["with-build-lock", "/src", "cargo", "pgrx", "package", "--debug", "-h"])
+    assert (args.checkout, args.program, args.arguments) == ("/src", "cargo", ["pgrx", "package", "--debug", "-h"])
+    args = parser().parse_args(["test", "--prepare", "13,16", "15", "16"])
+    assert (args.prepare, args.builds) == ("13,16", ["15", "16"])
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_a_script_is_a_line_that_runs_its_command(script):
+    lines = [line for line in (ROOT / "scripts" / script).read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    assert lines == ['source "$(dirname "$0")/lib.sh"', f'ulidtools {SCRIPTS[script]} "$@"'], lines
+    assert SCRIPTS[script] in COMMANDS
