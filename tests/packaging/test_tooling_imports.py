@@ -6,6 +6,7 @@ virtualenv's .pth put tools/ and tests/ on the path."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,13 @@ def test_no_module_imports_itself_through_others():
         if name not in state:
             visit(name, [name])
     assert not circles, circles
+
+
+def test_the_package_lists_every_module_of_it():
+    """ulidtools/__init__.py's docstring names each module, with a line on it."""
+    listed = set(re.findall(r"`(ulidtools\.\w+)`", ast.get_docstring(ast.parse(modules()["ulidtools"].read_text()))))
+    own = {name for name in modules() if name.startswith("ulidtools.")}
+    assert listed == own, listed ^ own
 
 
 @pytest.mark.parametrize("name", sorted(modules()))

@@ -1,12 +1,33 @@
 """The project's own tooling in Python, importable by scripts/, bench/ and
-tests/ (scripts/lib.sh puts tools/ on PYTHONPATH):
+tests/ (scripts/lib.sh puts tools/ on PYTHONPATH, and the tests'
+virtualenv has it on its path). Its modules, from the ground floor up:
 
+- `ulidtools.base`: the ground floor, importing nothing of the package:
+  the root and the install directories, log and the error line, running a
+  command (as root too), checksums;
 - `ulidtools.manifest`: inputs.manifest, read once into typed records;
-- `ulidtools.builds`: the PostgreSQL builds and the docs' tables of them;
 - `ulidtools.project`: the extension's version and pgrx, the crates' fields;
-- `ulidtools.fetch_debian`, `ulidtools.pin_system`: the files of Debian's
-  archive that the manifest pins, downloaded and verified, and the pins of
-  a Debian system written (scripts/fetch-debian, scripts/pin-system).
-
-`python3 -m ulidtools --help` lists what the scripts call.
+- `ulidtools.builds`: the PostgreSQL builds, their clusters' ports and
+  directory, the groups tested side by side, the docs' tables of them;
+- `ulidtools.tested`: the docs' table of what is tested on which build;
+- `ulidtools.cargo_env`: where and how the extension and the command-line
+  tool are compiled: pgrx's environment, a release build's, the build lock;
+- `ulidtools.fetch_debian`: the files of Debian's archive that the
+  manifest pins, downloaded and verified;
+- `ulidtools.pin_system`: the pins of a Debian system, written;
+- `ulidtools.pypi`: the wheel of a `pypi` line, downloaded and checked;
+- `ulidtools.debian_binary`: PostgreSQL builds from Debian's binary
+  packages of another Debian release;
+- `ulidtools.debian_system`: Debian systems in directories, made from the
+  pinned packages, for the tests;
+- `ulidtools.deb`: the Debian package of the extension or of the
+  command-line tool;
+- `ulidtools.package`: an artifact built, checked, tarred and packaged;
+- `ulidtools.release`: every file of a release;
+- `ulidtools.sign`: a release's files signed, and checked;
+- `ulidtools.setup_go`: Go and the pinned Go modules;
+- `ulidtools.setup`: everything building and testing needs, in order;
+- `ulidtools.testrun`: every test, as CI runs them;
+- `ulidtools.__main__`: the commands the scripts run, each declared once
+  (`python3 -m ulidtools --help`).
 """
