@@ -22,6 +22,9 @@ package is the same bytes wherever it is made from the same TREE: every
 file's time, the archive's and changelog.Debian.gz's date are
 SOURCE_DATE_EPOCH, or the time of the commit checked out when it is not set
 (source_date_epoch), its modes are fixed, its owner root.
+
+apt_index writes the index of an apt repository of such packages: a
+release's, and the local archive each Debian system is made from.
 """
 
 from __future__ import annotations
@@ -206,6 +209,39 @@ def installed_size(root: Path) -> int:
         total += -(-path.lstat().st_size // 1024) if path.is_file() or path.is_symlink() else 1
     # the root itself, as find . counts it
     return total + 1
+
+
+def apt_index(directory: Path, suite: str, arches: list[str], date: int | None = None,
+              valid_days: int | None = None) -> None:
+    """Writes an apt repository's index of the .deb files under
+    DIRECTORY/pool: for each architecture,
+    dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
+    dists/SUITE/Release with their checksums (unsigned: a signer adds
+    InRelease and Release.gpg), dated DATE (now unless given) and, with
+    VALID_DAYS, valid until that many days after it: a release's apt
+    repository (release), and the local archives of the Debian systems
+    (debian_system)."""
+    dists = directory / "dists" / suite
+    when = int(time.time()) if date is None else date
+    stamp = "%a, %d %b %Y %H:%M:%S UTC"
+    lines = ["Origin: ulid", "Label: ulid", f"Suite: {suite}", f"Codename: {suite}",
+             f"Date: {time.strftime(stamp, time.gmtime(when))}"]
+    if valid_days is not None:
+        lines.append(f"Valid-Until: {time.strftime(stamp, time.gmtime(when + valid_days * 86400))}")
+    lines += [f"Architectures: {' '.join(arches)}", "Components: main", "SHA256:"]
+    for arch in arches:
+        index = dists / "main" / f"binary-{arch}"
+        index.mkdir(parents=True, exist_ok=True)
+        packages = subprocess.run(["dpkg-scanpackages", "--arch", arch, "pool", "/dev/null"], cwd=directory,
+                                  capture_output=True, check=True).stdout
+        (index / "Packages").write_bytes(packages)
+        (index / "Packages.gz").unlink(missing_ok=True)
+        subprocess.run(["gzip", "-9nkf", str(index / "Packages")], check=True)
+    for arch in arches:
+        for name in ("Packages", "Packages.gz"):
+            data = (dists / "main" / f"binary-{arch}" / name).read_bytes()
+            lines.append(f" {hashlib.sha256(data).hexdigest()} {len(data)} main/binary-{arch}/{name}")
+    (dists / "Release").write_text("\n".join(lines) + "\n")
 
 
 def make(out: Path, arch: str, what: str, tree: Path) -> Path:

@@ -61,6 +61,7 @@ from pathlib import Path
 
 from ulidtools import debian_binary, manifest
 from ulidtools.base import ROOT, ToolError, as_root, log, pg_home
+from ulidtools.deb import apt_index
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
 # the public key the local archive is signed with: in the archive, for
@@ -184,8 +185,6 @@ class System:
         """A Debian archive of the pinned files: pool/, and dists/RELEASE/
         with a Release that lists the Packages index and its checksums,
         signed (sign_archive)."""
-        from ulidtools.release import apt_index
-
         downloads = os.environ.get("ULID_DOWNLOADS") or str(Path.home() / ".cache" / "ulid" / "downloads")
         fetched = subprocess.run([str(ROOT / "scripts" / "fetch-debian"), downloads, *self.pin_names()],
                                  stdout=subprocess.PIPE, text=True)

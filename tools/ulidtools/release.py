@@ -12,7 +12,7 @@
 - ulid_portable.sql, the portable layer (portable/, docs/portable.md);
 - SHA256SUMS, of every file above (sha256sum -c SHA256SUMS checks them);
 - apt/, a Debian repository of the .deb files (suite stable, component
-  main; apt_index), whose Release is valid for VALID_DAYS days from the
+  main; deb.apt_index), whose Release is valid for VALID_DAYS days from the
   release's date: apt refuses it after that, until a newer release
   replaces it;
 - with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the apt
@@ -48,6 +48,7 @@ from pathlib import Path
 from ulidtools import cargo_env, deb, project, sign
 from ulidtools.base import ROOT, log
 from ulidtools.cargo_env import BuildError
+from ulidtools.deb import apt_index
 from ulidtools.package import Artifact
 
 # How long a release's apt repository is valid (its Release's Valid-Until,
@@ -61,38 +62,6 @@ VALID_DAYS = 365
 # The file scripts/release leaves in a directory it made: only such a
 # directory is ever emptied by it (out_directory)
 MARKER = ".ulid-release"
-
-
-def apt_index(directory: Path, suite: str, arches: list[str], date: int | None = None,
-              valid_days: int | None = None) -> None:
-    """Writes an apt repository's index of the .deb files under
-    DIRECTORY/pool: for each architecture,
-    dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
-    dists/SUITE/Release with their checksums (unsigned: a signer adds
-    InRelease and Release.gpg), dated DATE (now unless given) and, with
-    VALID_DAYS, valid until that many days after it. scripts/debian-system
-    indexes its local archives with it too."""
-    dists = directory / "dists" / suite
-    when = int(time.time()) if date is None else date
-    stamp = "%a, %d %b %Y %H:%M:%S UTC"
-    lines = ["Origin: ulid", "Label: ulid", f"Suite: {suite}", f"Codename: {suite}",
-             f"Date: {time.strftime(stamp, time.gmtime(when))}"]
-    if valid_days is not None:
-        lines.append(f"Valid-Until: {time.strftime(stamp, time.gmtime(when + valid_days * 86400))}")
-    lines += [f"Architectures: {' '.join(arches)}", "Components: main", "SHA256:"]
-    for arch in arches:
-        index = dists / "main" / f"binary-{arch}"
-        index.mkdir(parents=True, exist_ok=True)
-        packages = subprocess.run(["dpkg-scanpackages", "--arch", arch, "pool", "/dev/null"], cwd=directory,
-                                  capture_output=True, check=True).stdout
-        (index / "Packages").write_bytes(packages)
-        (index / "Packages.gz").unlink(missing_ok=True)
-        subprocess.run(["gzip", "-9nkf", str(index / "Packages")], check=True)
-    for arch in arches:
-        for name in ("Packages", "Packages.gz"):
-            data = (dists / "main" / f"binary-{arch}" / name).read_bytes()
-            lines.append(f" {hashlib.sha256(data).hexdigest()} {len(data)} main/binary-{arch}/{name}")
-    (dists / "Release").write_text("\n".join(lines) + "\n")
 
 
 def sha256sums(out: Path) -> None:
