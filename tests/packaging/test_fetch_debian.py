@@ -31,7 +31,7 @@ import pytest
 
 from harness.pgcluster import ROOT
 from ulidtools import debian_system
-from ulidtools.deb import apt_index
+from ulidtools.debian_package import apt_index
 
 pytestmark = pytest.mark.once_per_run
 

@@ -37,7 +37,7 @@ import yaml
 
 from harness.clientrun import npm_ci
 from harness.pgcluster import ROOT
-from ulidtools import deb, release, sign
+from ulidtools import debian_package, release, sign
 from ulidtools.cargo_env import BuildError
 
 pytestmark = pytest.mark.once_per_run
@@ -615,7 +615,7 @@ def a_package(directory: Path) -> Path:
 def test_the_apt_index_is_dated_by_the_release_and_valid_for_its_days(tmp_path):
     repo = a_package(tmp_path)
     epoch = 1767225600  # 2026-01-01 00:00:00 UTC
-    deb.apt_index(repo, "stable", ["amd64"], date=epoch, valid_days=release.VALID_DAYS)
+    debian_package.apt_index(repo, "stable", ["amd64"], date=epoch, valid_days=release.VALID_DAYS)
     text = (repo / "dists" / "stable" / "Release").read_text()
     assert "\nDate: Thu, 01 Jan 2026 00:00:00 UTC\n" in text
     until = time.strftime("%a, %d %b %Y %H:%M:%S UTC", time.gmtime(epoch + release.VALID_DAYS * 86400))
@@ -624,8 +624,8 @@ def test_the_apt_index_is_dated_by_the_release_and_valid_for_its_days(tmp_path):
     # the same bytes, made again later from the same files and date
     first = (repo / "dists" / "stable" / "Release").read_bytes()
     time.sleep(1.1)
-    deb.apt_index(repo, "stable", ["amd64"], date=epoch, valid_days=release.VALID_DAYS)
+    debian_package.apt_index(repo, "stable", ["amd64"], date=epoch, valid_days=release.VALID_DAYS)
     assert (repo / "dists" / "stable" / "Release").read_bytes() == first
     # an index without a validity (the Debian systems' local archives)
-    deb.apt_index(repo, "local", ["amd64"])
+    debian_package.apt_index(repo, "local", ["amd64"])
     assert "Valid-Until" not in (repo / "dists" / "local" / "Release").read_text()

@@ -20,8 +20,8 @@ virtualenv has it on its path). Its modules, from the ground floor up:
   packages of another Debian release;
 - `ulidtools.debian_system`: Debian systems in directories, made from the
   pinned packages, for the tests;
-- `ulidtools.deb`: the Debian package of the extension or of the
-  command-line tool;
+- `ulidtools.debian_package`: the Debian package of the extension or of
+  the command-line tool, and the index of an apt repository of them;
 - `ulidtools.package`: an artifact built, checked, tarred and packaged;
 - `ulidtools.release`: every file of a release;
 - `ulidtools.sign`: a release's files signed, and checked;

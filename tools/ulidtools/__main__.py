@@ -111,27 +111,27 @@ def _waves(args) -> None:
 
 
 def _package_deb(args) -> None:
-    from ulidtools import deb
+    from ulidtools import debian_package
 
-    deb.make(args.out.absolute(), args.arch, args.what, args.tree)
+    debian_package.make(args.out.absolute(), args.arch, args.what, args.tree)
 
 
 def _source_date_epoch(args) -> None:
-    from ulidtools import deb
+    from ulidtools import debian_package
 
-    print(deb.source_date_epoch())
+    print(debian_package.source_date_epoch())
 
 
 def _glibc_needed(args) -> None:
-    from ulidtools import deb
+    from ulidtools import debian_package
 
-    print(deb.glibc_needed(args.file))
+    print(debian_package.glibc_needed(args.file))
 
 
 def _strip(args) -> None:
-    from ulidtools import deb
+    from ulidtools import debian_package
 
-    deb.strip_library(args.file)
+    debian_package.strip_library(args.file)
 
 
 def _package(args) -> None:
@@ -287,15 +287,16 @@ def parser() -> Parser:
     c.add_argument("builds", metavar="BUILD", nargs="+")
 
     c = command("package-deb", _package_deb, "a Debian package of the extension for PostgreSQL NN, or of the "
-                "command-line tool (cli), from a release tarball's tree", "deb")
+                "command-line tool (cli), from a release tarball's tree", "debian_package")
     c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "dist")
     c.add_argument("arch", metavar="ARCH")
     c.add_argument("what", metavar="NN|cli")
     c.add_argument("tree", metavar="TREE", type=Path)
-    command("source-date-epoch", _source_date_epoch, "the time a release's files carry", "deb")
-    c = command("glibc-needed", _glibc_needed, "the newest glibc version an ELF file asks for", "deb")
+    command("source-date-epoch", _source_date_epoch, "the time a release's files carry", "debian_package")
+    c = command("glibc-needed", _glibc_needed, "the newest glibc version an ELF file asks for",
+                "debian_package")
     c.add_argument("file", metavar="FILE", type=Path)
-    c = command("strip", _strip, "an ELF file stripped as dh_strip does", "deb")
+    c = command("strip", _strip, "an ELF file stripped as dh_strip does", "debian_package")
     c.add_argument("file", metavar="FILE", type=Path)
     c = command("package", _package, "the tarball and the Debian package of each artifact: a build's "
                 "extension, or the command-line tool (cli)", "package")

@@ -61,7 +61,7 @@ from pathlib import Path
 
 from ulidtools import debian_binary, manifest
 from ulidtools.base import ROOT, ToolError, as_root, log, pg_home
-from ulidtools.deb import apt_index
+from ulidtools.debian_package import apt_index
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
 # the public key the local archive is signed with: in the archive, for

@@ -16,7 +16,7 @@ cli: the command-line tool, ulid-tool
 
 Each artifact is built, checked (its machine type, and in a release build
 its glibc floor), staged as a tarball's tree, tarred, and made a .deb
-(deb). A release build (the default) is linked by Zig against glibc
+(debian_package). A release build (the default) is linked by Zig against glibc
 2.28's symbols, and a file that asks for a newer glibc is refused; for
 arm64 it is cross-compiled (the extension against that major version's
 arm64 headers, which inputs.manifest pins and scripts/setup installs). A
@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, deb, project
+from ulidtools import builds, cargo_env, debian_package, project
 from ulidtools.base import ROOT, log
 from ulidtools.cargo_env import BuildError
 
@@ -84,7 +84,7 @@ def check_binary(path: Path, arch: str, profile: str) -> None:
         raise BuildError(f"{path} is not for {arch}: {kind}")
     if profile != "release":
         return
-    needed = deb.glibc_needed(path)
+    needed = debian_package.glibc_needed(path)
     if needed and tuple(map(int, needed.split("."))) > tuple(map(int, cargo_env.GLIBC_FLOOR.split("."))):
         raise BuildError(f"{path} asks for glibc {needed}, newer than {cargo_env.GLIBC_FLOOR}")
 
@@ -95,7 +95,7 @@ def tarball(directory: Path, name: str, out: Path) -> None:
     by 0:0 with no names, every time SOURCE_DATE_EPOCH's, modes 644, or 755
     for directories and programs (whatever the umask), and no name or time
     in gzip's header (GNU tar and gzip, whose bytes these are)."""
-    epoch = deb.source_date_epoch()
+    epoch = debian_package.source_date_epoch()
     tar = subprocess.Popen(["tar", "-C", str(directory), "--format=gnu", "--sort=name", "--owner=0", "--group=0",
                             "--numeric-owner", f"--mtime=@{epoch}", "--mode=u=rwX,go=rX", "-c", name],
                            stdout=subprocess.PIPE)
@@ -175,7 +175,7 @@ class Artifact:
         (tree / "completions").mkdir(parents=True)
         shutil.copyfile(program, tree / "ulid-tool")
         (tree / "ulid-tool").chmod(0o755)
-        deb.strip_library(tree / "ulid-tool")
+        debian_package.strip_library(tree / "ulid-tool")
         for what, path in (("man", "ulid-tool.1"), ("complete-bash", "completions/ulid-tool.bash"),
                            ("complete-zsh", "completions/_ulid-tool"),
                            ("complete-fish", "completions/ulid-tool.fish")):
@@ -191,7 +191,7 @@ class Artifact:
         path = out / f"{self.name}.tar.gz"
         tarball(tree.parent, self.name, path)
         log(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path))
-        return [path, deb.make(out, self.arch, self.what, tree)]
+        return [path, debian_package.make(out, self.arch, self.what, tree)]
 
 
 def make_all(whats: list[str], arch: str, profile: str, out: Path) -> None:

@@ -12,9 +12,9 @@
 - ulid_portable.sql, the portable layer (portable/, docs/portable.md);
 - SHA256SUMS, of every file above (sha256sum -c SHA256SUMS checks them);
 - apt/, a Debian repository of the .deb files (suite stable, component
-  main; deb.apt_index), whose Release is valid for VALID_DAYS days from the
-  release's date: apt refuses it after that, until a newer release
-  replaces it;
+  main; debian_package.apt_index), whose Release is valid for VALID_DAYS
+  days from the release's date: apt refuses it after that, until a newer
+  release replaces it;
 - with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the apt
   repository's index signed, and the key's public part,
   ulid-release-key.asc and apt/ulid-archive-keyring.gpg. Without a key,
@@ -45,10 +45,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from ulidtools import cargo_env, deb, project, sign
+from ulidtools import cargo_env, debian_package, project, sign
 from ulidtools.base import ROOT, log
 from ulidtools.cargo_env import BuildError
-from ulidtools.deb import apt_index
+from ulidtools.debian_package import apt_index
 from ulidtools.package import Artifact
 
 # How long a release's apt repository is valid (its Release's Valid-Until,
@@ -122,7 +122,7 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
                             capture_output=True, text=True)
     if status.stdout.strip():
         log("note: the checkout has uncommitted changes: these files are not those of its commit")
-    epoch = deb.source_date_epoch()
+    epoch = debian_package.source_date_epoch()
     os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
     log(f"every file dated {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(epoch))} UTC "
         f"(SOURCE_DATE_EPOCH={epoch})")
