@@ -6,7 +6,7 @@ errors the pg_attver lines, and leaves a fresh install's catalog.
 
 Debian's 18 is sid's postgresql-18 18.6-3 and postgresql-client-18 (the
 `debian-system` lines of inputs.manifest), unpacked with the sid
-libraries it needs by ulidtools.debian_binary.unpack, as PostgreSQL 19's
+libraries it needs by ulidtools.debian_builds.unpack, as PostgreSQL 19's
 build is, and never installed into the system. Debian's 15 is a copy of
 the system's /usr/lib/postgresql/15 and /usr/share/postgresql/15, so
 that nothing is written into the system's own. ulid goes into both as
@@ -31,7 +31,7 @@ import pytest
 
 from harness.pgcluster import CLUSTER_ROOT, ROOT, SCRIPTS, build_of, cluster_port, install_dirs
 from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
-from ulidtools import debian_binary, fetch_debian, manifest
+from ulidtools import debian_builds, fetch_debian, manifest
 from ulidtools.manifest import DebianFile
 
 pytestmark = pytest.mark.builds("18")
@@ -43,10 +43,10 @@ DEBIAN_18_PACKAGES = ("postgresql-18", "postgresql-client-18")
 def debian_18_pins() -> tuple[list[DebianFile], list[DebianFile]]:
     """The pins of Debian's 18, and of everything the 19 build unpacks:
     the 18 packages need the libraries of sid beside Debian 12's that it
-    pins (libpq5 and debian_binary.LIBRARIES['sid'])."""
+    pins (libpq5 and debian_builds.LIBRARIES['sid'])."""
     servers = [r for r in manifest.of_kind("debian-system") if r.package in DEBIAN_18_PACKAGES]
     assert [r.package for r in servers] == list(DEBIAN_18_PACKAGES), servers
-    return servers, debian_binary.pins(19)
+    return servers, debian_builds.pins(19)
 
 
 def lib_sh(command: str) -> str:
@@ -113,11 +113,11 @@ def debian_18() -> Path:
     stamp = hashlib.sha256("\n".join(r.rest() for r in [*servers, *nineteen]).encode()).hexdigest()
     pinned = root / ".pins"
     if not pinned.exists() or pinned.read_text() != stamp:
-        libraries = ["libpq5", *debian_binary.LIBRARIES["sid"]]
+        libraries = ["libpq5", *debian_builds.LIBRARIES["sid"]]
         pins = [*servers, *(r for r in nineteen if r.package in libraries)]
         assert sorted(r.package for r in pins) == sorted([*DEBIAN_18_PACKAGES, *libraries]), pins
         debs = [fetch_debian.fetch(pin, fetch_debian.downloads()) for pin in pins]
-        debian_binary.unpack(root, 18, debs)
+        debian_builds.unpack(root, 18, debs)
         pinned.write_text(stamp)
     with_staged_ulid("18", root, 18)
     return root / "usr/lib/postgresql/18/bin"

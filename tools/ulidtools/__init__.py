@@ -16,7 +16,7 @@ virtualenv has it on its path). Its modules, from the ground floor up:
   manifest pins, downloaded and verified;
 - `ulidtools.pin_system`: the pins of a Debian system, written;
 - `ulidtools.pypi`: the wheel of a `pypi` line, downloaded and checked;
-- `ulidtools.debian_binary`: PostgreSQL builds from Debian's binary
+- `ulidtools.debian_builds`: PostgreSQL builds from Debian's binary
   packages of another Debian release;
 - `ulidtools.debian_system`: Debian systems in directories, made from the
   pinned packages, for the tests;

@@ -204,17 +204,17 @@ def _pypi_download(args) -> None:
 
 
 def _debian_binary(args) -> None:
-    from ulidtools import debian_binary
+    from ulidtools import debian_builds
 
     if args.action == "packages":
-        print("\n".join(debian_binary.packages(args.major)))
+        print("\n".join(debian_builds.packages(args.major)))
     elif args.action == "pins":
-        for record in debian_binary.pins(args.major):
+        for record in debian_builds.pins(args.major):
             print(record.rest())
     elif args.action == "release":
-        print(debian_binary.release_of(args.major))
+        print(debian_builds.release_of(args.major))
     elif args.action == "unpack":
-        debian_binary.unpack(args.root, args.major, args.debs)
+        debian_builds.unpack(args.root, args.major, args.debs)
 
 
 def _pgrx_env(args) -> None:
@@ -364,7 +364,7 @@ def parser() -> Parser:
     c.add_argument("suites", metavar="SUITE[,SUITE...]")
     c.add_argument("packages", metavar="PACKAGE", nargs="+")
     c = command("debian-binary", _debian_binary, "a PostgreSQL build from Debian's binary packages of another "
-                "release: its packages, pins and release, or the build unpacked", "debian_binary")
+                "release: its packages, pins and release, or the build unpacked", "debian_builds")
     actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)
     for action, summary in (("packages", "the packages of the build of MAJOR"), ("pins", "their manifest lines"),
                             ("release", "the Debian release whose packages make it")):

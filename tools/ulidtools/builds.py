@@ -202,7 +202,7 @@ def origin_text(build: Build) -> str:
         binary = pinned("debian-binary")
         suite, release = binary.suite, debian_release(binary.suite)
         # the packages of a release newer than Debian 12 bring its C library
-        # (debian_binary.packages)
+        # (debian_builds.packages)
         if any(isinstance(r, DebianFile) and r.kind == "debian-binary" and r.package == "libc6"
                and debian_release(r.suite) == release for r in records):
             return (f"Debian {suite}'s binary packages (`{package}` {binary.version}), unpacked with the "

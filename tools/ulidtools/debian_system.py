@@ -10,7 +10,7 @@ than this machine's own or one untouched by the build tools:
                   installed and removed there with apt, and ulid meets
                   Debian's TimescaleDB, pg_partman and pg_auto_failover on
                   18. Its packages are the `debian-system` lines and
-                  PostgreSQL 19's `debian-binary` lines (debian_binary).
+                  PostgreSQL 19's `debian-binary` lines (debian_builds).
                   Its archive also holds, not installed (ARCHIVE_ONLY), the
                   19 headers and Debian's own ulid-cli, another ULID
                   program, which the tests install in a copy beside
@@ -59,7 +59,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ulidtools import debian_binary, manifest
+from ulidtools import debian_builds, manifest
 from ulidtools.base import ROOT, ToolError, as_root, log, pg_home
 from ulidtools.debian_package import apt_index
 
@@ -117,7 +117,7 @@ class System:
         """The manifest lines of every package of the system, from the
         archive on (ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256)."""
         if self.name == "sid":
-            return [r.rest() for r in debian_binary.pins(19)] + [r.rest() for r in manifest.of_kind("debian-system")]
+            return [r.rest() for r in debian_builds.pins(19)] + [r.rest() for r in manifest.of_kind("debian-system")]
         return [r.rest().split(" ", 1)[1] for r in self._system_lines()]
 
     def pin_names(self) -> list[str]:
@@ -125,7 +125,7 @@ class System:
         KIND:PACKAGE (the manifest pins postgresql-18's source tarball too),
         and a .deb of two suites, libpq5, as KIND:PACKAGE/SUITE."""
         if self.name == "sid":
-            return [f"debian-binary:{r.package}/{r.suite}" for r in debian_binary.pins(19)] + \
+            return [f"debian-binary:{r.package}/{r.suite}" for r in debian_builds.pins(19)] + \
                 [f"debian-system:{r.package}" for r in manifest.of_kind("debian-system")]
         return [f"system:{self.name}:{line.split()[2]}" for line in self.pins()]
 

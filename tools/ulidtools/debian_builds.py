@@ -85,7 +85,7 @@ def _pg_config_script(root: Path, bindir: Path) -> str:
     options = " | ".join(f"--{d.lower()}" for d in PG_CONFIG_DIRS)
     return f"""#!/bin/sh
 # Debian's pg_config of this PostgreSQL (pg_config.debian) reports the
-# directories it was built for; unpacked by ulidtools.debian_binary, they
+# directories it was built for; unpacked by ulidtools.debian_builds, they
 # are under {root}.
 # Every other answer is Debian's.
 real={bindir}/pg_config.debian
