@@ -6,7 +6,7 @@ only key of a keyring of the test's own (ULID_DEBIAN_KEYRING); Debian's
 keyring, which fetch-debian uses unless told, lacks it.
 
 And the local archive scripts/debian-system makes its Debian systems from
-(ulidtools.debian_system): signed by a key made for it alone, whose secret
+(ulidtools.debian_systems): signed by a key made for it alone, whose secret
 part is gone once it has signed, and checked by apt through signed-by.
 
 These run once (tools/ulidtools/testrun.py names this file), not on every build: see
@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from harness.pgcluster import ROOT
-from ulidtools import debian_system
+from ulidtools import debian_systems
 from ulidtools.debian_package import apt_index
 
 pytestmark = pytest.mark.once_per_run
@@ -538,11 +538,11 @@ def test_an_expired_inrelease_is_refused_except_for_sid_and_experimental(tmp_pat
 # --- The local archive of a Debian system
 
 
-def local_archive(tmp_path: Path, monkeypatch) -> debian_system.System:
+def local_archive(tmp_path: Path, monkeypatch) -> debian_systems.System:
     """A Debian system's local archive in TMP_PATH, of one small package,
     indexed and signed as setup does it (without debootstrap)."""
     monkeypatch.setenv("ULID_PG_HOME", str(tmp_path / "pg"))
-    system = debian_system.System("bookworm")
+    system = debian_systems.System("bookworm")
     tree = tmp_path / "tree"
     (tree / "DEBIAN").mkdir(parents=True)
     (tree / "DEBIAN" / "control").write_text("Package: ulid-test\nVersion: 1.0-1\nArchitecture: amd64\n"
@@ -586,7 +586,7 @@ def test_a_local_archive_is_signed_by_a_key_that_is_gone(tmp_path, monkeypatch, 
     monkeypatch.setattr("tempfile.tempdir", str(temp))
     system = local_archive(tmp_path, monkeypatch)
     dists = system.archive / "dists" / "bookworm"
-    keyring = system.archive / debian_system.ARCHIVE_KEYRING
+    keyring = system.archive / debian_systems.ARCHIVE_KEYRING
     for signed in ([dists / "InRelease"], [dists / "Release.gpg", dists / "Release"]):
         checked = subprocess.run(["gpgv", "--keyring", str(keyring), *map(str, signed)], capture_output=True)
         assert checked.returncode == 0, checked.stderr
@@ -604,7 +604,7 @@ def test_a_local_archive_is_signed_by_a_key_that_is_gone(tmp_path, monkeypatch, 
 
 def test_apt_takes_a_local_archive_only_with_its_key(tmp_path, monkeypatch, keys):
     system = local_archive(tmp_path, monkeypatch)
-    keyring = system.archive / debian_system.ARCHIVE_KEYRING
+    keyring = system.archive / debian_systems.ARCHIVE_KEYRING
     updated = apt(tmp_path, system.archive, keyring, "update")
     assert updated.returncode == 0 and "W:" not in updated.stdout + updated.stderr, updated.stdout + updated.stderr
     fetched = apt(tmp_path, system.archive, keyring, "install", "--download-only", "-y", "ulid-test")
@@ -626,7 +626,7 @@ def test_apt_takes_a_local_archive_only_with_its_key(tmp_path, monkeypatch, keys
 
 
 def test_the_debian_systems_are_made_with_signatures_checked():
-    recipe = (ROOT / "tools" / "ulidtools" / "debian_system.py").read_text()
+    recipe = (ROOT / "tools" / "ulidtools" / "debian_systems.py").read_text()
     for unchecked in ("--no-check-gpg", "trusted=yes", "allow-unauthenticated", "AllowInsecureRepositories"):
         assert unchecked not in recipe, unchecked
     assert '"--force-check-gpg"' in recipe and "[signed-by={KEYRING_IN_SYSTEM}]" in recipe

@@ -60,7 +60,7 @@ def test_the_graph_is_read():
     edges = graph()
     assert {"ulidtools.setup", "ulidtools.builds", "ulidtools.manifest", "bench.report"} <= set(edges)
     assert "ulidtools.manifest" in edges["ulidtools.builds"]
-    assert "ulidtools.debian_system" in edges["ulidtools.setup"]
+    assert "ulidtools.debian_systems" in edges["ulidtools.setup"]
     assert "ulidtools.base" in edges["ulidtools.manifest"]
 
 

@@ -18,7 +18,7 @@ virtualenv has it on its path). Its modules, from the ground floor up:
 - `ulidtools.pypi`: the wheel of a `pypi` line, downloaded and checked;
 - `ulidtools.debian_builds`: PostgreSQL builds from Debian's binary
   packages of another Debian release;
-- `ulidtools.debian_system`: Debian systems in directories, made from the
+- `ulidtools.debian_systems`: Debian systems in directories, made from the
   pinned packages, for the tests;
 - `ulidtools.debian_package`: the Debian package of the extension or of
   the command-line tool, and the index of an apt repository of them;

@@ -166,9 +166,9 @@ def _test(args) -> None:
 
 
 def _debian_system(args) -> int | None:
-    from ulidtools import debian_system
+    from ulidtools import debian_systems
 
-    system = debian_system.System(args.system, args.root)
+    system = debian_systems.System(args.system, args.root)
     if args.action == "setup":
         system.setup()
     elif args.action == "run":
@@ -375,7 +375,7 @@ def parser() -> Parser:
     a.add_argument("major", metavar="MAJOR")
     a.add_argument("debs", metavar="DEB", nargs="+", type=Path)
     c = command("debian-system", _debian_system, "a Debian system in a directory, made from the pinned "
-                "packages; a command run in it, or in a copy", "debian_system")
+                "packages; a command run in it, or in a copy", "debian_systems")
     c.add_argument("-s", dest="system", metavar="NAME", default="sid", help="the system (sid unless given)")
     c.add_argument("-r", dest="root", metavar="DIR", help="a copy of it in DIR (clone), for run")
     actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)

@@ -220,7 +220,7 @@ def apt_index(directory: Path, suite: str, arches: list[str], date: int | None =
     InRelease and Release.gpg), dated DATE (now unless given) and, with
     VALID_DAYS, valid until that many days after it: a release's apt
     repository (release), and the local archives of the Debian systems
-    (debian_system)."""
+    (debian_systems)."""
     dists = directory / "dists" / suite
     when = int(time.time()) if date is None else date
     stamp = "%a, %d %b %Y %H:%M:%S UTC"

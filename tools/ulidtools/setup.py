@@ -9,7 +9,7 @@ already there (scripts/setup, which CI runs first):
   packages of another Debian release unpacked (debian_builds), PyPI
   wheels, builds from Debian's source archive (with assertions where the
   line says so), each with the contrib modules the tests use;
-- the Debian sid system (debian_system) where ulid's Debian packages are
+- the Debian sid system (debian_systems) where ulid's Debian packages are
   installed beside Debian's own servers;
 - cargo-pgrx, and pgrx configured for every build;
 - a Python virtualenv with the tests' pinned requirements;
@@ -41,7 +41,7 @@ from ulidtools import builds, cargo_env, debian_builds, fetch_debian, manifest, 
 from ulidtools.base import ROOT, ToolError, as_root, log, pg_home, sha256_of
 # (under the names install_arm64_root's stamp reads in its own source)
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
-from ulidtools.debian_system import System
+from ulidtools.debian_systems import System
 
 # Tools, from Debian 12; the packages whose version matters to a test are
 # pinned in inputs.manifest (`debian` lines) and installed beside these.
