@@ -36,7 +36,7 @@ import uuid
 
 import pytest
 
-from harness.debian import System, build_deb
+from ulidtools.debian_servers import System, build_deb
 from harness.pgcluster import BUILDS, Cluster, cluster_port, has_extension, major_version
 from harness.upgrading import InstalledRelease
 

@@ -9,7 +9,8 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-from harness.pgcluster import ROOT
+from ulidtools import cargo_env
+from ulidtools.base import ROOT
 
 
 @cache
@@ -17,10 +18,9 @@ def ulid_binary() -> Path:
     given = os.environ.get("ULID_CLI")
     if given:
         return Path(given)
-    target = Path(os.environ.get("ULID_CARGO_TARGET") or Path.home() / ".cache/ulid/target")
-    # with the scripts' Rust (scripts/lib.sh: ULID_RUST_BIN)
-    rust = Path(os.environ.get("ULID_TOOLS") or "/opt/ulid-tools") / "rust-web" / "bin"
-    env = dict(os.environ, CARGO_TARGET_DIR=str(target), PATH=f"{rust}:{os.environ['PATH']}")
+    target = cargo_env.cargo_target()
+    # with the builds' Rust (cargo_env.tool_path)
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target), PATH=cargo_env.tool_path())
     subprocess.run(["cargo", "build", "--quiet", "-p", "ulid-tool"], cwd=ROOT, env=env, check=True)
     return target / "debug" / "ulid-tool"
 

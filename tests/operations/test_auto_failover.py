@@ -30,7 +30,7 @@ import time
 import psycopg
 import pytest
 
-from harness.debian import System
+from ulidtools.debian_servers import System
 from harness.pages import sh_blocks
 from harness.pgcluster import ROOT, cluster_port
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from harness.debian import DEB_VERSION, VERSION, System, build_deb, run
+from ulidtools.debian_servers import DEB_VERSION, VERSION, System, build_deb, run
 from harness.pgcluster import ROOT, cluster_port
 
 # Debian's own PostgreSQL: 15 on this system, 19 in the sid system

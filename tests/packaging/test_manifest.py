@@ -143,24 +143,37 @@ def test_lib_sh_prints_what_the_reader_gives():
     assert printed[f"build_field {last.name} port; build_field {last.name} version"].split() == \
         [str(last.port), last.version]
     assert printed["echo $ULID_VERSION"].strip() == project.VERSION
-    # (lib.sh keeps its own pg_config_for: the scripts ask it thousands of
-    # times in a run, too often to start Python for it)
+    # (lib.sh's pg_config_for asks ulidtools)
     assert printed["for b in $ULID_BUILDS; do pg_config_for $b; done"].split() == \
         [str(pg_config_for(b.name)) for b in builds]
     assert release_builds() == [b.name for b in builds if b.name == str(b.major)]
 
 
 @pytest.mark.parametrize("base", [None, "24000"])
-def test_lib_sh_keeps_the_clusters_where_the_harness_looks(base, monkeypatch):
-    """lib.sh's ULID_CLUSTER_ROOT (scripts/cluster's) is
-    ulidtools.builds.cluster_root (the tests' and the test run's)."""
+def test_the_scripts_keep_the_clusters_where_the_harness_looks(base, monkeypatch):
+    """scripts/cluster and lib.sh's cluster_port ask ulidtools, which the
+    tests and the test run read too (builds.cluster_root, cluster_port)."""
     monkeypatch.delenv("ULID_CLUSTER_ROOT", raising=False)
     if base:
         monkeypatch.setenv("ULID_PORT_BASE", base)
     else:
         monkeypatch.delenv("ULID_PORT_BASE", raising=False)
-    assert lib_sh("echo $ULID_CLUSTER_ROOT").strip() == str(cluster_root())
+    assert lib_sh("scripts/cluster dir 15 somewhere").strip() == str(cluster_root() / "somewhere-15")
     assert lib_sh("cluster_port 15 3").strip() == str(cluster_port("15", 3))
+
+
+def test_lib_sh_asks_again_when_the_tools_move(tmp_path, monkeypatch):
+    """lib.sh keeps ulidtools' answer in target/, for the environment it was
+    asked in: another ULID_TOOLS is asked again, and the tools' directories
+    follow it (cargo_env.tool_dirs)."""
+    monkeypatch.delenv("ULID_TOOLS", raising=False)
+    default = lib_sh("echo $CARGO_PGRX").strip()
+    monkeypatch.setenv("ULID_TOOLS", str(tmp_path))
+    moved = lib_sh("echo $CARGO_PGRX; echo $PATH").split("\n")
+    assert moved[0] == str(tmp_path / f"cargo-pgrx-{manifest.one('crate', 'cargo-pgrx').version}" / "bin" / "cargo-pgrx")
+    assert moved[1].startswith(f"{tmp_path}/cargo-pgrx-"), moved[1]
+    monkeypatch.delenv("ULID_TOOLS")
+    assert lib_sh("echo $CARGO_PGRX").strip() == default
 
 
 def test_a_cluster_slot_stays_within_its_builds_ports(monkeypatch):

@@ -25,11 +25,12 @@ pytestmark = pytest.mark.once_per_run
 COMMANDS = {"manifest", "builds", "build-field", "cargo-field", "shell", "tables", "waves", "package-deb",
             "source-date-epoch", "glibc-needed", "strip", "package", "release", "sign-release", "stage-extension",
             "pgrx-env", "with-build-lock", "test", "setup", "setup-go", "pypi-download", "fetch-debian",
-            "pin-system", "debian-binary", "debian-system"}
+            "pin-system", "debian-binary", "debian-system", "install", "pg-config", "cluster-port", "cluster"}
 # the scripts that are a command of it, and the command
 SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
            "test": "test", "release": "release", "sign-release": "sign-release", "package": "package",
-           "package-deb": "package-deb", "debian-system": "debian-system"}
+           "package-deb": "package-deb", "debian-system": "debian-system", "install": "install",
+           "cluster": "cluster"}
 ERROR = "\033[1;31merror:\033[0m "
 
 
@@ -93,6 +94,10 @@ def test_help_lists_every_command():
      "python3 -m ulidtools stage-extension: argument PROFILE: invalid choice: 'fast'"),
     (["test", "--no-such-option"], "python3 -m ulidtools: unrecognized arguments: --no-such-option"),
     (["fetch-debian"], "python3 -m ulidtools fetch-debian: name the directory to download into"),
+    (["cluster", "start", "15", "x", "fsync"], "python3 -m ulidtools cluster start: fsync is not SETTING=VALUE"),
+    (["cluster", "stop", "15", "x", "slowly"], "python3 -m ulidtools cluster stop: argument MODE: invalid choice: "
+                                               "'slowly'"),
+    (["cluster-port", "15", "one"], "python3 -m ulidtools cluster-port: argument SLOT: invalid int value: 'one'"),
 ])
 def test_a_command_line_that_cannot_be_read(args, message):
     done = ulidtools(*args)
@@ -110,6 +115,9 @@ def test_a_command_line_that_cannot_be_read(args, message):
     (["fetch-debian", "--check", "no-such-package"], "inputs.manifest pins no no-such-package"),
     (["sign-release", "--verify"], "--verify DIR takes a directory and nothing else"),
     (["sign-release", "--fingerprint", "--check"], "--fingerprint takes nothing else"),
+    (["cluster-port", "15", "999"], "cluster slot 999 is not below"),
+    (["cluster", "env", "15", "no-such-cluster"], "there is no cluster no-such-cluster of PostgreSQL 15"),
+    (["pg-config", "12"], "PostgreSQL 12 is not a build inputs.manifest declares"),
 ])
 def test_what_stops_a_command_is_the_error_line_and_status_1(args, message):
     done = ulidtools(*args)

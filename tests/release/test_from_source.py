@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.debian import System
+from ulidtools.debian_servers import System
 from harness.pages import section_blocks
 from harness.pgcluster import ROOT, Cluster, cluster_port, install_dirs
 from harness.preloaded import call_every_generator, crashes_in

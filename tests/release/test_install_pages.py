@@ -45,7 +45,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.debian import System, run
+from ulidtools.debian_servers import System, run
 from harness.pages import fenced_blocks, section_blocks
 from harness.pgcluster import ROOT, cluster_port
 from ulidtools.cargo_env import cargo_target

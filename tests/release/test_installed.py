@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from harness import regress
-from harness.debian import DEBIAN_SYSTEM, DebianCluster, System, run
+from ulidtools.debian_servers import DEBIAN_SYSTEM, DebianCluster, System, run
 from harness.pgcluster import cluster_port
 from ulidtools.project import CLI_VERSION
 

@@ -1,6 +1,7 @@
 """The project's own tooling in Python, importable by scripts/, bench/ and
 tests/ (scripts/lib.sh puts tools/ on PYTHONPATH, and the tests'
-virtualenv has it on its path). Its modules, from the ground floor up:
+virtualenv has it on its path); what the benchmarks and the tests share is
+here, not in the tests' harness. Its modules, from the ground floor up:
 
 - `ulidtools.base`: the ground floor, importing nothing of the package:
   the root and the install directories, log and the error line, running a
@@ -23,6 +24,11 @@ virtualenv has it on its path). Its modules, from the ground floor up:
 - `ulidtools.debian_package`: the Debian package of the extension or of
   the command-line tool, and the index of an apt repository of them;
 - `ulidtools.package`: an artifact built, checked, tarred and packaged;
+  the extension built and installed into a build;
+- `ulidtools.clusters`: private PostgreSQL clusters, for the demo, the
+  tests and the benchmarks;
+- `ulidtools.debian_servers`: Debian's own PostgreSQL in a Debian system,
+  ulid's package installed there with apt, clusters made the Debian way;
 - `ulidtools.release`: every file of a release;
 - `ulidtools.sign`: a release's files signed, and checked;
 - `ulidtools.setup_go`: Go and the pinned Go modules;

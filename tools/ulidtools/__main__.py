@@ -81,9 +81,12 @@ def _cargo_field(args) -> None:
 
 
 def _shell(args) -> None:
-    from ulidtools import builds, manifest, project
+    from ulidtools import builds, cargo_env, manifest, project
 
     values = {
+        "ULID_TOOL_DIRS": ":".join(str(d) for d in cargo_env.tool_dirs()),
+        "CARGO_PGRX": cargo_env.tool_dirs()[0] / "cargo-pgrx",
+        "ULID_CARGO_TARGET": cargo_env.cargo_target(),
         "ULID_VERSION": project.VERSION,
         "ULID_PGRX_VERSION": project.PGRX,
         "ULID_CLI_VERSION": project.CLI_VERSION,
@@ -217,6 +220,51 @@ def _debian_binary(args) -> None:
         debian_builds.unpack(args.root, args.major, args.debs)
 
 
+def _install(args) -> None:
+    from ulidtools import package
+
+    package.install(args.build, "release" if args.release else "debug")
+
+
+def _pg_config(args) -> None:
+    from ulidtools import builds
+
+    print(builds.pg_config_for(args.build))
+
+
+def _cluster_port(args) -> None:
+    from ulidtools import builds
+
+    print(builds.cluster_port(args.build, args.slot))
+
+
+def _cluster(args) -> None:
+    from ulidtools.clusters import Cluster
+
+    cluster = Cluster(args.build, args.name, getattr(args, "slot", 0))
+    if args.action == "start":
+        settings = {}
+        for setting in args.settings:
+            key, equals, value = setting.partition("=")
+            if not equals or not key:
+                args.parser.error(f"{setting} is not SETTING=VALUE")
+            settings[key] = value
+        cluster.start(**settings)
+    elif args.action == "stop":
+        cluster.stop(args.mode)
+    elif args.action == "destroy":
+        cluster.destroy()
+    elif args.action == "env":
+        if not (cluster.dir / "ulid.conf").is_file():
+            raise ToolError(f"there is no cluster {args.name} of PostgreSQL {args.build} in {cluster.root}")
+        # the port it was started on
+        conf = (cluster.dir / "ulid.conf").read_text().splitlines()
+        cluster.port = int(next(line.split("=")[1] for line in conf if line.startswith("port =")))
+        print(cluster.exports(), end="")
+    elif args.action == "dir":
+        print(cluster.dir)
+
+
 def _pgrx_env(args) -> None:
     from ulidtools import cargo_env
 
@@ -240,7 +288,7 @@ def _fetch_debian(args) -> None:
     elif not args.names:
         args.parser.error("name the directory to download into, then the files (or --check)")
     else:
-        fetch_debian.fetch_named(args.names[1:], Path(args.names[0]))
+        fetch_debian.fetch_named(args.names[1:], Path(args.names[0]), lambda path: print(path, flush=True))
 
 
 def _pin_system(args) -> None:
@@ -278,7 +326,8 @@ def parser() -> Parser:
     command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the extension's version "
             "(ULID_VERSION), its pgrx (ULID_PGRX_VERSION), the command-line tool's version "
             "(ULID_CLI_VERSION), cargo-pgrx's (ULID_CARGO_PGRX_VERSION), the builds (ULID_BUILDS) and each "
-            "build's fields (ULID_BUILD_PORT_18_assert)")
+            "build's fields (ULID_BUILD_PORT_18_assert); the directories of the builds' tools, first in PATH "
+            "(ULID_TOOL_DIRS), cargo-pgrx (CARGO_PGRX) and cargo's target directory (ULID_CARGO_TARGET)")
     c = command("tables", _tables, "the pages' generated tables of builds and of what is tested where, "
                 "written again", "tested")
     c.add_argument("--write", metavar="PAGE", nargs="+", required=True)
@@ -332,6 +381,34 @@ def parser() -> Parser:
     c.add_argument("stage", metavar="STAGE", type=Path)
     c.add_argument("profile", metavar="PROFILE", choices=("debug", "release"))
     c.add_argument("arch", metavar="ARCH", nargs="?")
+    c = command("install", _install, "the extension built and installed into BUILD's PostgreSQL", "package")
+    c.add_argument("build", metavar="BUILD")
+    c.add_argument("--release", action="store_true", help="a release build (debug unless given)")
+    c = command("pg-config", _pg_config, "the pg_config of BUILD", "builds")
+    c.add_argument("build", metavar="BUILD")
+    c = command("cluster-port", _cluster_port, "the port of BUILD's private cluster in SLOT (0 unless given)",
+                "builds")
+    c.add_argument("build", metavar="BUILD")
+    c.add_argument("slot", metavar="SLOT", type=int, nargs="?", default=0)
+    c = command("cluster", _cluster, "a private PostgreSQL cluster: its own data directory, port and socket",
+                "clusters")
+    actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def action(name: str, summary: str) -> Parser:
+        a = actions.add_parser(name, help=summary, description=summary)
+        a.set_defaults(parser=a)
+        a.add_argument("build", metavar="BUILD")
+        a.add_argument("name", metavar="NAME")
+        return a
+
+    a = action("start", "start it (made first when there is none), on the port of SLOT, with the settings given")
+    a.add_argument("--slot", metavar="SLOT", type=int, default=0, help="its port's slot (0 unless given)")
+    a.add_argument("settings", metavar="SETTING=VALUE", nargs="*")
+    a = action("stop", "stop it")
+    a.add_argument("mode", metavar="MODE", nargs="?", default="fast", choices=("smart", "fast", "immediate"))
+    action("destroy", "stop it at once and remove its data")
+    action("env", "the shell exports that reach it: PGHOST, PGPORT, PGUSER, PGDATABASE and its PATH")
+    action("dir", "its data directory")
     c = command("pgrx-env", _pgrx_env, "pgrx's environment for BUILD, as export lines", "cargo_env")
     c.add_argument("build", metavar="BUILD")
     c = command("with-build-lock", _with_build_lock, "COMMAND run holding the cargo target directory's build "

@@ -48,6 +48,22 @@ def cargo_target() -> Path:
     return _home("ULID_CARGO_TARGET", Path.home() / ".cache" / "ulid" / "target")
 
 
+def tool_dirs() -> list[Path]:
+    """The directories every build takes its tools from, first in PATH:
+    cargo-pgrx's, built with Debian 12's Rust, then that Rust's links
+    (rustc-web and its tools, pinned: pgrx 0.19 asks for rustc 1.96), as
+    setup installs them."""
+    version = manifest.one("crate", "cargo-pgrx").version
+    return [tools() / f"cargo-pgrx-{version}" / "bin", tools() / "rust-web" / "bin"]
+
+
+def tool_path(path: str | None = None) -> str:
+    """PATH (ours unless given) with tool_dirs first, each once."""
+    first = [str(d) for d in tool_dirs()]
+    rest = [d for d in (os.environ.get("PATH", "") if path is None else path).split(":") if d and d not in first]
+    return ":".join(first + rest)
+
+
 def pgrx_home() -> Path:
     """pgrx's configuration of the builds (ULID_PGRX_HOME)."""
     return _home("ULID_PGRX_HOME", Path.home() / ".pgrx")
@@ -97,12 +113,16 @@ def release_builds() -> list[str]:
 
 
 def pgrx_env(build: str) -> dict[str, str]:
-    """pgrx knows one server per major version, so a second build of a
-    major version (18-assert) gets a pgrx configuration and a cargo target
-    directory of its own (its bindings differ)."""
+    """The environment of a pgrx build for BUILD: the tools in PATH
+    (tool_path; CARGO_PGRX, the cargo-pgrx pgrx-tests runs), pgrx's
+    configuration and the cargo target directory. pgrx knows one server per
+    major version, so a second build of a major version (18-assert) gets a
+    pgrx configuration and a cargo target directory of its own (its
+    bindings differ)."""
+    tools = {"PATH": tool_path(), "CARGO_PGRX": str(tool_dirs()[0] / "cargo-pgrx")}
     if build == str(builds.build_of(build).major):
-        return {"PGRX_HOME": str(pgrx_home()), "CARGO_TARGET_DIR": str(cargo_target())}
-    return {"PGRX_HOME": f"{pgrx_home()}-{build}", "CARGO_TARGET_DIR": f"{cargo_target()}/build-{build}"}
+        return {**tools, "PGRX_HOME": str(pgrx_home()), "CARGO_TARGET_DIR": str(cargo_target())}
+    return {**tools, "PGRX_HOME": f"{pgrx_home()}-{build}", "CARGO_TARGET_DIR": f"{cargo_target()}/build-{build}"}
 
 
 def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:

@@ -407,16 +407,21 @@ def check(pin: Pin) -> None:
                   + f"\nChange {MANIFEST.name} line {pin.number}: {pin.text}")
 
 
-def fetch_named(names: list[str], directory: Path | None) -> None:
-    """The files NAMES name (lookup), downloaded into DIRECTORY, each path
-    printed as it is there; with no DIRECTORY, only checked (check). Every
-    name is looked up before anything is downloaded."""
+def fetch_named(names: list[str], directory: Path | None, each=None) -> list[Path]:
+    """The files NAMES name (lookup), downloaded into DIRECTORY (EACH called
+    with each path as it is there), and their paths; with no DIRECTORY, only
+    checked (check). Every name is looked up before anything is
+    downloaded."""
     pins = read_manifest()
     wanted = [lookup(pins, name) for name in names]
     if directory:
         directory.mkdir(parents=True, exist_ok=True)
+    paths = []
     for pin in wanted:
         if directory is None:
             check(pin)
         else:
-            print(fetch(pin, directory), flush=True)
+            paths.append(Path(fetch(pin, directory)))
+            if each:
+                each(paths[-1])
+    return paths

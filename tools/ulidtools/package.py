@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_package, project
-from ulidtools.base import ROOT, log
+from ulidtools.base import ROOT, as_root, log, output
 from ulidtools.cargo_env import BuildError
 
 # an ELF file's machine (e_machine), by architecture
@@ -73,6 +73,27 @@ def stage_extension(build: str, stage: Path, profile: str, arch: str | None = No
     if done.returncode != 0:
         sys.stderr.write(log_file.read_text())
         raise BuildError(f"build for PostgreSQL {build}{f' ({arch})' if arch else ''} failed")
+
+
+def install(build: str, profile: str = "debug") -> None:
+    """Builds the extension (PROFILE: debug or release) and installs it into
+    BUILD (scripts/install). Its files are staged (stage_extension), then
+    each replaces the installed one as a new file rather than being written
+    over it, so that a server with the old library mapped keeps running on
+    it instead of crashing. Scripts of versions the new files do not have
+    are removed: they would offer versions this one cannot install."""
+    stage = ROOT / "target" / "stage" / f"pg{build}-{profile}"
+    stage_extension(build, stage, profile)
+    extdir = Path(output([builds.pg_config_for(build), "--sharedir"], check=True)) / "extension"
+    for old in sorted(extdir.glob("ulid--*.sql")):
+        if not (stage / old.relative_to("/")).exists():
+            as_root(["rm", "-f", old])
+    for file in sorted(f for f in stage.rglob("*") if f.is_file()):
+        target = Path("/") / file.relative_to(stage)
+        as_root(["mkdir", "-p", target.parent])
+        as_root(["cp", "--remove-destination", file, target])
+        as_root(["chmod", "644", target])
+    log(f"installed ulid ({profile}) into PostgreSQL {build}")
 
 
 def check_binary(path: Path, arch: str, profile: str) -> None:

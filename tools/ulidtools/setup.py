@@ -63,7 +63,7 @@ DEBIAN_PACKAGES = (
     "liblz4-dev", "libzstd-dev",
 )
 # Debian's Rust (rustc-web and the others, pinned), linked into
-# $ULID_TOOLS/rust-web/bin, which lib.sh puts first in PATH
+# $ULID_TOOLS/rust-web/bin (cargo_env.tool_dirs)
 RUST_TOOLS = ("cargo", "rustc", "rustdoc", "cargo-clippy", "clippy-driver", "cargo-fmt", "rustfmt")
 # The contrib modules the tests use (pgcrypto: an AES oracle), in every
 # build made from source.
@@ -140,8 +140,9 @@ def debian_packages() -> None:
 
 def link_rust() -> None:
     """Links to Debian's Rust (installed with the Debian packages) in
-    $ULID_TOOLS/rust-web/bin, which lib.sh puts first in PATH."""
-    bin_dir = cargo_env.tools() / "rust-web" / "bin"
+    $ULID_TOOLS/rust-web/bin, which every build puts first in PATH
+    (cargo_env.tool_dirs)."""
+    bin_dir = cargo_env.tool_dirs()[1]
     bin_dir.mkdir(parents=True, exist_ok=True)
     for tool in RUST_TOOLS:
         target = Path("/usr/bin") / tool
@@ -190,7 +191,7 @@ def install_crate(name: str, version_command: list, debug: bool = False) -> Path
 
 
 def cargo_pgrx() -> Path:
-    return cargo_env.tools() / f"cargo-pgrx-{manifest.one('crate', 'cargo-pgrx').version}" / "bin" / "cargo-pgrx"
+    return cargo_env.tool_dirs()[0] / "cargo-pgrx"
 
 
 def cargo_zigbuild() -> Path:
@@ -328,9 +329,12 @@ def install_arm64_root() -> None:
 
 def make_venv() -> None:
     """The virtualenv of the client-side tests, with tests/requirements.txt
-    (pinned, with hashes); tools/ and tests/ importable by its Python
-    wherever it is started (pytest, or a helper run by hand), as an
-    editable install would make them."""
+    (pinned, with hashes); the project's packages (ulidtools in tools/,
+    harness in tests/, bench at the root) importable by its Python wherever
+    it is started (pytest, or a helper run by hand), as an editable install
+    would make them and as scripts/lib.sh's PYTHONPATH does; and the
+    client examples (examples/*.py) by their own names, as a user's code
+    imports them beside it."""
     env = project.VENV
     requirements = ROOT / "tests" / "requirements.txt"
     want = _sha256(requirements.read_bytes())
@@ -346,7 +350,8 @@ def make_venv() -> None:
         (env / "requirements.sha256").write_text(f"{want}\n")
     site = _output([env / "bin" / "python", "-c", 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
                    check=True)
-    (Path(site) / "ulid-tools.pth").write_text(f"{ROOT / 'tools'}\n{ROOT / 'tests'}\n")
+    paths = [ROOT / "tools", ROOT / "tests", ROOT, ROOT / "examples"]
+    (Path(site) / "ulid-tools.pth").write_text("".join(f"{path}\n" for path in paths))
 
 
 # --- The PostgreSQL builds

@@ -31,7 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, project
+from ulidtools import builds, cargo_env, package, project, setup
+from ulidtools.clusters import Cluster
 from ulidtools.base import ROOT, ToolError, log
 
 # clippy lints the builds whose features between them take every arm of
@@ -86,7 +87,7 @@ def prepare(build: str, lint: bool) -> None:
     if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env).returncode != 0:
         raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
     log(f"PostgreSQL {build}: installing the extension")
-    step([str(ROOT / "scripts" / "install"), build])
+    package.install(build)
 
 
 def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Path) -> subprocess.Popen:
@@ -104,8 +105,7 @@ def destroy_clusters_of(build: str) -> None:
     there (a server unpacked for a test) stay."""
     for directory in sorted(builds.cluster_root().glob(f"*-{build}")):
         if (directory / "PG_VERSION").is_file():
-            name = directory.name.removesuffix(f"-{build}")
-            step(["bash", str(ROOT / "scripts" / "cluster"), "destroy", build, name])
+            Cluster(build, directory.name.removesuffix(f"-{build}")).destroy()
 
 
 def server_tests(wave: list[str]) -> None:
@@ -142,7 +142,7 @@ def run(versions: list[str]) -> None:
     started = time.monotonic()
     env = os.environ
     env["ULID_VERSIONS"] = " ".join(versions)
-    step([str(ROOT / "scripts" / "setup")])
+    setup.main()
 
     log("cargo fmt --check")
     step(["cargo", "fmt", "--all", "--check"])

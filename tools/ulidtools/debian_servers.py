@@ -6,8 +6,9 @@ Debian 12 for arm64 with its postgresql-15, each used in a copy that is
 thrown away (`System.clone`). `System` runs commands in one of them,
 installs and removes ulid's Debian package there with apt, and makes
 clusters the Debian way (pg_createcluster); `DebianCluster` is such a
-cluster with the interface of `harness.pgcluster.Cluster` that the tests use
-(connect, env, bindir, create_database, and what pg_regress needs).
+cluster with the part of `ulidtools.clusters.Cluster`'s interface that the
+tests and the benchmarks use (connect, env, bindir, create_database, and
+what pg_regress needs). A command that fails here stops with its output.
 """
 
 from __future__ import annotations
@@ -16,22 +17,29 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
-import psycopg
-
-from harness.pgcluster import ROOT, Cluster
+from ulidtools.base import ROOT, ToolError
+from ulidtools import package
+from ulidtools.clusters import Cluster, bindir_of, install_dirs
 from ulidtools.project import VERSION  # the extension's version
 
 # scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
 DEB_VERSION = VERSION.replace("-", "~") + "-1"
-DEBIAN_SYSTEM = ROOT / "scripts" / "debian-system"
+# the Debian systems' command (ulidtools.debian_systems), this Python running it
+DEBIAN_SYSTEM = [sys.executable, "-S", "-m", "ulidtools", "debian-system"]
+
+
+class DebianServerError(ToolError):
+    """A command that failed, with its output."""
 
 
 def run(*args, **kw) -> subprocess.CompletedProcess:
-    """Runs a command; on failure the assertion shows its output."""
+    """Runs a command; a failure stops with its output."""
     p = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kw)
-    assert p.returncode == 0, f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}"
+    if p.returncode != 0:
+        raise DebianServerError(f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}")
     return p
 
 
@@ -56,8 +64,8 @@ class System:
     def clone(cls, name: str, major: str, directory: Path) -> "System":
         """A copy of the Debian system NAME (scripts/debian-system) in
         DIRECTORY, to change and throw away (`discard`)."""
-        run(DEBIAN_SYSTEM, "-s", name, "clone", directory)
-        return cls(major, directory, [str(DEBIAN_SYSTEM), "-s", name, "-r", str(directory), "run"])
+        run(*DEBIAN_SYSTEM, "-s", name, "clone", directory)
+        return cls(major, directory, [*DEBIAN_SYSTEM, "-s", name, "-r", str(directory), "run"])
 
     def discard(self) -> None:
         """Stops every server of a copy and removes it."""
@@ -70,18 +78,18 @@ class System:
         """Debian 12 itself for 15; the sid system for the others."""
         if major == "15":
             return cls("15", Path("/"), [])
-        root = Path(run(DEBIAN_SYSTEM, "root").stdout.strip())
-        assert (root / f"usr/lib/postgresql/{major}/bin/postgres").is_file(), \
-            f"no postgresql-{major} in the sid system {root}: scripts/setup makes it"
-        return cls(major, root, [str(DEBIAN_SYSTEM), "run"])
+        root = Path(run(*DEBIAN_SYSTEM, "root").stdout.strip())
+        if not (root / f"usr/lib/postgresql/{major}/bin/postgres").is_file():
+            raise DebianServerError(f"no postgresql-{major} in the sid system {root}: scripts/setup makes it")
+        return cls(major, root, [*DEBIAN_SYSTEM, "run"])
 
     def __call__(self, *args, check: bool = True) -> subprocess.CompletedProcess:
         """Runs a command in the system, as root."""
         argv = [*self.command, *map(str, args)]
         p = subprocess.run(argv, capture_output=True, text=True,
                            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-        if check:
-            assert p.returncode == 0, f"{' '.join(argv)} failed:\n{p.stdout}\n{p.stderr}"
+        if check and p.returncode != 0:
+            raise DebianServerError(f"{' '.join(argv)} failed:\n{p.stdout}\n{p.stderr}")
         return p
 
     def here(self, path: str | Path) -> Path:
@@ -108,7 +116,8 @@ class System:
         nothing of the package."""
         p = self("dpkg", "-s", self.package, check=False)
         if p.returncode != 0:
-            assert "not installed" in p.stderr, p.stderr
+            if "not installed" not in p.stderr:
+                raise DebianServerError(f"dpkg -s {self.package} failed:\n{p.stderr}")
             return "not-installed"
         return re.search(r"^Status: (.*)$", p.stdout, re.M).group(1)
 
@@ -145,18 +154,23 @@ class System:
         return DebianCluster(self, name, port)
 
 
+def arch_of() -> str:
+    """This machine's Debian architecture."""
+    return run("dpkg", "--print-architecture").stdout.strip()
+
+
 def deb_path(system: System) -> Path:
-    arch = run("dpkg", "--print-architecture").stdout.strip()
-    return ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
+    return ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch_of()}.deb"
 
 
 def build_deb(build: str, system: System, release: bool = False) -> Path:
-    """The package for BUILD, freshly built by scripts/package (debug, the
+    """The package for BUILD, freshly built (ulidtools.package; debug, the
     profile test_package.py builds its tarball in, unless `release`)."""
     path = deb_path(system)
     path.unlink(missing_ok=True)
-    run(ROOT / "scripts" / "package", *([] if release else ["--debug"]), build)
-    assert path.is_file()
+    package.make_all([build], arch_of(), "release" if release else "debug", ROOT / "dist")
+    if not path.is_file():
+        raise DebianServerError(f"no {path} after making the package")
     return path
 
 
@@ -172,10 +186,9 @@ class DebianCluster:
         self.socket_dir = system.here("/run/postgresql")
         # a client of the same major version, from this system's builds
         # (its pg_regress too)
-        self.bindir = Cluster.bindir_of(system.major)
+        self.bindir = bindir_of(system.major)
         self.dir = self.socket_dir
-        self.pkglibdir = Path(subprocess.check_output([Cluster.pg_config(system.major), "--pkglibdir"],
-                                                      text=True).strip())
+        self.pkglibdir = install_dirs(system.major)[0]
 
     def drop(self) -> None:
         self.system.drop_cluster(self.name)
@@ -183,7 +196,9 @@ class DebianCluster:
     def conninfo(self, dbname: str = "postgres") -> str:
         return f"host={self.socket_dir} port={self.port} user=postgres dbname={dbname}"
 
-    def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw) -> psycopg.Connection:
+    def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw):
+        import psycopg
+
         return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
 
     def env(self) -> dict[str, str]:

@@ -1,0 +1,226 @@
+"""Private PostgreSQL clusters for the demo, the tests and the benchmarks
+(scripts/cluster; `--help` gives its commands).
+
+A cluster is a data directory of its own, CLUSTER_ROOT/NAME-BUILD
+(builds.cluster_root), a port of its own (builds.cluster_port: a slot of
+the build's ports) and a Unix socket in the data directory. No system
+service is touched; when we are root the server runs as ULID_PG_USER
+(`postgres`), as PostgreSQL requires. A start on an existing directory
+reuses it and writes its settings again, into ulid.conf, which
+postgresql.conf includes.
+
+`Cluster` is what the tests (through tests/harness/pgcluster.py) and the
+benchmarks (bench/clusters.py) hold; psycopg, which only its `connect`
+needs, is imported there, so the command runs without the virtualenv.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from ulidtools import builds
+from ulidtools.base import ToolError, output
+
+
+class ClusterError(ToolError):
+    """A cluster that could not be made, started or read."""
+
+
+def pg_user() -> str:
+    """Who runs the servers when we are root (ULID_PG_USER)."""
+    return os.environ.get("ULID_PG_USER") or "postgres"
+
+
+def _as_pg(command: list) -> list[str]:
+    """COMMAND as the clusters' owner when we are root (initdb and pg_ctl
+    refuse root), else as we are."""
+    command = [str(c) for c in command]
+    return ["runuser", "-u", pg_user(), "--", *command] if os.geteuid() == 0 else command
+
+
+def bindir_of(build: int | str) -> Path:
+    """Where a build keeps its programs (psql, pg_dump...)."""
+    return Path(output([builds.pg_config_for(build), "--bindir"], check=True))
+
+
+def install_dirs(build: int | str) -> tuple[Path, Path]:
+    """Where a build keeps extension libraries, and extension scripts."""
+    config = builds.pg_config_for(build)
+    return (Path(output([config, "--pkglibdir"], check=True)),
+            Path(output([config, "--sharedir"], check=True)) / "extension")
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+class Cluster:
+    """A private PostgreSQL cluster of BUILD named NAME, on the port of
+    SLOT (builds.cluster_port), started with SETTINGS."""
+
+    def __init__(self, build: int | str, name: str, slot: int = 0, settings: dict[str, str] | None = None):
+        self.build = str(build)
+        self.version = builds.major_version(self.build)
+        self.name = name
+        self.port = builds.cluster_port(self.build, slot)
+        self.settings = dict(settings or {})
+        self.root = builds.cluster_root()
+        self.dir = self.root / f"{name}-{self.build}"
+        self.bindir = bindir_of(self.build)
+        self.pkglibdir = install_dirs(self.build)[0]
+
+    @staticmethod
+    def pg_config(build: int | str) -> str:
+        """A build's pg_config (builds.pg_config_for), as a string."""
+        return str(builds.pg_config_for(build))
+
+    @staticmethod
+    def bindir_of(build: int | str) -> Path:
+        return bindir_of(build)
+
+    # --- made, started, stopped
+
+    def start(self, **settings: str) -> "Cluster":
+        """Starts the server (made first when there is none), with the
+        settings given now and before."""
+        self.settings.update(settings)
+        if not (self.dir / "PG_VERSION").is_file():
+            self._initdb()
+        self.stop()
+        conf = self.dir / "postgresql.conf"
+        include = "include_if_exists = 'ulid.conf'"
+        if include not in conf.read_text():
+            with conf.open("a") as f:
+                f.write(include + "\n")
+        lines = [f"port = {self.port}", "listen_addresses = '127.0.0.1'",
+                 f"unix_socket_directories = {_quoted(str(self.dir))}", "max_connections = 40",
+                 "log_min_messages = warning"]
+        lines += [f"{key} = {_quoted(str(value))}" for key, value in self.settings.items()]
+        self._write_owned(self.dir / "ulid.conf", "\n".join(lines) + "\n")
+        started = subprocess.run(_as_pg([self.bindir / "pg_ctl", "-D", self.dir, "-l", self.dir / "server.log",
+                                         "-w", "-t", "60", "start"]), stdout=subprocess.DEVNULL)
+        if started.returncode != 0:
+            raise ClusterError(f"PostgreSQL {self.build} ({self.name}) did not start:\n{self.log_tail(20)}")
+        return self
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stops the server, if it runs (MODE: fast, immediate or smart)."""
+        if (self.dir / "postmaster.pid").exists():
+            subprocess.run(_as_pg([self.bindir / "pg_ctl", "-D", self.dir, "-m", mode, "-w", "-t", "60", "stop"]),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def destroy(self) -> None:
+        """Stops the server at once and removes its data directory."""
+        self.stop("immediate")
+        shutil.rmtree(self.dir, ignore_errors=True)
+        Path(f"{self.dir}.initdb.log").unlink(missing_ok=True)
+
+    def start_empty(self, **settings: str) -> "Cluster":
+        """Starts the cluster made anew: whatever an earlier run left under
+        this name is destroyed first."""
+        self.destroy()
+        return self.start(**settings)
+
+    def _initdb(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.chmod(0o755)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir.mkdir()
+        if os.geteuid() == 0:
+            owner = pwd.getpwnam(pg_user())
+            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
+        log = Path(f"{self.dir}.initdb.log")
+        with log.open("w") as out:
+            made = subprocess.run(_as_pg([self.bindir / "initdb", "-D", self.dir, "-U", "postgres", "--auth=trust",
+                                          "--no-locale", "-E", "UTF8", "--no-sync"]),
+                                  stdout=out, stderr=subprocess.STDOUT)
+        if made.returncode != 0:
+            raise ClusterError(f"initdb of PostgreSQL {self.build} ({self.name}) failed:\n{log.read_text()}")
+
+    def _write_owned(self, path: Path, text: str) -> None:
+        """A file of the data directory, owned as the server's own files are."""
+        path.write_text(text)
+        if os.geteuid() == 0:
+            owner = pwd.getpwnam(pg_user())
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+
+    # --- reached
+
+    def conninfo(self, dbname: str = "postgres", **extra: str) -> str:
+        parts = {"host": str(self.dir), "port": str(self.port), "user": "postgres", "dbname": dbname}
+        parts.update(extra)
+        return " ".join(f"{k}={v}" for k, v in parts.items())
+
+    def tcp_conninfo(self, dbname: str = "postgres") -> str:
+        """A TCP connection string, for replication and postgres_fdw."""
+        return f"host=127.0.0.1 port={self.port} user=postgres dbname={dbname}"
+
+    def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw):
+        """A psycopg connection (the virtualenv's)."""
+        import psycopg
+
+        return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
+
+    def connect_when_up(self, dbname: str = "postgres", timeout: float = 60):
+        """A connection once the server accepts one again (after a crash
+        restart, say), failing with its log's tail after `timeout` seconds."""
+        import psycopg
+
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self.connect(dbname)
+            except psycopg.OperationalError:
+                assert time.monotonic() < deadline, self.log_tail()
+                time.sleep(0.2)
+
+    def env(self) -> dict[str, str]:
+        """The environment of a client of this server: ours, with PGHOST,
+        PGPORT, PGUSER and PGDATABASE."""
+        env = dict(os.environ)
+        env.update(PGHOST=str(self.dir), PGPORT=str(self.port), PGUSER="postgres", PGDATABASE="postgres")
+        return env
+
+    def exports(self) -> str:
+        """The same as shell `export` lines, and this build's programs first in PATH."""
+        return (f"export PGHOST={self.dir} PGPORT={self.port} PGUSER=postgres PGDATABASE=postgres "
+                f"PATH={self.bindir}:$PATH\n")
+
+    def run(self, program: str, *args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
+        """Runs one of this server's client programs (psql, pg_dump, pgbench...)."""
+        return subprocess.run([str(self.bindir / program), *args], env=self.env(), check=check, text=True,
+                              capture_output=True, **kw)
+
+    def create_database(self, name: str, extension: bool = True) -> str:
+        with self.connect() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        if extension:
+            with self.connect(name) as conn:
+                conn.execute("CREATE EXTENSION ulid")
+        return name
+
+    def has_extension(self, name: str) -> bool:
+        with self.connect() as conn:
+            row = conn.execute("SELECT count(*) FROM pg_available_extensions WHERE name = %s", [name]).fetchone()
+        return row[0] == 1
+
+    # --- its log
+
+    def wait_for_log(self, text: str, timeout: float = 60) -> None:
+        """Waits until the server's log holds TEXT, failing with its tail
+        after `timeout` seconds."""
+        log = self.dir / "server.log"
+        deadline = time.monotonic() + timeout
+        while not (log.exists() and text in log.read_text(errors="replace")):
+            assert time.monotonic() < deadline, f"no {text!r} in the log:\n{self.log_tail()}"
+            time.sleep(0.1)
+
+    def log_tail(self, lines: int = 50) -> str:
+        log = self.dir / "server.log"
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
