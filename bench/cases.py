@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from measure import Bench, Result
-from past_memory import past_memory
+from bench.measure import Bench, Result
+from bench.past_memory import past_memory
 
 PORTABLE_SQL = Path(__file__).resolve().parent.parent / "portable" / "ulid_portable.sql"
 
@@ -516,7 +516,7 @@ def timescaledb(b: Bench) -> None:
     build installed beside it: inserting with a DEFAULT id, against a bigint
     identity with a timestamptz time column, and counting the last day of
     30 with each query shape, with the chunks each reads."""
-    import clusters
+    from bench import clusters
 
     if b.version != int(clusters.TIMESERIES_MAJOR):
         why = f"Debian's TimescaleDB is for PostgreSQL {clusters.TIMESERIES_MAJOR}: measured in its run"

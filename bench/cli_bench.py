@@ -24,7 +24,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import report
+from bench import report
 
 CASES = [
     ("new", ["new", "{n}"], False),

@@ -20,9 +20,9 @@ import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.pgcluster import Cluster
-
-ROOT = Path(__file__).resolve().parent.parent
+from ulidtools import builds, package
+from ulidtools.base import ROOT
+from ulidtools.clusters import Cluster, install_dirs
 
 # Settings of the benchmark cluster. fsync stays on; commits are
 # asynchronous so that pgbench measures the server, not this machine's disk.
@@ -43,7 +43,7 @@ SETTINGS = {
 # ulid is not preloaded, and only a server started without it shows that.
 SESSION_SETTINGS = {**SETTINGS, "shared_preload_libraries": ""}
 
-# Port slots (see harness.pgcluster.cluster_port) of the benchmark clusters,
+# Port slots (see ulidtools.builds.cluster_port) of the benchmark clusters,
 # and the first of those a case's other clusters take.
 SLOT, SESSION_SLOT, OTHER_SLOTS = 5, 9, 10
 
@@ -56,8 +56,7 @@ PG_UUIDV7_CACHE = Path(os.environ.get("ULID_PG_UUIDV7_CACHE", ROOT / "target" / 
 def install_ulid(version: int, release: bool) -> str:
     """Builds ulid and installs it into PostgreSQL `version`; returns how
     the results name the build."""
-    mode = ["--release"] if release else []
-    subprocess.run([str(ROOT / "scripts" / "install"), str(version), *mode], check=True)
+    package.install(str(version), "release" if release else "debug")
     return f"{'release' if release else 'debug'} build"
 
 
@@ -83,8 +82,7 @@ class LibraryGuard:
     build's, so the run checks the library after every step and stops."""
 
     def __init__(self, version: int):
-        pkglibdir = subprocess.check_output([Cluster.pg_config(version), "--pkglibdir"], text=True).strip()
-        self.library = Path(pkglibdir) / "ulid.so"
+        self.library = install_dirs(version)[0] / "ulid.so"
         self.installed = self.fingerprint()
 
     def fingerprint(self) -> tuple[int, int, int]:
@@ -134,15 +132,14 @@ def timeseries_cluster(release: bool):
     """A cluster of Debian's PostgreSQL 18 in the sid system, with the
     benchmark settings and timescaledb and ulid preloaded; made anew,
     dropped afterwards, the package removed."""
-    from harness.debian import System, build_deb
-    from harness.pgcluster import cluster_port
+    from ulidtools.debian_servers import System, build_deb
 
     system = System.of(TIMESERIES_MAJOR)
     system.drop_cluster(TIMESERIES_CLUSTER)
     system.purge()
     system.install_deb(build_deb(TIMESERIES_MAJOR, system, release=release))
     settings = {**SETTINGS, "shared_preload_libraries": "timescaledb,ulid", "timescaledb.telemetry_level": "off"}
-    server = system.create_cluster(TIMESERIES_CLUSTER, cluster_port(TIMESERIES_MAJOR, TIMESERIES_SLOT), settings)
+    server = system.create_cluster(TIMESERIES_CLUSTER, builds.cluster_port(TIMESERIES_MAJOR, TIMESERIES_SLOT), settings)
     try:
         yield server
     finally:

@@ -46,8 +46,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure import QUICK as QUICK_SIZES
-from measure import Bench, Result
+from bench.measure import QUICK as QUICK_SIZES
+from bench.measure import Bench, Result
 
 CGROUP = Path("/sys/fs/cgroup/memory/ulid-bench-past-memory")
 LIMIT_MB = 256

@@ -33,10 +33,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from measure import Result
-from past_memory import window
+from bench.measure import Result
+from bench.past_memory import window
+from ulidtools.base import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 # what bench/cli (cli_bench.py) writes, and the ratio its section aims at
 CLI_RESULTS_FILE = "cli.json"

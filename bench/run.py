@@ -46,8 +46,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-import report
-from ulidtools.builds import BENCH_BUILDS  # tools/: scripts/lib.sh puts it on PYTHONPATH
+from bench import report
+from ulidtools.builds import BENCH_BUILDS
 
 # the `bench` line of inputs.manifest
 DEFAULT_VERSIONS = [int(build) for build in BENCH_BUILDS]
@@ -57,9 +57,8 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
     """Measures one PostgreSQL version (every case, or those named in
     `only`); returns its record for latest.json."""
     # measuring needs a server and psycopg; --report needs neither
-    import cases
-    import clusters
-    from measure import FULL, QUICK, Bench
+    from bench import cases, clusters
+    from bench.measure import FULL, QUICK, Bench
 
     sizes = QUICK if quick else FULL
     build_kind = clusters.install_ulid(version, release=not quick) if build else "the installed build (--no-build)"
@@ -111,7 +110,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
 
 def measure(versions: list[int], quick: bool, build: bool, only: list[str] | None = None) -> dict:
     """Every version's run, in version order, as latest.json holds them."""
-    from clusters import ATTEMPTS, LibraryReplaced
+    from bench.clusters import ATTEMPTS, LibraryReplaced
 
     started = time.time()
     records = []
@@ -205,7 +204,7 @@ def main() -> int:
         return 0
 
     if args.case:
-        from cases import CASES
+        from bench.cases import CASES
 
         unknown = sorted(set(args.case) - {name for name, _ in CASES})
         if unknown:

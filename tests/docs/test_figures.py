@@ -180,8 +180,8 @@ def test_the_check_finds_what_differs():
 
 
 def report(code: str) -> subprocess.CompletedProcess:
-    """Runs CODE with bench/report.py importable, as bench/run runs it."""
-    path = os.pathsep.join(str(ROOT / d) for d in ("bench", "tools", "tests"))
+    """Runs CODE with bench.report importable, as bench/run runs it."""
+    path = os.pathsep.join(str(ROOT / d) for d in ("", "tools", "tests"))
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": path},
                           capture_output=True, text=True, timeout=120)
 
@@ -191,7 +191,7 @@ def test_the_report_writes_what_the_pages_show():
     writes from the results today; the report refuses a figure the results
     lack, naming it."""
     done = report(
-        "import json, sys, report\n"
+        "import json, sys\nfrom bench import report\n"
         "data = report.load(report.RESULTS)\n"
         "page = report.render_page(data, report.RESULTS, report.PAGE, report.load_counts(report.RESULTS))\n"
         "stale = [str(p) for p in report.figure_pages() if report.with_figures(p.read_text(), data) != p.read_text()]\n"
