@@ -7,7 +7,8 @@ cluster; the app's migrations are written to a temporary directory."""
 
 from __future__ import annotations
 
-import sys
+import os
+import shutil
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -32,8 +33,6 @@ from harness.pgcluster import ROOT  # noqa: E402
 # this file on the oldest build of a run from 14 on)
 OLDEST_MAJOR = 14
 
-EXAMPLES = ROOT / "examples"
-APPS = ROOT / "tests" / "clients" / "django"
 
 
 def ulid_of(ms: int, random: int) -> ULID:
@@ -45,24 +44,27 @@ def utc_ms(ms: int) -> datetime:
 
 
 @pytest.fixture(scope="module")
-def migrated(cluster, tmp_path_factory):
+def migrated(cluster):
     """Django set up against a fresh database, the app migrated; yields the
     text of the migration makemigrations wrote."""
     if cluster.version < OLDEST_MAJOR:
         pytest.skip(f"Django {django.get_version()} refuses PostgreSQL before 14; this server is {cluster.version}")
     assert not settings.configured, "Django is configured once per process, by this module"
     name = cluster.create_database("django_" + uuid.uuid4().hex[:10])
-    migrations = tmp_path_factory.mktemp("django-migrations")
-    (migrations / "ulidshop_migrations").mkdir()
+    # a package Django can import by name and write into: under target/,
+    # which the project's root on the path makes target.django.RUN
+    run = f"run_{os.getpid()}"
+    migrations = ROOT / "target" / "django" / run
+    shutil.rmtree(migrations, ignore_errors=True)
+    (migrations / "ulidshop_migrations").mkdir(parents=True)
     (migrations / "ulidshop_migrations" / "__init__.py").write_text("")
-    sys.path[:0] = [str(EXAMPLES), str(APPS), str(migrations)]
     settings.configure(
         DATABASES={"default": {
             "ENGINE": "django.db.backends.postgresql", "NAME": name, "USER": "postgres",
             "HOST": str(cluster.dir), "PORT": str(cluster.port),
         }},
-        INSTALLED_APPS=["django.contrib.postgres", "ulidshop"],
-        MIGRATION_MODULES={"ulidshop": "ulidshop_migrations"},
+        INSTALLED_APPS=["django.contrib.postgres", "clients.django.ulidshop"],
+        MIGRATION_MODULES={"ulidshop": f"target.django.{run}.ulidshop_migrations"},
         USE_TZ=True,
     )
     django.setup()
@@ -74,11 +76,12 @@ def migrated(cluster, tmp_path_factory):
     connections.close_all()
     with cluster.connect() as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    shutil.rmtree(migrations, ignore_errors=True)
 
 
 @pytest.fixture
 def Event(migrated):  # noqa: N802 (a model class)
-    from ulidshop.models import Event
+    from clients.django.ulidshop.models import Event
 
     yield Event
     Event.objects.all().delete()

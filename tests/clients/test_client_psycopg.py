@@ -5,17 +5,14 @@ are errors, never a lost backend."""
 
 from __future__ import annotations
 
-import sys
 
 import psycopg
 import pytest
 from ulid import ULID
 
-from harness.pgcluster import ROOT
-
-sys.path.insert(0, str(ROOT / "examples"))
-
-from psycopg_ulid import register_ulid  # noqa: E402
+# the adapter as users copy it beside their code, examples/ (the
+# virtualenv's .pth puts it on the path)
+from psycopg_ulid import register_ulid
 
 VALUES = ["00000000000000000000000000", "01JGFJJZ00XHF7E02JJ03AE4T7", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"] + [
     str(ULID()) for _ in range(500)

@@ -3,7 +3,6 @@ model whose key the server generates, and queries by ULID and by time."""
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -13,11 +12,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from sqlalchemy.schema import CreateTable
 from ulid import ULID
 
-from harness.pgcluster import ROOT
-
-sys.path.insert(0, str(ROOT / "examples"))
-
-from sqlalchemy_ulid import UlidType, ulid_from_time  # noqa: E402
+# the adapter as users copy it beside their code, examples/ (the
+# virtualenv's .pth puts it on the path)
+from sqlalchemy_ulid import UlidType, ulid_from_time
 
 
 class Base(DeclarativeBase):

@@ -1,7 +1,9 @@
-"""The tooling's modules (tools/ulidtools, bench/) import each other
-without a circle, counting the imports made inside functions too, and
-none of them edits sys.path to find another: scripts/lib.sh and the
-virtualenv's .pth put tools/ and tests/ on the path."""
+"""The project's Python packages (ulidtools in tools/, bench, the tests'
+harness) import each other without a circle, counting the imports made
+inside functions too; the benchmarks and the tooling never import the
+test harness; and no file of the project edits sys.path to find another:
+scripts/lib.sh and the virtualenv's .pth put tools/, tests/ and the root
+on the path."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from harness.pgcluster import ROOT
 
 pytestmark = pytest.mark.once_per_run
 
-PACKAGES = {"ulidtools": ROOT / "tools" / "ulidtools", "bench": ROOT / "bench"}
+PACKAGES = {"ulidtools": ROOT / "tools" / "ulidtools", "bench": ROOT / "bench", "harness": ROOT / "tests" / "harness"}
 
 
 def modules() -> dict[str, Path]:
@@ -58,7 +60,9 @@ def graph() -> dict[str, set[str]]:
 
 def test_the_graph_is_read():
     edges = graph()
-    assert {"ulidtools.setup", "ulidtools.builds", "ulidtools.manifest", "bench.report"} <= set(edges)
+    assert {"ulidtools.setup", "ulidtools.builds", "ulidtools.manifest", "bench.report", "harness.pgcluster"} <= set(edges)
+    assert {"bench.measure", "bench.past_memory"} <= edges["bench.report"]
+    assert "ulidtools.clusters" in edges["bench.clusters"]
     assert "ulidtools.manifest" in edges["ulidtools.builds"]
     assert "ulidtools.debian_systems" in edges["ulidtools.setup"]
     assert "ulidtools.base" in edges["ulidtools.manifest"]
@@ -113,7 +117,40 @@ def test_the_package_lists_every_module_of_it():
     assert listed == own, listed ^ own
 
 
-@pytest.mark.parametrize("name", sorted(modules()))
-def test_no_module_edits_sys_path(name):
-    text = modules()[name].read_text()
-    assert "sys.path.insert" not in text and "sys.path.append" not in text, name
+def test_the_tooling_and_the_benchmarks_never_import_the_test_harness():
+    """tests/harness is for the tests: what the benchmarks share with them
+    (clusters, builds, Debian's servers) is the tooling's."""
+    edges = graph()
+    reaching = {name: sorted(o for o in others if o.startswith("harness"))
+                for name, others in edges.items() if not name.startswith("harness")}
+    assert not any(reaching.values()), reaching
+
+
+def test_bench_imports_its_modules_by_the_package_name():
+    """`import report` would find bench/report.py only with bench/ on the
+    path, and the graph above would not see the edge."""
+    bare = {path.stem for path in PACKAGES["bench"].glob("*.py")} - {"__init__"}
+    for path in PACKAGES["bench"].glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and not node.level else []
+            assert not set(names) & bare, (path.name, names)
+
+
+# every Python file of the project, outside what builds and tools leave
+PYTHON_FILES = sorted(p for p in ROOT.rglob("*.py")
+                      if not {"target", "node_modules", ".git"} & set(p.relative_to(ROOT).parts))
+EDITS = re.compile(r"sys\.(?:meta_)?path\s*(?:\.\s*(?:insert|append|extend|remove)\b|\[[^\]]*\]\s*=|[+]?=(?!=))")
+
+
+def test_no_file_edits_sys_path():
+    assert len(PYTHON_FILES) > 100
+    editing = [str(p.relative_to(ROOT)) for p in PYTHON_FILES
+               if p != Path(__file__) and EDITS.search(p.read_text(errors="replace"))]
+    assert not editing, editing
+
+
+@pytest.mark.parametrize("code", ["sys.path.insert(0, x)", "sys.path[:0] = [x]", "sys.path.append(x)",
+                                  "sys.path = [x]", "sys.path += [x]", "sys.meta_path.insert(0, f)"])
+def test_the_check_sees_each_way_of_editing_the_path(code):
+    assert EDITS.search(code)
