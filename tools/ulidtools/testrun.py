@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, package, project, setup
+from ulidtools import builds, cargo_env, package, project
 from ulidtools.clusters import Cluster
 from ulidtools.base import ROOT, ToolError, log
 
@@ -142,7 +142,7 @@ def run(versions: list[str]) -> None:
     started = time.monotonic()
     env = os.environ
     env["ULID_VERSIONS"] = " ".join(versions)
-    setup.main()
+    step([sys.executable, "-S", "-m", "ulidtools", "setup"])
 
     log("cargo fmt --check")
     step(["cargo", "fmt", "--all", "--check"])
