@@ -25,12 +25,13 @@ import psycopg
 import pytest
 
 from harness.pgcluster import Cluster, ends_of_run, install_dirs
+from ulidtools import project
+from ulidtools.earlier_releases import build as build_release
 from ulidtools.project import VERSION  # the extension's version
 
 ROOT = Path(__file__).resolve().parents[2]
-# every release before this one, oldest first, from sql/RELEASES
-RELEASES = [line.split()[0] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+# every release before this one, oldest first (sql/RELEASES)
+RELEASES = list(project.RELEASE_COMMITS)
 
 
 def earlier_releases() -> list:
@@ -38,7 +39,7 @@ def earlier_releases() -> list:
     newest, whose update is the one this release adds, on every build; the
     older ones, whose updates are released scripts that run unchanged, on
     the oldest and the newest build of a run (ends_of_run). Each older
-    release is a build of its own from its commit (scripts/build-release)
+    release is a build of its own from its commit (ulidtools.earlier_releases)
     for every server it runs on."""
     return [pytest.param(old, marks=() if old == RELEASES[-1] else pytest.mark.builds(*ends_of_run()))
             for old in RELEASES]
@@ -366,8 +367,7 @@ class InstalledRelease:
 
     def install_release(self, version: str) -> None:
         """The files of an earlier release, built from its commit."""
-        stage = Path(subprocess.run([str(ROOT / "scripts" / "build-release"), version, self.build],
-                                    check=True, capture_output=True, text=True).stdout.strip())
+        stage = build_release(version, self.build)
         libdir, extdir = install_dirs(self.build)
         self._remove_all()
         self._place(stage / str(libdir).lstrip("/") / "ulid.so", libdir / "ulid.so")

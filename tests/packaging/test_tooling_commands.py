@@ -25,12 +25,13 @@ pytestmark = pytest.mark.once_per_run
 COMMANDS = {"manifest", "builds", "build-field", "cargo-field", "shell", "tables", "waves", "package-deb",
             "source-date-epoch", "glibc-needed", "strip", "package", "release", "sign-release", "stage-extension",
             "pgrx-env", "with-build-lock", "test", "setup", "setup-go", "pypi-download", "fetch-debian",
-            "pin-system", "debian-binary", "debian-system", "install", "pg-config", "cluster-port", "cluster"}
+            "pin-system", "debian-binary", "debian-system", "install", "pg-config", "cluster-port", "cluster",
+            "build-release"}
 # the scripts that are a command of it, and the command
 SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
            "test": "test", "release": "release", "sign-release": "sign-release", "package": "package",
            "package-deb": "package-deb", "debian-system": "debian-system", "install": "install",
-           "cluster": "cluster"}
+           "cluster": "cluster", "build-release": "build-release"}
 ERROR = "\033[1;31merror:\033[0m "
 
 
@@ -118,6 +119,7 @@ def test_a_command_line_that_cannot_be_read(args, message):
     (["cluster-port", "15", "999"], "cluster slot 999 is not below"),
     (["cluster", "env", "15", "no-such-cluster"], "there is no cluster no-such-cluster of PostgreSQL 15"),
     (["pg-config", "12"], "PostgreSQL 12 is not a build inputs.manifest declares"),
+    (["build-release", "0.0.9", "15"], "sql/RELEASES has no version 0.0.9"),
 ])
 def test_what_stops_a_command_is_the_error_line_and_status_1(args, message):
     done = ulidtools(*args)

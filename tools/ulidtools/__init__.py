@@ -30,6 +30,8 @@ here, not in the tests' harness. Its modules, from the ground floor up:
 - `ulidtools.debian_servers`: Debian's own PostgreSQL in a Debian system,
   ulid's package installed there with apt, clusters made the Debian way;
 - `ulidtools.release`: every file of a release;
+- `ulidtools.earlier_releases`: an earlier release built again from its
+  commit, for the upgrade tests;
 - `ulidtools.sign`: a release's files signed, and checked;
 - `ulidtools.setup_go`: Go and the pinned Go modules;
 - `ulidtools.setup`: everything building and testing needs, in order;

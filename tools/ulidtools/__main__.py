@@ -226,6 +226,12 @@ def _install(args) -> None:
     package.install(args.build, "release" if args.release else "debug")
 
 
+def _build_release(args) -> None:
+    from ulidtools import earlier_releases
+
+    print(earlier_releases.build(args.version, args.build))
+
+
 def _pg_config(args) -> None:
     from ulidtools import builds
 
@@ -384,6 +390,10 @@ def parser() -> Parser:
     c = command("install", _install, "the extension built and installed into BUILD's PostgreSQL", "package")
     c.add_argument("build", metavar="BUILD")
     c.add_argument("--release", action="store_true", help="a release build (debug unless given)")
+    c = command("build-release", _build_release, "an earlier release built from its commit for BUILD; prints "
+                "the directory its files are staged in", "earlier_releases")
+    c.add_argument("version", metavar="VERSION")
+    c.add_argument("build", metavar="BUILD")
     c = command("pg-config", _pg_config, "the pg_config of BUILD", "builds")
     c.add_argument("build", metavar="BUILD")
     c = command("cluster-port", _cluster_port, "the port of BUILD's private cluster in SLOT (0 unless given)",

@@ -1,7 +1,7 @@
 """The project's own facts, read from its Cargo.toml files with tomllib:
 the extension's version (which its releases, packages and update scripts
-carry), the released versions (CHANGELOG.md's dated sections), the
-command-line tool's version, the pgrx it builds with, and any `[package]` field of a crate (the
+carry), the released versions (CHANGELOG.md's dated sections) and the
+commit each was made from (sql/RELEASES), the command-line tool's version, the pgrx it builds with, and any `[package]` field of a crate (the
 Debian packages' descriptions and homepage).
 
     python3 -m ulidtools cargo-field FIELD [CARGO.TOML]
@@ -38,6 +38,11 @@ VERSION = field("version")
 # date (`## [0.4.0] - 2026-11-27`); a release's own commit dates its version
 RELEASED = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$",
                       (ROOT / "CHANGELOG.md").read_text(), re.M)
+# the commit each release was made from (tags may not travel with a clone),
+# oldest first: sql/RELEASES, `VERSION COMMIT` lines; its versions are
+# RELEASED's, but for this version on the commit that dates it
+RELEASE_COMMITS = dict(line.split()[:2] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
+                       if line.strip() and not line.startswith("#"))
 # the release users install, whose files and outputs the pages show: this
 # version once it is released, the newest release while it is in development
 CURRENT_RELEASE = RELEASED[0]

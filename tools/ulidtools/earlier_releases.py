@@ -1,0 +1,103 @@
+"""Earlier releases of ulid, built again for the upgrade tests
+(scripts/build-release; `--help` gives its usage).
+
+A released version is built from the commit sql/RELEASES records for it
+(project.RELEASE_COMMITS) for one PostgreSQL build, and its files are staged
+as `cargo pgrx package` lays them out, from /. Builds are kept under
+~/.cache/ulid/releases (ULID_RELEASE_CACHE), one directory per version,
+commit and pgrx, one at a time for a version (the tests of two builds may ask
+for it at once, and its source is unpacked once for all builds).
+
+A release is built with the pgrx of this tree, not the one it was made
+with: cargo-pgrx builds only against its own version of pgrx, and an older
+pgrx may not know the server (0.1.0's pgrx 0.18 has no PostgreSQL 19). The
+SQL a release installs is its own either way: pgrx 0.18 and 0.19 generate
+the same install script from the same code.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+from ulidtools import builds, cargo_env, project
+from ulidtools.base import ROOT, ToolError, log, output
+
+
+class ReleaseBuildError(ToolError):
+    """An earlier release that could not be built."""
+
+
+def cache() -> Path:
+    """Where the builds of earlier releases are kept (ULID_RELEASE_CACHE)."""
+    return Path(os.environ.get("ULID_RELEASE_CACHE") or Path.home() / ".cache" / "ulid" / "releases")
+
+
+def _source(commit: str, version: str, src: Path) -> None:
+    """The release's tree in SRC, moved to this tree's pgrx, with a feature
+    for every PostgreSQL this tree knows."""
+    if subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{commit}^{{commit}}"],
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        log(f"fetching {commit} (ulid {version}) from origin")
+        if subprocess.run(["git", "-C", ROOT, "fetch", "--quiet", "origin", commit]).returncode != 0:
+            raise ReleaseBuildError(f"commit {commit} of ulid {version} is not in this clone; fetch its history "
+                                    "(git fetch --unshallow)")
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(src, filter="tar")
+    toml = src / "Cargo.toml"
+    text = toml.read_text()
+    text = re.sub(r'^(pgrx(?:-tests)?) = "=.*"$', rf'\1 = "={project.PGRX}"', text, flags=re.M)
+    for feature in re.findall(r"^pg\d+ = .*$", (ROOT / "Cargo.toml").read_text(), re.M):
+        if not re.search(rf"^{feature.split()[0]} = ", text, re.M):
+            text = re.sub(r"^pg_test = ", f"{feature}\npg_test = ", text, count=1, flags=re.M)
+    toml.write_text(text)
+    if subprocess.run(["cargo", "update", "--quiet", "-p", "pgrx", "-p", "pgrx-tests"], cwd=src,
+                      env={**os.environ, "PATH": cargo_env.tool_path()}).returncode != 0:
+        raise ReleaseBuildError(f"could not move ulid {version} to pgrx {project.PGRX}")
+
+
+def build(version: str, build: str) -> Path:
+    """Ulid VERSION built for BUILD from its commit; the directory its files
+    are staged in. A build that has moved into other directories (as 13
+    did, from a source build to Debian's packages) is built again: its files
+    are staged where the PostgreSQL they were made for keeps them."""
+    commit = project.RELEASE_COMMITS.get(version)
+    if commit is None:
+        raise ReleaseBuildError(f"sql/RELEASES has no version {version}")
+    config = builds.pg_config_for(build)
+    home = cache() / f"{version}-{commit}-pgrx{project.PGRX}"
+    stage = home / f"pg{build}"
+    done = Path(f"{stage}.done")
+    home.mkdir(parents=True, exist_ok=True)
+    with open(f"{home}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        libdir = output([config, "--pkglibdir"], check=True)
+        if done.is_file() and (stage / libdir.lstrip("/") / "ulid.so").is_file():
+            return stage
+        src = home / "src"
+        if not (src / "Cargo.toml").is_file():
+            _source(commit, version, src)
+        # the release builds into the same cargo directory, reusing the dependencies
+        log(f"building ulid {version} ({commit}) for PostgreSQL {build}")
+        shutil.rmtree(stage, ignore_errors=True)
+        log_file = Path(f"{stage}.log")
+        with log_file.open("w") as out:
+            built = cargo_env.run_locked(src, ["cargo", "pgrx", "package", "--debug", "--pg-config", str(config),
+                                               "--out-dir", str(stage)], cwd=src,
+                                         env={**os.environ, **cargo_env.pgrx_env(build)}, stdout=out,
+                                         stderr=subprocess.STDOUT)
+        if built.returncode != 0:
+            sys.stderr.write(log_file.read_text())
+            raise ReleaseBuildError(f"building ulid {version} for PostgreSQL {build} failed")
+        done.touch()
+        return stage
