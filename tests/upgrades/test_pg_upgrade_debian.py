@@ -31,7 +31,7 @@ import pytest
 
 from harness.pgcluster import CLUSTER_ROOT, ROOT, SCRIPTS, build_of, cluster_port, install_dirs
 from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
-from ulidtools import debian_builds, fetch_debian, manifest
+from ulidtools import debian_builds, debian_archive, manifest
 from ulidtools.manifest import DebianFile
 
 pytestmark = pytest.mark.builds("18")
@@ -116,7 +116,7 @@ def debian_18() -> Path:
         libraries = ["libpq5", *debian_builds.LIBRARIES["sid"]]
         pins = [*servers, *(r for r in nineteen if r.package in libraries)]
         assert sorted(r.package for r in pins) == sorted([*DEBIAN_18_PACKAGES, *libraries]), pins
-        debs = [fetch_debian.fetch(pin, fetch_debian.downloads()) for pin in pins]
+        debs = [debian_archive.fetch(pin, debian_archive.downloads()) for pin in pins]
         debian_builds.unpack(root, 18, debs)
         pinned.write_text(stamp)
     with_staged_ulid("18", root, 18)

@@ -13,7 +13,7 @@ here, not in the tests' harness. Its modules, from the ground floor up:
 - `ulidtools.tested`: the docs' table of what is tested on which build;
 - `ulidtools.cargo_env`: where and how the extension and the command-line
   tool are compiled: pgrx's environment, a release build's, the build lock;
-- `ulidtools.fetch_debian`: the files of Debian's archive that the
+- `ulidtools.debian_archive`: the files of Debian's archive that the
   manifest pins, downloaded and verified;
 - `ulidtools.pin_system`: the pins of a Debian system, written;
 - `ulidtools.pypi`: the wheel of a `pypi` line, downloaded and checked;

@@ -287,14 +287,14 @@ def _with_build_lock(args) -> int:
 
 
 def _fetch_debian(args) -> None:
-    from ulidtools import fetch_debian
+    from ulidtools import debian_archive
 
     if args.check:
-        fetch_debian.fetch_named(args.names, None)
+        debian_archive.fetch_named(args.names, None)
     elif not args.names:
         args.parser.error("name the directory to download into, then the files (or --check)")
     else:
-        fetch_debian.fetch_named(args.names[1:], Path(args.names[0]), lambda path: print(path, flush=True))
+        debian_archive.fetch_named(args.names[1:], Path(args.names[0]), lambda path: print(path, flush=True))
 
 
 def _pin_system(args) -> None:
@@ -441,7 +441,7 @@ def parser() -> Parser:
     c.add_argument("directory", metavar="DIR", type=Path)
     c = command("fetch-debian", _fetch_debian, "files of Debian's archive as inputs.manifest pins them, "
                 "downloaded into DIR and verified, each path printed; or, with --check, only checked to "
-                "answer", "fetch_debian")
+                "answer", "debian_archive")
     c.add_argument("--check", action="store_true", help="download nothing: check that each file answers")
     c.add_argument("names", metavar="DIR PACKAGE", nargs="*", help="the directory (not with --check), then "
                    "each file's name: PACKAGE, KIND:PACKAGE, PACKAGE:ARCH, PACKAGE/SUITE")

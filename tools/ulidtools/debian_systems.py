@@ -32,7 +32,7 @@ scripts/debian-system makes one, runs a command in it or in a copy of it,
 copies it, and says where it is and what it serves (`--help`).
 
 Nothing in them comes from an index that moves:
-the pinned files, each downloaded and verified by fetch_debian,
+the pinned files, each downloaded and verified by debian_archive,
 make a local archive, from which debootstrap makes the system (variant
 minbase) and apt installs the rest. The archive is signed, as Debian's is,
 by a key made for it alone whose secret part is destroyed once it has
@@ -59,7 +59,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ulidtools import debian_builds, fetch_debian, manifest
+from ulidtools import debian_builds, debian_archive, manifest
 from ulidtools.base import ToolError, as_root, log, pg_home
 from ulidtools.debian_package import apt_index
 
@@ -121,7 +121,7 @@ class System:
         return [r.rest().split(" ", 1)[1] for r in self._system_lines()]
 
     def pin_names(self) -> list[str]:
-        """The same packages as fetch_debian names them,
+        """The same packages as debian_archive names them,
         KIND:PACKAGE (the manifest pins postgresql-18's source tarball too),
         and a .deb of two suites, libpq5, as KIND:PACKAGE/SUITE."""
         if self.name == "sid":
@@ -185,7 +185,7 @@ class System:
         """A Debian archive of the pinned files: pool/, and dists/RELEASE/
         with a Release that lists the Packages index and its checksums,
         signed (sign_archive)."""
-        debs = fetch_debian.fetch_named(self.pin_names(), fetch_debian.downloads())
+        debs = debian_archive.fetch_named(self.pin_names(), debian_archive.downloads())
         shutil.rmtree(self.archive, ignore_errors=True)
         (self.archive / "pool").mkdir(parents=True)
         for deb in debs:
@@ -232,7 +232,7 @@ class System:
 
     def check_installed(self) -> None:
         """Every package dpkg has installed, against the local archive (the
-        pinned files, or where one was gone, the version fetch_debian
+        pinned files, or where one was gone, the version debian_archive
         verified in its place and named): the same versions, and for sid the
         same set."""
         index = (self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages").read_text()

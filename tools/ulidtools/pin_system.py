@@ -3,7 +3,7 @@ debootstrap (variant minbase) and `apt-get install --no-install-recommends
 PACKAGE...` put into it, each with the pool path, size and sha256 that the
 archive's index gives today (the index checked against its suite's
 InRelease, whose signature is checked against Debian's archive keyring:
-fetch_debian.verified_index), as scripts/pin-system asks (`--help`).
+debian_archive.verified_index), as scripts/pin-system asks (`--help`).
 
 NAME is the system's name in the manifest (`bookworm`, `bullseye`,
 `bookworm-arm64`: the release, then the architecture when it is not
@@ -33,7 +33,7 @@ import lzma
 import re
 from functools import cmp_to_key
 
-from ulidtools import fetch_debian as fd
+from ulidtools import debian_archive as fd
 from ulidtools.base import ToolError, log
 
 

@@ -24,7 +24,7 @@ DIR is made, or used when empty; one that scripts/release made before
 (it leaves a file .ulid-release in it) is emptied first; any other
 directory that holds something is refused, never emptied. Only the pinned
 inputs are used (ULID_PINNED_ONLY=1: a pinned file of Debian's archive
-that is gone is an error, not a fallback; fetch_debian).
+that is gone is an error, not a fallback; debian_archive).
 
 Every library and program is linked against glibc 2.28's symbols and
 refused if it asks for a newer one. The tarballs and packages are the same
@@ -108,7 +108,7 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
     # the directory is refused before anything is built
     out_directory(out)
     # only the pinned inputs, never what an index of Debian's archive lists
-    # in their place (fetch_debian)
+    # in their place (debian_archive)
     os.environ["ULID_PINNED_ONLY"] = "1"
     pairs = pairs_of(only)
     # the key is tried before anything is built

@@ -37,7 +37,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, debian_builds, fetch_debian, manifest, project, pypi, setup_go
+from ulidtools import builds, cargo_env, debian_builds, debian_archive, manifest, project, pypi, setup_go
 from ulidtools.base import ROOT, ToolError, as_root, log, pg_home, sha256_of
 # (under the names install_arm64_root's stamp reads in its own source)
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
@@ -285,7 +285,7 @@ def install_arm64_root() -> None:
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     for pin in pins:
-        _run(["dpkg-deb", "-x", fetch_debian.fetch(pin, fetch_debian.downloads()), partial], check=True)
+        _run(["dpkg-deb", "-x", debian_archive.fetch(pin, debian_archive.downloads()), partial], check=True)
     if not (partial / "usr/lib/rustlib/aarch64-unknown-linux-gnu/lib").is_dir():
         raise SetupError("arm64: no Rust standard library for aarch64 in the pinned packages")
     # 14 and 16: the wheels' server headers, where Debian's would be (14's
@@ -419,7 +419,7 @@ def install_debian_binary_postgres(build: str) -> None:
         raise SetupError(f"PostgreSQL {build}: inputs.manifest pins {' '.join(r.package for r in pins)}, not every "
                          f"one of {' '.join(wanted)} (debian-binary lines of Debian {debian_builds.release_of(major)})")
     log(f"PostgreSQL {build}: unpacking {' '.join(wanted)} into {root}")
-    debs = [fetch_debian.fetch(pin, fetch_debian.downloads()) for pin in pins]
+    debs = [debian_archive.fetch(pin, debian_archive.downloads()) for pin in pins]
     as_root(["rm", "-rf", dest])
     debian_builds.unpack(root, major, debs)
     as_root(["ln", "-sfn", f"debian-{build}/usr/lib/postgresql/{major}", dest])
@@ -491,7 +491,7 @@ def _make(work: Path, build: str, what: str, steps: list[list[str]], src: Path) 
 def configure_source(build: str, work: Path) -> Path:
     """BUILD's pinned source unpacked into WORK and configured; returns the
     source directory."""
-    tarball = fetch_debian.fetch(source_pin(build), fetch_debian.downloads())
+    tarball = debian_archive.fetch(source_pin(build), debian_archive.downloads())
     _run(["tar", "-xf", tarball, "-C", work], check=True)
     src = next((p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-")), None)
     if src is None:
@@ -549,7 +549,7 @@ def check_sources() -> None:
     if needed:
         log(f"checking that the pinned sources answer: {' '.join(f'debian-source:{n}' for n in needed)}")
         for pin in needed.values():
-            fetch_debian.check(pin)
+            debian_archive.check(pin)
 
 
 # --- pgrx

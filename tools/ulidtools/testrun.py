@@ -165,7 +165,7 @@ def run(versions: list[str]) -> None:
     log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
         "the tarball's install.sh against another user's directories; ulid-core and ulid-tool as crates; "
         "the release workflow; the tooling's imports and commands")
-    step(pytest("tests/packaging/test_fetch_debian.py", "tests/packaging/test_manifest.py",
+    step(pytest("tests/packaging/test_debian_archive.py", "tests/packaging/test_manifest.py",
                 "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
                 "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
                 "tests/packaging/test_tooling_commands.py"))

@@ -1,6 +1,8 @@
-"""Downloads files from Debian's archive as inputs.manifest pins them
-(scripts/fetch-debian: `--help`), into a directory, printing each path,
-or only checks that each answers.
+"""Debian's archive, as far as the project takes files from it: the files
+inputs.manifest pins, downloaded into a directory and verified (each path
+printed by scripts/fetch-debian: `--help`), or only checked to answer; and
+the suites' indexes, trusted only from an InRelease that Debian's archive
+keyring signs.
 
 PACKAGE names a `debian-source`, `debian-binary`, `debian-system` or
 `system` line of the manifest: the upstream tarball of a source package,

@@ -35,7 +35,7 @@ from ulidtools.debian_package import apt_index
 
 pytestmark = pytest.mark.once_per_run
 
-FETCH = ROOT / "scripts" / "fetch-debian"  # runs tools/ulidtools/fetch_debian.py
+FETCH = ROOT / "scripts" / "fetch-debian"  # runs tools/ulidtools/debian_archive.py
 
 POOL = "pool/main/p/pkg"
 
