@@ -1,7 +1,7 @@
 """The servers the benchmarks run on, and what is installed into them.
 
-Here: the build of ulid installed into a PostgreSQL (scripts/install),
-pg_uuidv7 beside it (bench/pg_uuidv7, which records where each copy came
+Here: the build of ulid installed into a PostgreSQL (ulidtools.package),
+pg_uuidv7 beside it (bench.pg_uuidv7, which records where each copy came
 from), the clusters tuned for benchmarking (SETTINGS: the benchmark cluster
 preloads ulid, a second one is identical but does not, and a case may start
 more), the guard that stops a run when ulid is reinstalled under it, and the
@@ -20,6 +20,7 @@ import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench import pg_uuidv7
 from ulidtools import builds, package
 from ulidtools.base import ROOT
 from ulidtools.clusters import Cluster, install_dirs
@@ -50,7 +51,6 @@ SLOT, SESSION_SLOT, OTHER_SLOTS = 5, 9, 10
 # How often one version's run is started again when ulid is reinstalled under it.
 ATTEMPTS = 4
 
-PG_UUIDV7_CACHE = Path(os.environ.get("ULID_PG_UUIDV7_CACHE", ROOT / "target" / "pg_uuidv7"))
 
 
 def install_ulid(version: int, release: bool) -> str:
@@ -62,13 +62,12 @@ def install_ulid(version: int, release: bool) -> str:
 
 def install_pg_uuidv7(version: int) -> None:
     """Skips what is already installed; a version it cannot serve is recorded as such."""
-    subprocess.run([str(ROOT / "bench" / "pg_uuidv7"), str(version)], check=True)
+    pg_uuidv7.install(str(version))
 
 
 def pg_uuidv7_origin(build: str) -> str:
-    """What bench/pg_uuidv7 recorded: where this server's copy came from, or why there is none."""
-    status = PG_UUIDV7_CACHE / f"status-{build}"
-    return status.read_text().strip() if status.exists() else "origin not recorded"
+    """What bench.pg_uuidv7 recorded: where this server's copy came from, or why there is none."""
+    return pg_uuidv7.origin(build)
 
 
 class LibraryReplaced(RuntimeError):

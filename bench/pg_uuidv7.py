@@ -1,0 +1,151 @@
+"""pg_uuidv7 (uuid_generate_v7(), the C extension most UUIDv7 users
+install), put into the PostgreSQL builds the benchmarks compare against
+(bench/pg_uuidv7 VERSION..., and bench/run before it measures).
+
+Per build, the first of these that works:
+  1. already installed: nothing to do;
+  2. Debian's source package pg-uuidv7, as inputs.manifest pins it, built
+     with PGXS against that server;
+  3. Debian's binary package postgresql-MAJOR-pg-uuidv7, when
+     inputs.manifest pins one for that major version, unpacked with
+     dpkg-deb and its files copied into that server's directories (a
+     library built for another major version would not load, so it is
+     never used across versions).
+Both are downloaded and checked by ulidtools.debian_archive. A build that
+gets neither is recorded as not available and skipped: the benchmarks
+then show pg_uuidv7 as not available for it. A copy that is put in is
+loaded into a throwaway single-user backend first, so that a library that
+does not work on this server (another major version, a missing symbol)
+stops the run here, not in the middle of a benchmark. Where each build's
+copy came from, or why there is none, is written to CACHE/status-BUILD
+(ULID_PG_UUIDV7_CACHE, target/pg_uuidv7 unless set) for the report.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ulidtools import builds, debian_archive, manifest
+from ulidtools.base import ROOT, ToolError, log
+from ulidtools.clusters import bindir_of, install_dirs, pg_user
+
+CACHE = Path(os.environ.get("ULID_PG_UUIDV7_CACHE") or ROOT / "target" / "pg_uuidv7")
+
+
+class PgUuidv7Error(ToolError):
+    """A copy of pg_uuidv7 that was had but does not build, install or work."""
+
+
+def origin(build: str) -> str:
+    """What was recorded: where this build's copy came from, or why there is none."""
+    status = CACHE / f"status-{build}"
+    return status.read_text().strip() if status.exists() else "origin not recorded"
+
+
+def _installed(libdir: Path, extdir: Path) -> bool:
+    return (libdir / "pg_uuidv7.so").is_file() and (extdir / "pg_uuidv7.control").is_file()
+
+
+def _from_source(build: str) -> str | None:
+    try:
+        [tarball] = debian_archive.fetch_named(["pg-uuidv7"], CACHE / "source")
+    except ToolError as gone:
+        log(f"PostgreSQL {build}: no source of pg_uuidv7 ({gone})")
+        return None
+    config = str(builds.pg_config_for(build))
+    directory = CACHE / f"build-{build}"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    subprocess.run(["tar", "-xf", tarball, "-C", directory, "--strip-components=1"], check=True)
+    log_file = Path(f"{directory}.log")
+    with log_file.open("w") as out:
+        for target in ([], ["install"]):
+            made = subprocess.run(["make", "-C", directory, f"PG_CONFIG={config}", "USE_PGXS=1", *target],
+                                  stdout=out, stderr=subprocess.STDOUT)
+            if made.returncode != 0:
+                sys.stderr.write("\n".join(log_file.read_text().splitlines()[-20:]) + "\n")
+                raise PgUuidv7Error(f"pg_uuidv7 did not build against {config} (log: {log_file})")
+    return f"built from Debian's source package {Path(tarball).name}"
+
+
+def _from_binary(build: str, libdir: Path, extdir: Path) -> str | None:
+    major = builds.major_version(build)
+    package = f"postgresql-{major}-pg-uuidv7"
+    if not any(r.package.partition("/")[0] == package for r in manifest.of_kind("debian-binary")):
+        log(f"inputs.manifest pins no {package}")
+        return None
+    [deb] = debian_archive.fetch_named([package], CACHE)
+    root = CACHE / f"deb-{major}"
+    shutil.rmtree(root, ignore_errors=True)
+    subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
+    lib = root / "usr" / "lib" / "postgresql" / str(major) / "lib"
+    ext = root / "usr" / "share" / "postgresql" / str(major) / "extension"
+    if not ((lib / "pg_uuidv7.so").is_file() and (ext / "pg_uuidv7.control").is_file()):
+        raise PgUuidv7Error(f"{deb} does not hold pg_uuidv7 for PostgreSQL {major} where expected")
+    subprocess.run(["install", "-m", "755", lib / "pg_uuidv7.so", libdir], check=True)
+    subprocess.run(["install", "-m", "644", ext / "pg_uuidv7.control", *sorted(ext.glob("pg_uuidv7--*.sql")), extdir],
+                   check=True)
+    name, version, _ = Path(deb).stem.split("_")
+    return f"Debian's binary package {name} {version}, unpacked (the source could not be downloaded)"
+
+
+def _check_loads(build: str) -> None:
+    bindir = bindir_of(build)
+    as_pg = ["runuser", "-u", pg_user(), "--"] if os.geteuid() == 0 else []
+    with tempfile.TemporaryDirectory(prefix="pg_uuidv7-check.") as directory:
+        if os.geteuid() == 0:
+            shutil.chown(directory, pg_user())
+        data = Path(directory) / "data"
+        if subprocess.run([*as_pg, bindir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync"],
+                          capture_output=True).returncode != 0:
+            raise PgUuidv7Error(f"initdb failed while checking pg_uuidv7 on {build}")
+        said = subprocess.run([*as_pg, bindir / "postgres", "--single", "-D", data, "-c", "search_path=public",
+                               "postgres"], input="CREATE EXTENSION pg_uuidv7; "
+                              "SELECT substr(uuid_generate_v7()::text, 15, 1) = '7' AS v7;\n",
+                              capture_output=True, text=True)
+        if 'v7 = "t"' not in said.stdout:
+            raise PgUuidv7Error(f"pg_uuidv7 does not work on PostgreSQL {build}:\n{said.stdout}{said.stderr}")
+
+
+def install(build: str) -> None:
+    """pg_uuidv7 in BUILD where it can be had, and where it came from recorded."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    status = CACHE / f"status-{build}"
+    libdir, extdir = install_dirs(build)
+    if _installed(libdir, extdir):
+        log(f"PostgreSQL {build}: pg_uuidv7 already installed")
+        if not status.exists():
+            status.write_text("installed before, origin not recorded\n")
+        return
+    came = _from_source(build) or _from_binary(build, libdir, extdir)
+    if came is None:
+        log(f"PostgreSQL {build}: pg_uuidv7 not available (no source, no Debian build for "
+            f"{builds.major_version(build)})")
+        status.write_text("not available: Debian's source package pg-uuidv7 could not be downloaded, and "
+                          f"inputs.manifest pins no Debian build of it for PostgreSQL {builds.major_version(build)}\n")
+        return
+    _check_loads(build)
+    log(f"PostgreSQL {build}: pg_uuidv7 {came}")
+    status.write_text(f"{came}\n")
+
+
+if __name__ == "__main__":
+    # a reader that stops early (`| head`) ends this quietly
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if not sys.argv[1:] or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if sys.argv[1:] else 2)
+    try:
+        for name in sys.argv[1:]:
+            install(str(builds.build_of(name).name))
+    except (ToolError, ValueError) as failure:
+        from ulidtools.base import error
+
+        error(str(failure))
+        sys.exit(1)
