@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 from bench.measure import Bench, Result
 from bench.past_memory import past_memory
+from ulidtools.base import ROOT
 
-PORTABLE_SQL = Path(__file__).resolve().parent.parent / "portable" / "ulid_portable.sql"
+PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
 
 # The id columns compared. Each name is how a variant appears in every table.
 IDENTITY = "bigint identity"

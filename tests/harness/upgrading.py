@@ -29,7 +29,6 @@ from ulidtools import project
 from ulidtools.earlier_releases import build as build_release
 from ulidtools.project import VERSION  # the extension's version
 
-ROOT = Path(__file__).resolve().parents[2]
 # every release before this one, oldest first (sql/RELEASES)
 RELEASES = list(project.RELEASE_COMMITS)
 

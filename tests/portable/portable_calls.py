@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
-PORTABLE_SQL = Path(__file__).resolve().parents[2] / "portable" / "ulid_portable.sql"
+from ulidtools.base import ROOT
+
+PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
 
 # A token: a comment (dropped), a dollar-quoted string, a string (E'' or
 # standard, with its doubled quotes), a name (a format() placeholder such as
