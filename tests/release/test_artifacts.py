@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from harness.pgcluster import ROOT
-from ulidtools import package
+from ulidtools import cargo_env, package
 from ulidtools.project import VERSION
 from ulidtools.release import VALID_DAYS
 
@@ -372,8 +372,7 @@ def test_no_path_of_the_build_machine_in_a_library_or_program(release, tmp_path)
     """No checkout, home, cargo registry or cargo target directory path in
     what a release build made (ulidtools.cargo_env.release_env), which two checkouts
     would make differently."""
-    paths = {str(ROOT), str(Path.home()) + "/", os.environ.get("CARGO_HOME", str(Path.home() / ".cargo")),
-             os.environ.get("ULID_CARGO_TARGET", str(Path.home() / ".cache" / "ulid"))}
+    paths = {str(ROOT), str(Path.home()) + "/", str(cargo_env.cargo_home()), str(cargo_env.cargo_target())}
     checked = 0
     for n, path in enumerate(release.files("*.tar.gz") + release.files("*.deb")):
         for elf in unpacked(path, tmp_path / str(n)).rglob("*"):
