@@ -80,7 +80,11 @@ def _from_binary(build: str, libdir: Path, extdir: Path) -> str | None:
     if not any(r.package.partition("/")[0] == package for r in manifest.of_kind("debian-binary")):
         log(f"inputs.manifest pins no {package}")
         return None
-    [deb] = debian_archive.fetch_named([package], CACHE)
+    try:
+        [deb] = debian_archive.fetch_named([package], CACHE)
+    except ToolError as gone:
+        log(f"PostgreSQL {build}: no {package} ({gone})")
+        return None
     root = CACHE / f"deb-{major}"
     shutil.rmtree(root, ignore_errors=True)
     subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
@@ -98,7 +102,7 @@ def _from_binary(build: str, libdir: Path, extdir: Path) -> str | None:
 def _check_loads(build: str) -> None:
     bindir = bindir_of(build)
     as_pg = ["runuser", "-u", pg_user(), "--"] if os.geteuid() == 0 else []
-    with tempfile.TemporaryDirectory(prefix="pg_uuidv7-check.") as directory:
+    with tempfile.TemporaryDirectory(prefix="pg_uuidv7-check.", dir="/tmp") as directory:
         if os.geteuid() == 0:
             shutil.chown(directory, pg_user())
         data = Path(directory) / "data"
@@ -144,7 +148,7 @@ if __name__ == "__main__":
     try:
         for name in sys.argv[1:]:
             install(str(builds.build_of(name).name))
-    except (ToolError, ValueError) as failure:
+    except (ToolError, ValueError, OSError, subprocess.CalledProcessError) as failure:
         from ulidtools.base import error
 
         error(str(failure))

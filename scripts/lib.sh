@@ -26,21 +26,21 @@ ulidtools() { python3 -S -m ulidtools "$@"; }
 # (build_field), the builds' tools (ULID_TOOL_DIRS, CARGO_PGRX) and cargo's
 # target directory (ULID_CARGO_TARGET): `ulidtools shell` says them.
 # Scripts source this file some thousands of times in a test run, so the
-# answer is kept in target/ and asked again when a file it comes from is
-# newer, or when the environment it was asked in (its first line) differs.
-ulid_shell_cache=$ULID_ROOT/target/ulidtools-shell.sh
+# answer is kept in target/, one file for each environment it depends on
+# (named for it, and its first line), and asked again when a file it comes
+# from is newer.
 ulid_shell_env="# ULID_TOOLS=${ULID_TOOLS:-} ULID_CARGO_TARGET=${ULID_CARGO_TARGET:-} HOME=${HOME:-}"
+ulid_shell_cache=$ULID_ROOT/target/ulidtools-shell${ulid_shell_env//[^A-Za-z0-9]/_}.sh
 ulid_shell_fresh=1
 for ulid_input in "$ULID_ROOT/inputs.manifest" "$ULID_ROOT/Cargo.toml" "$ULID_ROOT/crates/ulid-tool/Cargo.toml" \
     "$ULID_ROOT"/tools/ulidtools/*.py; do
     [ "$ulid_shell_cache" -nt "$ulid_input" ] || { ulid_shell_fresh=0; break; }
 done
-if [ $ulid_shell_fresh = 1 ]; then
-    { IFS= read -r ulid_shell_first <"$ulid_shell_cache"; } 2>/dev/null || ulid_shell_first=
-    [ "$ulid_shell_first" = "$ulid_shell_env" ] || ulid_shell_fresh=0
-fi
-if [ $ulid_shell_fresh = 1 ]; then
-    source "$ulid_shell_cache"
+# (read once: another process may put a new answer in its place meanwhile)
+ulid_shell=
+[ $ulid_shell_fresh = 0 ] || { IFS= read -r -d '' ulid_shell <"$ulid_shell_cache"; } 2>/dev/null || true
+if [ $ulid_shell_fresh = 1 ] && [ "${ulid_shell%%$'\n'*}" = "$ulid_shell_env" ]; then
+    eval "$ulid_shell"
 else
     # (the cache is dated before the files are read: one changed meanwhile
     # is newer, and read again next time)
@@ -54,7 +54,7 @@ else
         rm -f "$ulid_shell_cache.$BASHPID" 2>/dev/null || true
     unset ulid_shell ulid_shell_read
 fi
-unset ulid_shell_fresh ulid_input ulid_shell_env ulid_shell_first
+unset ulid_shell ulid_shell_fresh ulid_input ulid_shell_env
 # the builds' tools first in PATH; pgrx-tests runs the cargo-pgrx
 # CARGO_PGRX names, not the first one in PATH
 case ":$PATH:" in

@@ -1,6 +1,7 @@
 """Fixtures for the tests that drive real PostgreSQL servers.
 
-Every test here runs against a private cluster started by `scripts/cluster`
+Every test here runs against a private cluster (ulidtools.clusters, which
+`scripts/cluster` runs too)
 for the build given with `--pg` (a `build` line of inputs.manifest: 15,
 18-assert...), with the extension already installed into that PostgreSQL
 by `scripts/test`. Clients are real ones:

@@ -145,3 +145,15 @@ def test_a_script_is_a_line_that_runs_its_command(script):
              if line.strip() and not line.startswith("#")]
     assert lines == ['source "$(dirname "$0")/lib.sh"', f'ulidtools {SCRIPTS[script]} "$@"'], lines
     assert SCRIPTS[script] in COMMANDS
+
+
+def test_a_cluster_starts_with_its_slot_and_settings_as_scripts_citus_gives_them():
+    """`--slot` before the build, then the settings (scripts/citus starts
+    its nodes so)."""
+    args = parser().parse_args(["cluster", "start", "--slot", "20", "15", "citus-coord",
+                                "shared_preload_libraries=citus,ulid", "wal_level=logical"])
+    assert (args.slot, args.build, args.name, args.settings) == \
+        (20, "15", "citus-coord", ["shared_preload_libraries=citus,ulid", "wal_level=logical"])
+    with open(ROOT / "scripts" / "citus") as script:
+        starts = [line.split() for line in script if "scripts/cluster\" start" in line]
+    assert starts and all(words[2:4] == ["--slot", "$((20"] for words in starts), starts

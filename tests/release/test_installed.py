@@ -142,8 +142,8 @@ def sid(tmp_path):
     servers it lists, which may be theirs."""
     # scripts/setup makes sid for the runs of 18 and 19; this makes it for
     # a run without them (a minute), and finds it made otherwise
-    run(DEBIAN_SYSTEM, "-s", "sid", "setup")
-    root = Path(run(DEBIAN_SYSTEM, "-s", "sid", "root").stdout.strip())
+    run(*DEBIAN_SYSTEM, "-s", "sid", "setup")
+    root = Path(run(*DEBIAN_SYSTEM, "-s", "sid", "root").stdout.strip())
     with ExitStack() as held:
         for name in ("lock-frontend", "lock"):
             lock = held.enter_context(open(root / "var" / "lib" / "dpkg" / name, "a"))

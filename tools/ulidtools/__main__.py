@@ -486,7 +486,7 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
         status = args.run(args)
-    except (ToolError, ValueError, subprocess.CalledProcessError) as failure:
+    except (ToolError, ValueError, OSError, subprocess.CalledProcessError) as failure:
         base.error(str(failure))
         return 1
     return status or 0

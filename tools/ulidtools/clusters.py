@@ -117,7 +117,8 @@ class Cluster:
     def destroy(self) -> None:
         """Stops the server at once and removes its data directory."""
         self.stop("immediate")
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
         Path(f"{self.dir}.initdb.log").unlink(missing_ok=True)
 
     def start_empty(self, **settings: str) -> "Cluster":

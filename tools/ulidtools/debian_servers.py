@@ -27,8 +27,10 @@ from ulidtools.project import VERSION  # the extension's version
 
 # scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
 DEB_VERSION = VERSION.replace("-", "~") + "-1"
-# the Debian systems' command (ulidtools.debian_systems), this Python running it
-DEBIAN_SYSTEM = [sys.executable, "-S", "-m", "ulidtools", "debian-system"]
+# the Debian systems' command (ulidtools.debian_systems), run by this Python,
+# which finds the package as this process did (the virtualenv's .pth, or
+# PYTHONPATH)
+DEBIAN_SYSTEM = [sys.executable, "-m", "ulidtools", "debian-system"]
 
 
 class DebianServerError(ToolError):

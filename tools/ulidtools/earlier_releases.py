@@ -18,13 +18,11 @@ the same install script from the same code.
 from __future__ import annotations
 
 import fcntl
-import io
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, project
@@ -51,9 +49,10 @@ def _source(commit: str, version: str, src: Path) -> None:
                                     "(git fetch --unshallow)")
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir(parents=True)
+    # (git's own tar, unpacked by tar: Debian 12's Python 3.11.2 has no
+    # extraction filters)
     archive = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(src, filter="tar")
+    subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
     toml = src / "Cargo.toml"
     text = toml.read_text()
     text = re.sub(r'^(pgrx(?:-tests)?) = "=.*"$', rf'\1 = "={project.PGRX}"', text, flags=re.M)
