@@ -12,13 +12,13 @@ dynamic_library_path that has no ulid in it.
 
 from __future__ import annotations
 
-import subprocess
 
 import pytest
 from psycopg import errors
 
 from harness.pgcluster import Cluster, install_dirs
 from harness.upgrading import InstalledRelease
+from ulidtools.clusters import ClusterError
 
 # the oldest, and either side of PostgreSQL 18, which names a library
 # without its $libdir/
@@ -57,7 +57,7 @@ def test_a_server_preloading_a_library_that_is_gone_does_not_start(pg_build, tmp
                      settings={"shared_preload_libraries": "ulid", "dynamic_library_path": str(nowhere)})
     server.destroy()
     try:
-        with pytest.raises(subprocess.CalledProcessError):
+        with pytest.raises(ClusterError, match="did not start"):
             server.start()
         log = (server.dir / "server.log").read_text()
         assert 'FATAL:  could not access file "ulid": No such file or directory' in log, log[-2000:]
