@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ulidtools import builds, debian_archive, manifest
 from ulidtools.base import ROOT, ToolError, log
-from ulidtools.clusters import bindir_of, install_dirs, pg_user
+from ulidtools.clusters import as_pg, bindir_of, install_dirs, own
 
 CACHE = Path(os.environ.get("ULID_PG_UUIDV7_CACHE") or ROOT / "target" / "pg_uuidv7")
 
@@ -101,16 +101,14 @@ def _from_binary(build: str, libdir: Path, extdir: Path) -> str | None:
 
 def _check_loads(build: str) -> None:
     bindir = bindir_of(build)
-    as_pg = ["runuser", "-u", pg_user(), "--"] if os.geteuid() == 0 else []
     with tempfile.TemporaryDirectory(prefix="pg_uuidv7-check.", dir="/tmp") as directory:
-        if os.geteuid() == 0:
-            shutil.chown(directory, pg_user())
+        own(Path(directory))
         data = Path(directory) / "data"
-        if subprocess.run([*as_pg, bindir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync"],
+        if subprocess.run(as_pg([bindir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync"]),
                           capture_output=True).returncode != 0:
             raise PgUuidv7Error(f"initdb failed while checking pg_uuidv7 on {build}")
-        said = subprocess.run([*as_pg, bindir / "postgres", "--single", "-D", data, "-c", "search_path=public",
-                               "postgres"], input="CREATE EXTENSION pg_uuidv7; "
+        said = subprocess.run(as_pg([bindir / "postgres", "--single", "-D", data, "-c", "search_path=public",
+                                     "postgres"]), input="CREATE EXTENSION pg_uuidv7; "
                               "SELECT substr(uuid_generate_v7()::text, 15, 1) = '7' AS v7;\n",
                               capture_output=True, text=True)
         if 'v7 = "t"' not in said.stdout:

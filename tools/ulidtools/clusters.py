@@ -21,6 +21,7 @@ import pwd
 import shutil
 import subprocess
 import time
+from functools import cached_property
 from pathlib import Path
 
 from ulidtools import builds
@@ -36,11 +37,19 @@ def pg_user() -> str:
     return os.environ.get("ULID_PG_USER") or "postgres"
 
 
-def _as_pg(command: list) -> list[str]:
-    """COMMAND as the clusters' owner when we are root (initdb and pg_ctl
-    refuse root), else as we are."""
+def as_pg(command: list) -> list[str]:
+    """COMMAND as the clusters' owner when we are root (initdb, pg_ctl and
+    postgres refuse root), else as we are."""
     command = [str(c) for c in command]
     return ["runuser", "-u", pg_user(), "--", *command] if os.geteuid() == 0 else command
+
+
+def own(path: Path) -> None:
+    """PATH given to the clusters' owner when we are root, as the server's
+    own files are."""
+    if os.geteuid() == 0:
+        owner = pwd.getpwnam(pg_user())
+        os.chown(path, owner.pw_uid, owner.pw_gid)
 
 
 def bindir_of(build: int | str) -> Path:
@@ -72,16 +81,16 @@ class Cluster:
         self.root = builds.cluster_root()
         self.dir = self.root / f"{name}-{self.build}"
         self.bindir = bindir_of(self.build)
-        self.pkglibdir = install_dirs(self.build)[0]
 
     @staticmethod
     def pg_config(build: int | str) -> str:
         """A build's pg_config (builds.pg_config_for), as a string."""
         return str(builds.pg_config_for(build))
 
-    @staticmethod
-    def bindir_of(build: int | str) -> Path:
-        return bindir_of(build)
+    @cached_property
+    def pkglibdir(self) -> Path:
+        """Where this build keeps extension libraries (pg_regress's too)."""
+        return install_dirs(self.build)[0]
 
     # --- made, started, stopped
 
@@ -101,8 +110,9 @@ class Cluster:
                  f"unix_socket_directories = {_quoted(str(self.dir))}", "max_connections = 40",
                  "log_min_messages = warning"]
         lines += [f"{key} = {_quoted(str(value))}" for key, value in self.settings.items()]
-        self._write_owned(self.dir / "ulid.conf", "\n".join(lines) + "\n")
-        started = subprocess.run(_as_pg([self.bindir / "pg_ctl", "-D", self.dir, "-l", self.dir / "server.log",
+        (self.dir / "ulid.conf").write_text("\n".join(lines) + "\n")
+        own(self.dir / "ulid.conf")
+        started = subprocess.run(as_pg([self.bindir / "pg_ctl", "-D", self.dir, "-l", self.dir / "server.log",
                                          "-w", "-t", "60", "start"]), stdout=subprocess.DEVNULL)
         if started.returncode != 0:
             raise ClusterError(f"PostgreSQL {self.build} ({self.name}) did not start:\n{self.log_tail(20)}")
@@ -111,7 +121,7 @@ class Cluster:
     def stop(self, mode: str = "fast") -> None:
         """Stops the server, if it runs (MODE: fast, immediate or smart)."""
         if (self.dir / "postmaster.pid").exists():
-            subprocess.run(_as_pg([self.bindir / "pg_ctl", "-D", self.dir, "-m", mode, "-w", "-t", "60", "stop"]),
+            subprocess.run(as_pg([self.bindir / "pg_ctl", "-D", self.dir, "-m", mode, "-w", "-t", "60", "stop"]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def destroy(self) -> None:
@@ -132,23 +142,15 @@ class Cluster:
         self.root.chmod(0o755)
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir()
-        if os.geteuid() == 0:
-            owner = pwd.getpwnam(pg_user())
-            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
+        own(self.dir)
         log = Path(f"{self.dir}.initdb.log")
         with log.open("w") as out:
-            made = subprocess.run(_as_pg([self.bindir / "initdb", "-D", self.dir, "-U", "postgres", "--auth=trust",
+            made = subprocess.run(as_pg([self.bindir / "initdb", "-D", self.dir, "-U", "postgres", "--auth=trust",
                                           "--no-locale", "-E", "UTF8", "--no-sync"]),
                                   stdout=out, stderr=subprocess.STDOUT)
         if made.returncode != 0:
             raise ClusterError(f"initdb of PostgreSQL {self.build} ({self.name}) failed:\n{log.read_text()}")
 
-    def _write_owned(self, path: Path, text: str) -> None:
-        """A file of the data directory, owned as the server's own files are."""
-        path.write_text(text)
-        if os.geteuid() == 0:
-            owner = pwd.getpwnam(pg_user())
-            os.chown(path, owner.pw_uid, owner.pw_gid)
 
     # --- reached
 

@@ -161,16 +161,17 @@ def arch_of() -> str:
     return run("dpkg", "--print-architecture").stdout.strip()
 
 
-def deb_path(system: System) -> Path:
-    return ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch_of()}.deb"
+def deb_path(system: System, arch: str) -> Path:
+    return ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
 
 
 def build_deb(build: str, system: System, release: bool = False) -> Path:
     """The package for BUILD, freshly built (ulidtools.package; debug, the
     profile test_package.py builds its tarball in, unless `release`)."""
-    path = deb_path(system)
+    arch = arch_of()
+    path = deb_path(system, arch)
     path.unlink(missing_ok=True)
-    package.make_all([build], arch_of(), "release" if release else "debug", ROOT / "dist")
+    package.make_all([build], arch, "release" if release else "debug", ROOT / "dist")
     if not path.is_file():
         raise DebianServerError(f"no {path} after making the package")
     return path
