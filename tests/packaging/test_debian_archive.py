@@ -482,6 +482,49 @@ def test_an_index_signed_by_a_key_the_keyring_lacks_or_not_signed_is_refused(tmp
     refused(result, tmp_path, f"{url} could not be read: HTTP Error 404")
 
 
+def signed_by_both(tmp_path: Path, keys, text: str) -> bytes:
+    """TEXT clearsigned twice, by the archive's key and by someone else's,
+    in one InRelease (as Debian's carries a signature of each archive key)."""
+    home = tmp_path / "both"
+    home.mkdir(mode=0o700)
+    gpg = ["gpg", "--homedir", str(home), "--batch", "--quiet"]
+    try:
+        for who in ("archive", "someone-else"):
+            secret = keys[who].gpg("--export-secret-keys").stdout
+            subprocess.run([*gpg, "--import"], input=secret, capture_output=True, check=True)
+        return subprocess.run([*gpg, "--local-user", "archive@ulid.invalid", "--local-user",
+                               "someone-else@ulid.invalid", "--clearsign"], input=text.encode(),
+                              capture_output=True, check=True).stdout
+    finally:
+        subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], capture_output=True)
+
+
+def test_an_inrelease_with_a_second_signature_by_a_key_the_keyring_lacks_is_refused(tmp_path, archive, keys):
+    """A good signature by the keyring's key is not enough when another
+    signature beside it is by a key the keyring lacks: gpgv exits 2, and
+    the index is refused; with both keys in the keyring it is taken."""
+    pins = gone_and_newer_listed(tmp_path, archive)
+    url = f"{archive.url}/debian/dists/sid/InRelease"
+    inrelease = signed_by_both(tmp_path, keys, archive.release_text())
+    (archive.dists / "InRelease").write_bytes(inrelease)
+    # what gpgv says of it: one good signature, one it cannot check
+    home = tmp_path / "gpgv"
+    home.mkdir(mode=0o700)
+    checked = subprocess.run(["gpgv", "--homedir", str(home), "--status-fd", "1", "--keyring",
+                              str(keys["archive"].keyring), str(archive.dists / "InRelease")],
+                             capture_output=True, text=True)
+    assert checked.returncode != 0 and "[GNUPG:] GOODSIG" in checked.stdout and "[GNUPG:] BADSIG" not in \
+        checked.stdout and "NO_PUBKEY" in checked.stdout, checked.stdout
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
+    refused(result, tmp_path, f"{url}: refused: not signed by a key of {keys['archive'].keyring} alone")
+    # a keyring that holds both keys: both signatures good, the index taken
+    both = tmp_path / "both.gpg"
+    both.write_bytes(keys["archive"].keyring.read_bytes() + keys["someone-else"].keyring.read_bytes())
+    result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg", keyring=both)
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()).read_bytes() == Archive.tarball("1.1")
+
+
 def test_an_index_that_differs_from_its_inrelease_is_refused(tmp_path, archive):
     pins = gone_and_newer_listed(tmp_path, archive)
     # the index lists a 1.2 (a file the pool serves) that the signed

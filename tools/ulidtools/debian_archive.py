@@ -62,6 +62,7 @@ from pathlib import Path
 from ulidtools import manifest
 from ulidtools.base import ToolError, log, sha256_of
 from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
+from ulidtools.sign import fingerprints_of
 
 # ULID_MANIFEST points this at another manifest (the tests of this module
 # write their own)
@@ -211,8 +212,9 @@ def pinned_only() -> str:
 
 def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, str]]:
     """The files an InRelease lists, {name: (size, sha256)}, once gpgv
-    has checked its signature against the keyring, from the text the
-    signature covers alone; the InRelease must name SUITE and, unless
+    has checked its signatures against the keyring (it exits 0, and every
+    signature is good and made by a key of the keyring), from the text
+    the signatures cover alone; the InRelease must name SUITE and, unless
     SUITE may expire, be valid still."""
     ring = keyring()
     if not ring.is_file():
@@ -222,14 +224,25 @@ def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, st
         checked = subprocess.run(["gpgv", "--homedir", home, "--status-fd", "1", "--keyring", str(ring),
                                   "--output", str(Path(home) / "Release"), str(Path(home) / "InRelease")],
                                  capture_output=True, text=True)
-        status = re.findall(r"^\[GNUPG:\] (\S+)", checked.stdout, re.M)
+        lines = [line.split() for line in checked.stdout.splitlines() if line.startswith("[GNUPG:] ")]
+        status = [fields[1] for fields in lines if len(fields) > 1]
         said = " ".join(line.strip() for line in checked.stderr.splitlines()[-2:])
         if "BADSIG" in status:
             raise Failure(f"{url}: refused: a BAD signature ({said})")
-        # one signature good is enough (the archive signs with two or three
-        # keys, and an older keyring may lack the newest); none is not
-        if "GOODSIG" not in status or not (Path(home) / "Release").is_file():
-            raise Failure(f"{url}: refused: not signed by a key of {ring} ({said or 'no signature'})")
+        # Every signature good, by a key of the keyring: gpgv exits 0, and
+        # says GOODSIG for each signature it saw (NEWSIG), each made by a
+        # primary key of the keyring (VALIDSIG's last field). A second
+        # signature by a key the keyring lacks, next to a good one, is
+        # refused, not passed over. (The archive signs with two or three
+        # keys; Debian 12's keyring has them all today. One it lacks, when
+        # the archive adds a key, is refused until the keyring has it.)
+        signers = [fields[-1] for fields in lines if len(fields) > 2 and fields[1] == "VALIDSIG"]
+        if checked.returncode != 0 or "GOODSIG" not in status \
+                or status.count("GOODSIG") != max(status.count("NEWSIG"), 1) \
+                or len(signers) != status.count("GOODSIG") or not set(signers) <= set(fingerprints_of(ring)) \
+                or not (Path(home) / "Release").is_file():
+            raise Failure(f"{url}: refused: not signed by a key of {ring} alone (gpgv exited "
+                          f"{checked.returncode}: {said or 'no signature'})")
         text = (Path(home) / "Release").read_text("utf-8", "replace")
     fields = next(stanzas(text), {})
     if suite not in (fields.get("Suite"), fields.get("Codename")):
