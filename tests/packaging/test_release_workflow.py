@@ -11,8 +11,16 @@
   environment `release`, whose secret it is), in its signing step, whose GnuPG
   home is removed on every exit, which signs with the key whose
   fingerprint the repository commits and no other; the fingerprint
-  published is the committed one; every action pinned by a full commit.
-  Each rule is shown to catch a workflow changed to break it;
+  published is the committed one; every action pinned by a full commit,
+  every container image by a digest; the sign job refuses a file that
+  SHA256SUMS does not list before it signs, and the GitHub release takes
+  the files SHA256SUMS lists, named by scripts/sign-release
+  --release-files, never a glob. Each rule is shown to catch a workflow
+  changed to break it;
+- what a release's directory may hold (sign.check_files): a file that
+  SHA256SUMS does not list, or one changed, is refused by name;
+- the published apt repository signed again (--renew-apt): valid for a
+  year from then, its packages and indexes the same bytes;
 - scripts/sign-release compiles nothing, and its checks of the committed
   fingerprint (release-key.fingerprint) fail closed;
 - scripts/release refuses an output directory it did not make, and its apt
@@ -88,6 +96,8 @@ SECRET = re.compile(r"secrets\.|github\.token|GITHUB_TOKEN")
 # repository's tooling
 SIGN_PACKAGES = {"ca-certificates", "git", "gnupg", "gpg", "gpgv", "python3"}
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+(?:/[\w./-]+)?@[0-9a-f]{40}$")
+# a container image pinned by its digest (the tag beside it is a comment)
+DIGEST = re.compile(r"^[\w./-]+(?::[\w.-]+)?@sha256:[0-9a-f]{64}$")
 HOME = "$RUNNER_TEMP/release-gnupg"
 
 
@@ -159,6 +169,9 @@ def problems(workflow: dict) -> list[str]:
             uses = step.get("uses")
             if uses is not None and not PINNED.match(uses):
                 found.append(f"{name}: {uses} is not pinned by a full commit")
+        for image in images(job):
+            if not DIGEST.match(image):
+                found.append(f"{name}: the image {image} is not pinned by a digest")
         # a job that builds sees no secret and no token, anywhere in it
         if BUILDS.search(text_of([job.get("container"), [s.get("run", "") for s in steps(job)]])) \
                 and SECRET.search(text_of(job)):
@@ -208,11 +221,29 @@ def problems(workflow: dict) -> list[str]:
     sign_runs = [step.get("run", "") for step in steps(signing)]
     if not any(re.search(r"^scripts/sign-release --fingerprint$", run, re.M) for run in sign_runs):
         found.append("sign: the committed fingerprint is not checked first (scripts/sign-release --fingerprint)")
+    # what the sign job is handed: only what SHA256SUMS lists, checked
+    # after it is downloaded and before anything is signed
+    order = [next((i for i, step in enumerate(steps(signing)) if test(step)), -1) for test in (
+        lambda step: "download-artifact" in step.get("uses", ""),
+        lambda step: re.search(r"^scripts/sign-release --only-listed dist$", step.get("run", ""), re.M),
+        lambda step: "secrets." in text_of(step))]
+    if -1 in order or order != sorted(order):
+        found.append("sign: the files it is handed are not checked against SHA256SUMS before they are signed "
+                     "(scripts/sign-release --only-listed dist)")
     publish_runs = "\n".join(step.get("run", "") for step in steps(publish))
     verified = publish_runs.find("scripts/sign-release --verify dist")
     created = publish_runs.find("gh release create")
     if verified < 0 or created < 0 or verified > created:
         found.append("publish: the files are not checked against the committed fingerprint before they are published")
+    # the GitHub release: the files SHA256SUMS lists, by name, never a glob
+    upload = " ".join(line for line in publish_runs.replace("\\\n", " ").splitlines()
+                      if re.match(r"\s*gh release create\b", line))
+    listed = publish_runs.find("files=$(scripts/sign-release --release-files dist)\n")
+    if re.search(r"[*?]|\[[^@]|dist/", upload.replace('"${assets[@]}"', "")) or '"${assets[@]}"' not in upload \
+            or not re.search(r'^mapfile -t assets <<<"\$files"$', publish_runs, re.M) \
+            or listed < 0 or listed > created:
+        found.append("publish: the GitHub release does not take the files SHA256SUMS lists, named by "
+                     "scripts/sign-release --release-files (a glob takes what nothing signed)")
     if not re.search(r"fingerprint=\$\(scripts/sign-release --fingerprint\)", publish_runs) \
             or re.search(r"--show-keys|--list-keys|--with-colons", publish_runs):
         found.append("publish: the fingerprint published is not the committed one")
@@ -225,6 +256,18 @@ def problems(workflow: dict) -> list[str]:
         found.append("build-and-test does not run .ci/run, scripts/test-release, then scripts/release --out dist")
     if "--sign" in build_runs:
         found.append("build-and-test signs")
+    return found
+
+
+def images(job: dict) -> list[str]:
+    """The container images a job runs in: its container's and its
+    services'."""
+    found = []
+    for container in [job.get("container"), *(job.get("services") or {}).values()]:
+        if isinstance(container, str):
+            found.append(container)
+        elif isinstance(container, dict) and "image" in container:
+            found.append(str(container["image"]))
     return found
 
 
@@ -347,6 +390,35 @@ MUTATIONS = {
         lambda w: _set_run(step_named(w["jobs"]["publish"], "Signed by the committed release key"),
                            "scripts/sign-release --verify dist", "ls dist"),
         "publish: the files are not checked against the committed fingerprint"),
+    "an image by tag": (
+        lambda w: w["jobs"]["sign"]["container"].update(image="debian:12"),
+        "sign: the image debian:12 is not pinned by a digest"),
+    "an image by a short digest": (
+        lambda w: w["jobs"]["publish"].update(container="debian:12@sha256:6ebd97fa83deb272"),
+        "publish: the image debian:12@sha256:6ebd97fa83deb272 is not pinned by a digest"),
+    "a service by tag": (
+        lambda w: w["jobs"]["build-and-test"].update(services={"db": {"image": "postgres:17"}}),
+        "build-and-test: the image postgres:17 is not pinned by a digest"),
+    "signed unchecked": (
+        lambda w: steps(w["jobs"]["sign"]).remove(step_named(w["jobs"]["sign"], "SHA256SUMS lists")),
+        "sign: the files it is handed are not checked against SHA256SUMS before they are signed"),
+    "checked after signing": (
+        lambda w: (lambda job, step: (steps(job).remove(step), steps(job).append(step)))(
+            w["jobs"]["sign"], step_named(w["jobs"]["sign"], "SHA256SUMS lists")),
+        "sign: the files it is handed are not checked against SHA256SUMS before they are signed"),
+    "published by a glob": (
+        lambda w: _set_run(step_named(w["jobs"]["publish"], "GitHub release"), '"${assets[@]}"',
+                           "dist/*.tar.gz dist/*.deb dist/ulid_portable.sql dist/SHA256SUMS dist/SHA256SUMS.asc "
+                           "dist/ulid-release-key.asc"),
+        "publish: the GitHub release does not take the files SHA256SUMS lists"),
+    "a glob beside the listed files": (
+        lambda w: _set_run(step_named(w["jobs"]["publish"], "GitHub release"), '"${assets[@]}"',
+                           '"${assets[@]}" dist/*.zip'),
+        "publish: the GitHub release does not take the files SHA256SUMS lists"),
+    "the files listed by hand": (
+        lambda w: _set_run(step_named(w["jobs"]["publish"], "GitHub release"),
+                           "files=$(scripts/sign-release --release-files dist)", "files=$(ls -d dist/*)"),
+        "publish: the GitHub release does not take the files SHA256SUMS lists"),
     "the token for the whole publish job": (
         lambda w: w["jobs"]["publish"]["env"].update(GH_TOKEN="${{ github.token }}"),
         "publish holds a secret or a token for the whole job"),
@@ -368,6 +440,18 @@ def test_a_workflow_changed_to_break_a_rule_is_caught(name):
     change(changed)
     found = problems(changed)
     assert any(expected in problem for problem in found), found
+
+
+def test_every_image_is_pinned_by_a_digest_with_its_tag_beside_it():
+    for path in WORKFLOWS:
+        for job in load(path.read_text())["jobs"].values():
+            assert all(DIGEST.match(image) for image in images(job)), (path.name, images(job))
+        # the tag the digest was taken for, in a comment on its line
+        for line in path.read_text().splitlines():
+            if re.match(r"\s*(?:-\s*)?image:", line):
+                pinned = re.fullmatch(r"\s*(?:-\s*)?image: ([\w./-]+:[\w.-]+)@sha256:[0-9a-f]{64} # (\S+)(?: .*)?",
+                                      line)
+                assert pinned and pinned.group(1) == pinned.group(2), (path.name, line)
 
 
 def run_lines() -> list[str]:
@@ -392,14 +476,15 @@ def test_the_workflow_runs_what_the_tests_run_and_publishes_what_release_makes()
     for c in commands:
         for script in re.findall(r"(?:^|\s|\()((?:scripts|\.ci)/[\w./-]+)", c):
             assert (ROOT / script).is_file(), script
-    # the files attached to the GitHub release: what scripts/release writes
+    # the files attached to the GitHub release: those SHA256SUMS lists, by
+    # name, and the signature and key that signing makes (release_files),
+    # never a glob
     upload = next(c for c in commands if c.startswith("gh release create"))
-    shipped = set(re.findall(r"dist/(\S+)", upload))
-    assert shipped == {"*.tar.gz", "*.deb", "ulid_portable.sql", "SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc"}
-    release_script = (ROOT / "tools" / "ulidtools" / "release.py").read_text() \
-        + (ROOT / "tools" / "ulidtools" / "sign.py").read_text()
-    for name in ("ulid_portable.sql", "SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc"):
-        assert name in release_script, name
+    assert upload.endswith(' "${assets[@]}"') and not re.search(r"dist/|\*", upload), upload
+    assert "files=$(scripts/sign-release --release-files dist)" in commands
+    assert sign.PUBLISHED_SIGNATURES == ("SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc")
+    # the sign job refuses what SHA256SUMS does not list
+    assert "scripts/sign-release --only-listed dist" in commands
     # the apt repository, as scripts/release makes it, goes to GitHub Pages
     assert any(c.startswith("cp -a dist/apt ") for c in commands)
     assert 'apt_index(repo, "stable"' in (ROOT / "tools" / "ulidtools" / "release.py").read_text()
@@ -553,6 +638,174 @@ def test_a_signed_release_is_verified_against_the_committed_key(tmp_path, keyrin
     sums.write_text(sums.read_text() + f"{'0' * 64}  more.deb\n")
     with pytest.raises(sign.SignError, match="SHA256SUMS.asc does not verify"):
         sign.verify(dist, keys["release"])
+
+
+def made_up_release(directory: Path) -> Path:
+    """A release's files as scripts/release leaves them, unsigned: two
+    small ones and a real package, listed in SHA256SUMS, and the apt
+    repository of the package."""
+    repo = a_package(directory)
+    dist = directory / "dist"
+    dist.mkdir()
+    (dist / release.MARKER).write_text("made by scripts/release\n")
+    (dist / "ulid_portable.sql").write_text("select 1;\n")
+    (dist / "ulid-1.0-pg15-linux-x86_64.tar.gz").write_bytes(b"not really a tarball\n")
+    shutil.copy2(repo / "pool" / "main" / "ulid-test_1.0-1_amd64.deb", dist)
+    release.sha256sums(dist)
+    shutil.copytree(repo, dist / "apt")
+    debian_package.apt_index(dist / "apt", "stable", ["amd64"], date=1767225600, valid_days=release.VALID_DAYS)
+    return dist
+
+
+def test_only_the_files_sha256sums_lists_are_signed_or_published(tmp_path, keyring, monkeypatch):
+    """sign.check_files on a made-up release: as made, it passes; a file
+    that SHA256SUMS does not list, anywhere in it, is refused by name; so
+    is a listed file that changed; signing checks the same first, and
+    publishing takes the listed files alone."""
+    dist = made_up_release(tmp_path)
+    listed = ["ulid-1.0-pg15-linux-x86_64.tar.gz", "ulid-test_1.0-1_amd64.deb", "ulid_portable.sql"]
+    assert sorted(sign.check_files(dist, signed=False)) == listed
+    for extra in ("extra.tar.gz", "apt/pool/main/extra.deb", "apt/dists/stable/main/extra", "SHA256SUMS.asc"):
+        (dist / extra).write_bytes(b"something nothing signs\n")
+        with pytest.raises(sign.SignError, match=f"{re.escape(extra)}: not a file that SHA256SUMS lists"):
+            sign.check_files(dist, signed=False)
+        if not extra.endswith(".asc"):
+            with pytest.raises(sign.SignError, match=re.escape(extra)):
+                sign.check_files(dist, signed=True)
+        (dist / extra).unlink()
+    (dist / "link.deb").symlink_to(dist / "ulid-test_1.0-1_amd64.deb")
+    with pytest.raises(sign.SignError, match="link.deb: not a file that SHA256SUMS lists"):
+        sign.check_files(dist, signed=False)
+    (dist / "link.deb").unlink()
+    # a listed file changed, or a package of the apt repository
+    for changed in ("ulid_portable.sql", "apt/pool/main/ulid-test_1.0-1_amd64.deb",
+                    "apt/dists/stable/main/binary-amd64/Packages"):
+        kept = (dist / changed).read_bytes()
+        (dist / changed).write_bytes(kept + b"changed\n")
+        with pytest.raises(sign.SignError, match=f"{re.escape(changed)}: not the"):
+            sign.check_files(dist, signed=False)
+        (dist / changed).write_bytes(kept)
+    # SHA256SUMS that names a path, or a file twice
+    sums = (dist / "SHA256SUMS").read_text()
+    for bad in (sums.replace("  ulid_portable.sql", "  ../ulid_portable.sql"), sums + sums.splitlines()[0] + "\n"):
+        (dist / "SHA256SUMS").write_text(bad)
+        with pytest.raises(sign.SignError, match="SHA256SUMS line"):
+            sign.check_files(dist, signed=False)
+    (dist / "SHA256SUMS").write_text(sums)
+    assert sorted(sign.check_files(dist, signed=False)) == listed
+    # scripts/sign-release --only-listed, as the sign job runs it
+    env = {**os.environ, "ULID_TOOLS": str(tmp_path / "no-tools")}
+    ok = subprocess.run([ROOT / "scripts" / "sign-release", "--only-listed", dist], capture_output=True, text=True,
+                        env=env)
+    assert ok.returncode == 0, ok.stderr
+    (dist / "extra.deb").write_bytes(b"a package nothing signs\n")
+    refused = subprocess.run([ROOT / "scripts" / "sign-release", "--only-listed", dist], capture_output=True,
+                             text=True, env=env)
+    assert refused.returncode == 1 and "extra.deb: not a file that SHA256SUMS lists" in refused.stderr, \
+        refused.stderr
+    # signing refuses it too, and signs nothing
+    home, keys = keyring
+    monkeypatch.setenv("GNUPGHOME", str(home))
+    with pytest.raises(sign.SignError, match="extra.deb: not a file that SHA256SUMS lists"):
+        sign.release(sign.Key(keyid=keys["release"]), dist)
+    assert not (dist / "SHA256SUMS.asc").exists()
+    (dist / "extra.deb").unlink()
+    sign.release(sign.Key(keyid=keys["release"]), dist)
+    sign.verify(dist, keys["release"])
+    # what the GitHub release takes: the listed files, SHA256SUMS, its
+    # signature and the key, by name
+    assert sign.release_files(dist) == [dist / name for name in
+                                        listed + ["SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc"]]
+    printed = subprocess.run([ROOT / "scripts" / "sign-release", "--release-files", dist], capture_output=True,
+                             text=True, env=env)
+    assert printed.returncode == 0 and printed.stdout.splitlines() == [str(p) for p in sign.release_files(dist)]
+    # a file added after signing: not verified, not published
+    (dist / "extra.tar.gz").write_bytes(b"added later\n")
+    with pytest.raises(sign.SignError, match="extra.tar.gz: not a file that SHA256SUMS lists"):
+        sign.verify(dist, keys["release"])
+    with pytest.raises(sign.SignError, match="extra.tar.gz: not a file that SHA256SUMS lists"):
+        sign.release_files(dist)
+
+
+def apt_update(tmp_path: Path, repo: Path, keyring: Path) -> subprocess.CompletedProcess:
+    """This machine's apt, with a state of its own, updating from REPO
+    (suite stable) alone, signed-by KEYRING."""
+    state = tmp_path / "apt-state"
+    shutil.rmtree(state, ignore_errors=True)
+    for d in ("lists/partial", "cache/archives/partial", "etc/trusted.gpg.d", "etc/sources.list.d"):
+        (state / d).mkdir(parents=True)
+    (state / "status").touch()
+    (state / "etc" / "sources.list").write_text(f"deb [signed-by={keyring}] file:{repo} stable main\n")
+    options = {"Dir::State::Lists": state / "lists", "Dir::Cache": state / "cache", "Dir::State::status":
+               state / "status", "Dir::Etc::SourceList": state / "etc" / "sources.list",
+               "Dir::Etc::SourceParts": state / "etc" / "sources.list.d", "Dir::Etc::Trusted": state / "none.gpg",
+               "Dir::Etc::TrustedParts": state / "etc" / "trusted.gpg.d", "APT::Architecture": "amd64",
+               "APT::Architectures": "amd64", "Acquire::Languages": "none", "APT::Sandbox::User": "root",
+               "Debug::NoLocking": "1", "Acquire::Check-Valid-Until": "1", "Acquire::Check-Date": "1"}
+    # (the dates checked: apt's default, which a machine's apt.conf.d may turn off)
+    return subprocess.run(["apt-get", *(f"-o{k}={v}" for k, v in options.items()), "update"],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_published_apt_repository_is_signed_again_without_a_rebuild(tmp_path, keyring, monkeypatch):
+    """--renew-apt on an apt repository as the gh-pages branch holds it,
+    whose index has expired: signed again by the same key, it is valid
+    (gpgv, and apt takes it) until a year from now, and nothing but its
+    Release's Date and Valid-Until changed: the packages and their indexes
+    are the same bytes."""
+    home, keys = keyring
+    monkeypatch.setenv("GNUPGHOME", str(home))
+    dist = made_up_release(tmp_path)
+    # a release two years old: its index expired a year ago
+    epoch = int(time.time()) - 2 * 365 * 86400
+    debian_package.apt_index(dist / "apt", "stable", ["amd64"], date=epoch, valid_days=release.VALID_DAYS)
+    sign.release(sign.Key(keyid=keys["release"]), dist)
+    site = tmp_path / "site"
+    shutil.copytree(dist / "apt", site / "apt")
+    repo, dists = site / "apt", site / "apt" / "dists" / "stable"
+    keyring_file = repo / "ulid-archive-keyring.gpg"
+    before = {p.relative_to(repo): p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    expired = apt_update(tmp_path, repo, keyring_file)
+    assert "expired" in expired.stdout + expired.stderr, expired.stdout + expired.stderr
+    # another key than the one apt was given: refused, nothing changed
+    with pytest.raises(sign.SignError, match="not the key .* alone: apt would refuse"):
+        sign.renew_apt(sign.Key(keyid=keys["someone-else"]), site, release.VALID_DAYS)
+    assert {p.relative_to(repo): p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+    # a package changed since the index was signed: refused
+    deb = repo / "pool" / "main" / "ulid-test_1.0-1_amd64.deb"
+    deb.write_bytes(before[deb.relative_to(repo)] + b"changed")
+    with pytest.raises(sign.SignError, match="ulid-test_1.0-1_amd64.deb: not the package"):
+        sign.renew_apt(sign.Key(keyid=keys["release"]), site, release.VALID_DAYS)
+    deb.write_bytes(before[deb.relative_to(repo)])
+
+    now = int(time.time())
+    env = {**os.environ, "ULID_TOOLS": str(tmp_path / "no-tools")}
+    renewed = subprocess.run([ROOT / "scripts" / "sign-release", "--sign-key", keys["release"], "--renew-apt",
+                              site], capture_output=True, text=True, env=env)
+    assert renewed.returncode == 0, renewed.stderr
+    after = {p.relative_to(repo): p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    changed = {str(path) for path in after if after[path] != before.get(path)}
+    assert set(after) == set(before)
+    assert changed == {"dists/stable/Release", "dists/stable/InRelease", "dists/stable/Release.gpg"}, changed
+    old, new = before[Path("dists/stable/Release")].decode(), after[Path("dists/stable/Release")].decode()
+    assert [line for line in old.splitlines() if not line.startswith(("Date:", "Valid-Until:"))] \
+        == [line for line in new.splitlines() if not line.startswith(("Date:", "Valid-Until:"))]
+    stamp = "%a, %d %b %Y %H:%M:%S UTC"
+
+    def valid_until(text: str) -> float:
+        return time.mktime(time.strptime(re.search(r"^Valid-Until: (.*)$", text, re.M).group(1), stamp))
+
+    assert valid_until(new) - valid_until(old) >= 2 * 365 * 86400 - 60
+    assert abs(valid_until(new) - valid_until(time.strftime(f"Valid-Until: {stamp}", time.gmtime(
+        now + release.VALID_DAYS * 86400)))) < 120
+    for signed in ([dists / "InRelease"], [dists / "Release.gpg", dists / "Release"]):
+        checked = subprocess.run(["gpgv", "--homedir", str(tmp_path / "gpgv"), "--keyring", str(keyring_file),
+                                  *map(str, signed)], capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+    (tmp_path / "gpgv").mkdir(exist_ok=True)
+    updated = apt_update(tmp_path, repo, keyring_file)
+    assert updated.returncode == 0 and "W:" not in updated.stdout + updated.stderr and \
+        "expired" not in updated.stdout + updated.stderr, updated.stdout + updated.stderr
 
 
 # --- scripts/release: its output directory and its apt index

@@ -152,8 +152,15 @@ def _release(args) -> None:
 def _sign_release(args) -> None:
     from ulidtools import sign
 
+    valid_days = None
+    if args.renew_apt:
+        from ulidtools import release
+
+        valid_days = release.VALID_DAYS
     sign.main(args.directory, keyfile=args.sign, keyid=args.sign_key, release_key=args.release_key,
-              checking=args.check, verifying=args.verify, fingerprint=args.fingerprint)
+              checking=args.check, verifying=args.verify, fingerprint=args.fingerprint,
+              only_listed=args.only_listed, files=args.release_files, renewing=args.renew_apt,
+              valid_days=valid_days)
 
 
 def _stage_extension(args) -> None:
@@ -380,6 +387,12 @@ def parser() -> Parser:
     c.add_argument("--verify", action="store_true", help="check the signed release in DIR against the "
                    "committed fingerprint")
     c.add_argument("--fingerprint", action="store_true", help="print the committed fingerprint")
+    c.add_argument("--only-listed", action="store_true", help="refuse a file of DIR that SHA256SUMS does not "
+                   "list, and a listed file whose sha256 differs (before signing)")
+    c.add_argument("--release-files", action="store_true", help="print the files of the GitHub release, a line "
+                   "each: those SHA256SUMS lists, SHA256SUMS, its signature and the public key")
+    c.add_argument("--renew-apt", action="store_true", help="sign the apt repository DIR/apt again, valid for "
+                   "a year from now, its packages and indexes unchanged (with a key option)")
     c.add_argument("directory", metavar="DIR", nargs="?", type=Path)
     c = command("stage-extension", _stage_extension, "the extension built and staged as cargo pgrx package "
                 "lays it out (a release build for ARCH, if given)", "package")

@@ -14,7 +14,8 @@
 - apt/, a Debian repository of the .deb files (suite stable, component
   main; debian_package.apt_index), whose Release is valid for VALID_DAYS
   days from the release's date: apt refuses it after that, until a newer
-  release replaces it;
+  release replaces it or the published one is signed again
+  (scripts/sign-release --renew-apt);
 - with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the apt
   repository's index signed, and the key's public part,
   ulid-release-key.asc and apt/ulid-archive-keyring.gpg. Without a key,
@@ -56,12 +57,13 @@ from ulidtools.package import Artifact
 # stay the same bytes): an index older than this is refused by apt, so
 # that a mirror or a cache cannot keep serving an old one and hold users
 # back from a newer release without apt noticing. A year: releases come
-# less often than the weeks a distribution's archive is re-signed in, and
-# nothing re-signs the repository between them.
+# less often than the weeks a distribution's archive is re-signed in;
+# between them, scripts/sign-release --renew-apt signs the published
+# repository again for as long (docs/install.md, "The apt repository").
 VALID_DAYS = 365
 # The file scripts/release leaves in a directory it made: only such a
 # directory is ever emptied by it (out_directory)
-MARKER = ".ulid-release"
+MARKER = sign.MARKER
 
 
 def sha256sums(out: Path) -> None:

@@ -23,34 +23,64 @@ exported. What it signed is then verified against that export alone. With
 a line of text (the release does so before it builds). Without a key it
 signs nothing, and says so.
 
+What a release's directory may hold is what SHA256SUMS lists, each
+with its sha256, SHA256SUMS itself, the apt repository of the listed
+packages (its index, and each file the index lists with its checksum),
+and, once signed, the signatures and the public key above; nothing else
+is signed or published. --only-listed DIR refuses anything else (the
+release workflow's sign job runs it on the files it is handed, and every
+signing checks the same first); --release-files DIR prints the files of
+the GitHub release, a line each: those SHA256SUMS lists, then SHA256SUMS,
+its signature and the public key, from a directory that holds nothing
+else.
+
 --fingerprint prints the release key's fingerprint that
 release-key.fingerprint commits; --verify DIR checks a signed release
 against it: its public key is that key alone, and SHA256SUMS, the apt
-repository's index and every file SHA256SUMS lists verify. Both fail when
-no fingerprint is committed. It never builds anything: gpg and gpgv are
-all it runs.
+repository's index and every file SHA256SUMS lists verify, and DIR holds
+nothing else. Both fail when no fingerprint is committed.
+
+--renew-apt DIR signs the apt repository DIR/apt again, as it was
+published (the gh-pages branch holds it so), without building anything:
+its Release gets a new Date, now, and a new Valid-Until, VALID_DAYS
+(release.py) from now, and is signed again (InRelease, Release.gpg) by
+the key given, which must be the one apt/ulid-archive-keyring.gpg holds;
+the packages and their indexes are checked against the Release and are
+left as they are, byte for byte. It never builds anything: gpg and gpgv
+are all it runs.
 """
 
 from __future__ import annotations
 
-import hashlib
+import gzip
 import os
 import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ulidtools.base import ROOT, ToolError, log
+from ulidtools.base import ROOT, ToolError, log, sha256_of
 
 # The release key's fingerprint, committed with the code: the release
 # workflow signs with this key and no other, and publishes this
 # fingerprint, never one read from what it signs
 FINGERPRINT_FILE = ROOT / "release-key.fingerprint"
+# The file scripts/release leaves in a directory it made (release.MARKER)
+MARKER = ".ulid-release"
+# What signing adds to a release's directory (release()), beside what
+# SHA256SUMS lists and the apt repository's index
+SIGNATURES = ("SHA256SUMS.asc", "ulid-release-key.asc", "apt/dists/stable/InRelease", "apt/dists/stable/Release.gpg",
+              "apt/ulid-archive-keyring.gpg", "apt/ulid-archive-keyring.asc")
+# the files of the GitHub release besides those SHA256SUMS lists
+PUBLISHED_SIGNATURES = ("SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc")
+# a name SHA256SUMS may list: a file of the directory itself
+LISTED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]*")
 
 
 class SignError(ToolError):
@@ -155,6 +185,131 @@ def signer(key: Key) -> Iterator[Signer]:
             signal.signal(s, handler)
 
 
+def listed(directory: Path) -> dict[str, str]:
+    """What DIRECTORY's SHA256SUMS lists, {name: sha256}, each line as
+    sha256sum writes it, of a file of DIRECTORY itself (never a path, nor a
+    name the release keeps for itself), once each; every one there, a
+    file, with its sha256."""
+    sums = directory / "SHA256SUMS"
+    if not sums.is_file() or sums.is_symlink():
+        raise SignError(f"{directory} holds no release: no SHA256SUMS")
+    found: dict[str, str] = {}
+    for number, line in enumerate(sums.read_text().splitlines(), 1):
+        matched = re.fullmatch(r"([0-9a-f]{64})  (\S+)", line)
+        if not matched or not LISTED_NAME.fullmatch(matched.group(2)):
+            raise SignError(f"SHA256SUMS line {number}: {line!r} is not a sha256 and a file's name")
+        digest, name = matched.groups()
+        if name in found or name in PUBLISHED_SIGNATURES or name == MARKER:
+            raise SignError(f"SHA256SUMS line {number}: {name} is listed twice, or is not a file of the release")
+        found[name] = digest
+    if not found:
+        raise SignError(f"{directory}: SHA256SUMS lists no file")
+    for name, digest in found.items():
+        path = directory / name
+        if path.is_symlink() or not path.is_file() or sha256_of(path) != digest:
+            raise SignError(f"{name}: not the file SHA256SUMS lists")
+    return found
+
+
+def _fields(text: str) -> list[dict[str, str]]:
+    """The stanzas of a Release or a Packages index, {field: value}, a
+    multi-line value's lines joined with newlines."""
+    stanzas, fields, last = [], {}, None
+    for line in text.splitlines() + [""]:
+        if not line.strip():
+            if fields:
+                stanzas.append(fields)
+            fields, last = {}, None
+        elif line[0] in " \t" and last:
+            fields[last] += "\n" + line.strip()
+        elif ":" in line:
+            last, _, value = line.partition(":")
+            fields[last] = value.strip()
+    return stanzas
+
+
+def apt_files(repo: Path) -> set[str]:
+    """The files of the apt repository REPO, as paths relative to it: its
+    Release, every index the Release lists, with the size and sha256 it
+    gives, and every package those indexes list, with theirs. Anything the
+    Release or an index lists that differs is an error."""
+    dists = repo / "dists" / "stable"
+    release = dists / "Release"
+    if release.is_symlink() or not release.is_file():
+        raise SignError(f"{repo}: no apt repository (no dists/stable/Release)")
+    files = {"dists/stable/Release"}
+    stanza = next(iter(_fields(release.read_text())), {})
+    for line in stanza.get("SHA256", "").splitlines():
+        parts = line.split()
+        if not line.strip():
+            continue
+        if len(parts) != 3 or not re.fullmatch(r"[0-9a-f]{64}", parts[0]) or not parts[1].isdigit() \
+                or ".." in parts[2].split("/") or parts[2].startswith("/"):
+            raise SignError(f"apt/dists/stable/Release: {line!r} is not an index's sha256, size and path")
+        digest, size, name = parts
+        index = dists / name
+        if index.is_symlink() or not index.is_file() or index.stat().st_size != int(size) \
+                or sha256_of(index) != digest:
+            raise SignError(f"apt/dists/stable/{name}: not the index that the Release lists")
+        files.add(f"dists/stable/{name}")
+        if name.endswith("/Packages") or name.endswith("/Packages.gz"):
+            data = index.read_bytes()
+            text = (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8", "replace")
+            for package in _fields(text):
+                filename = package.get("Filename", "")
+                if not filename.startswith("pool/") or ".." in filename.split("/"):
+                    raise SignError(f"apt/dists/stable/{name}: {filename!r} is not a file of the pool")
+                path = repo / filename
+                if path.is_symlink() or not path.is_file() or str(path.stat().st_size) != package.get("Size") \
+                        or sha256_of(path) != package.get("SHA256"):
+                    raise SignError(f"apt/{filename}: not the package that apt/dists/stable/{name} lists")
+                files.add(filename)
+    return files
+
+
+def check_files(directory: Path, signed: bool) -> dict[str, str]:
+    """DIRECTORY holds a release's files and nothing else: what SHA256SUMS
+    lists (listed), SHA256SUMS, the file scripts/release leaves (MARKER),
+    the apt repository of the listed packages (apt_files; each package of
+    its pool one that SHA256SUMS lists, the same bytes) and, if SIGNED,
+    what signing adds (SIGNATURES). Every other file, and a symbolic link,
+    is an error that names it. Returns what SHA256SUMS lists."""
+    directory = directory.absolute()
+    names = listed(directory)
+    expected = set(names) | {"SHA256SUMS", MARKER}
+    repo = directory / "apt"
+    for path in apt_files(repo):
+        expected.add(f"apt/{path}")
+        if path.startswith("pool/"):
+            name = path.rsplit("/", 1)[-1]
+            if names.get(name) != sha256_of(repo / path):
+                raise SignError(f"apt/{path}: not a package that SHA256SUMS lists")
+    if signed:
+        expected |= set(SIGNATURES)
+    unlisted = []
+    for top, dirs, files in os.walk(directory):
+        here = Path(top)
+        for name in files + [d for d in dirs if (here / d).is_symlink()]:
+            relative = (here / name).relative_to(directory).as_posix()
+            if relative not in expected or (here / name).is_symlink():
+                unlisted.append(relative)
+    if unlisted:
+        raise SignError(f"{directory}: {', '.join(sorted(unlisted))}: not a file that SHA256SUMS lists (nor "
+                        f"SHA256SUMS, the apt repository's index{', a signature' if signed else ''}): refused")
+    return names
+
+
+def release_files(directory: Path) -> list[Path]:
+    """The files of the GitHub release, from DIRECTORY, a signed release
+    that holds nothing else (check_files): each that SHA256SUMS lists, in
+    its order, then SHA256SUMS, its signature and the public key."""
+    names = check_files(directory, signed=True)
+    for name in PUBLISHED_SIGNATURES:
+        if not (directory / name).is_file():
+            raise SignError(f"{directory} is not a signed release: no {name}")
+    return [directory / name for name in [*names, *PUBLISHED_SIGNATURES]]
+
+
 def check(key: Key) -> None:
     """Tries the key on a line of text, before anything is built."""
     if not (key.keyfile or key.keyid):
@@ -172,29 +327,81 @@ def release(key: Key, directory: Path) -> None:
             "and no public key is exported")
         return
     repo = directory / "apt"
-    dists = repo / "dists" / "stable"
-    if not (directory / "SHA256SUMS").is_file() or not (dists / "Release").is_file():
+    if not (directory / "SHA256SUMS").is_file() or not (repo / "dists" / "stable" / "Release").is_file():
         raise SignError(f"{directory} holds no release: no SHA256SUMS and apt/dists/stable/Release")
+    # nothing is signed that SHA256SUMS and the apt index do not account
+    # for (what an earlier signing left is made again)
+    check_files(directory, signed=True)
     with signer(key) as ready:
         ready.sign("--armor", "--detach-sign", "--output", str(directory / "SHA256SUMS.asc"),
                    str(directory / "SHA256SUMS"))
-        ready.sign("--clearsign", "--output", str(dists / "InRelease"), str(dists / "Release"))
-        ready.sign("--armor", "--detach-sign", "--output", str(dists / "Release.gpg"), str(dists / "Release"))
+        sign_apt(ready, repo)
         for armor, name in (([], "ulid-archive-keyring.gpg"), (["--armor"], "ulid-archive-keyring.asc")):
             with open(repo / name, "wb") as out:
                 ready.gpg(*armor, "--export", "--export-options", "export-minimal", ready.fingerprint,
                           stdout=out, check=True)
         shutil.copyfile(repo / "ulid-archive-keyring.asc", directory / "ulid-release-key.asc")
         # what a user checks, with nothing but the exported key
-        home = ["--homedir", ready.home] if ready.home else []
-        for signed in ((directory / "SHA256SUMS.asc", directory / "SHA256SUMS"), (dists / "InRelease",),
-                       (dists / "Release.gpg", dists / "Release")):
-            done = subprocess.run(["gpgv", *home, "--keyring", str(repo / "ulid-archive-keyring.gpg"),
-                                   *map(str, signed)], capture_output=True)
-            if done.returncode != 0:
-                raise SignError(f"{signed[0]} does not verify with the exported key")
+        verify_signed(ready, repo, (directory / "SHA256SUMS.asc", directory / "SHA256SUMS"))
         log(f"SHA256SUMS and the apt repository signed by {ready.fingerprint}; its public key: "
             "ulid-release-key.asc (apt/ulid-archive-keyring.gpg for apt)")
+
+
+def sign_apt(ready: Signer, repo: Path) -> None:
+    """The apt repository REPO's Release signed: InRelease and Release.gpg."""
+    dists = repo / "dists" / "stable"
+    ready.sign("--clearsign", "--output", str(dists / "InRelease"), str(dists / "Release"))
+    ready.sign("--armor", "--detach-sign", "--output", str(dists / "Release.gpg"), str(dists / "Release"))
+
+
+def verify_signed(ready: Signer, repo: Path, *more: tuple[Path, ...]) -> None:
+    """The apt repository REPO's signatures, and MORE (a signature and
+    what it signs), verified with its keyring alone, as a user does."""
+    dists = repo / "dists" / "stable"
+    home = ["--homedir", ready.home] if ready.home else []
+    for signed in (*more, (dists / "InRelease",), (dists / "Release.gpg", dists / "Release")):
+        done = subprocess.run(["gpgv", *home, "--keyring", str(repo / "ulid-archive-keyring.gpg"),
+                               *map(str, signed)], capture_output=True)
+        if done.returncode != 0:
+            raise SignError(f"{signed[0]} does not verify with the exported key")
+
+
+STAMP = "%a, %d %b %Y %H:%M:%S UTC"
+
+
+def renew_apt(key: Key, directory: Path, days: int, now: int | None = None) -> None:
+    """Signs the apt repository DIRECTORY/apt again, valid for DAYS days
+    from NOW (the present unless given): its Release's Date and
+    Valid-Until replaced, nothing else of it; every index and package
+    checked against it first and left as they are; signed by KEY, which
+    must be the key of apt/ulid-archive-keyring.gpg, and verified with
+    that keyring."""
+    if not (key.keyfile or key.keyid):
+        raise SignError("--renew-apt: name the key that signs (--release-key, --sign-key or --sign)")
+    repo = directory.absolute() / "apt"
+    release = repo / "dists" / "stable" / "Release"
+    apt_files(repo)
+    keyring = repo / "ulid-archive-keyring.gpg"
+    if not keyring.is_file():
+        raise SignError(f"{repo}: no ulid-archive-keyring.gpg, the key users gave apt")
+    users = fingerprints_of(keyring)
+    when = int(time.time()) if now is None else now
+    text = release.read_text()
+    old = re.search(r"^Valid-Until: (.*)$", text, re.M)
+    if not old or not re.search(r"^Date: .*$", text, re.M):
+        raise SignError(f"{release}: no Date and Valid-Until to renew")
+    text = re.sub(r"^Date: .*$", f"Date: {time.strftime(STAMP, time.gmtime(when))}", text, count=1, flags=re.M)
+    until = time.strftime(STAMP, time.gmtime(when + days * 86400))
+    text = re.sub(r"^Valid-Until: .*$", f"Valid-Until: {until}", text, count=1, flags=re.M)
+    with signer(key) as ready:
+        if users != [ready.fingerprint]:
+            raise SignError(f"apt/ulid-archive-keyring.gpg holds the keys {' '.join(users) or '(none)'}, not the "
+                            f"key {ready.fingerprint} alone: apt would refuse what it signs")
+        release.write_text(text)
+        sign_apt(ready, repo)
+        verify_signed(ready, repo)
+    log(f"{repo}: its index signed again by {ready.fingerprint}, valid until {until} (it was {old.group(1)}); "
+        "its packages and their indexes as they were")
 
 
 def fingerprints_of(keyring: Path) -> list[str]:
@@ -217,7 +424,8 @@ def verify(directory: Path, expect: str) -> None:
     """Checks a signed release in DIRECTORY against the release key EXPECT
     (a fingerprint): its public key, as a file and as apt's keyring, is
     that key alone; SHA256SUMS, InRelease and Release.gpg verify with it
-    alone (gpgv); every file SHA256SUMS lists has its sha256."""
+    alone (gpgv); every file SHA256SUMS lists has its sha256, and
+    DIRECTORY holds nothing else (check_files)."""
     directory = directory.absolute()
     repo = directory / "apt"
     dists = repo / "dists" / "stable"
@@ -236,37 +444,52 @@ def verify(directory: Path, expect: str) -> None:
             if done.returncode != 0:
                 raise SignError(f"{signed[0].relative_to(directory)} does not verify with the release key {expect}: "
                                 + " ".join(done.stderr.split()[-12:]))
-    for line in (directory / "SHA256SUMS").read_text().splitlines():
-        digest, _, name = line.partition("  ")
-        path = directory / name
-        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-            raise SignError(f"{name}: not the file SHA256SUMS lists")
-    log(f"{directory}: signed by the release key {expect}, and every file SHA256SUMS lists is as it says")
+    check_files(directory, signed=True)
+    log(f"{directory}: signed by the release key {expect}, every file SHA256SUMS lists is as it says, and it "
+        "holds nothing else")
 
 
 def main(directory: Path | None = None, keyfile: str | None = None, keyid: str | None = None,
          release_key: bool = False, checking: bool = False, verifying: bool = False,
-         fingerprint: bool = False) -> None:
+         fingerprint: bool = False, only_listed: bool = False, files: bool = False,
+         renewing: bool = False, valid_days: int | None = None) -> None:
     """What scripts/sign-release asks: print the committed fingerprint
     (FINGERPRINT), verify the release in DIRECTORY against it (VERIFYING),
-    only try a key (CHECKING), or sign the release in DIRECTORY with the
-    key file, the key KEYID or the release key (RELEASE_KEY); without a
-    key, sign nothing and say so."""
+    refuse a file of DIRECTORY that SHA256SUMS does not list (ONLY_LISTED),
+    print the files of its GitHub release (FILES), only try a key
+    (CHECKING), sign the apt repository of DIRECTORY again, valid for
+    VALID_DAYS days (RENEWING), or
+    sign the release in DIRECTORY with the key file, the key KEYID or the
+    release key (RELEASE_KEY); without a key, sign nothing and say so."""
     if fingerprint:
-        if directory or keyfile or keyid or release_key or checking or verifying:
+        if directory or keyfile or keyid or release_key or checking or verifying or only_listed or files \
+                or renewing:
             raise SignError("--fingerprint takes nothing else")
         print(committed_fingerprint())
         return
-    if verifying:
-        if directory is None or checking or keyfile or keyid or release_key:
-            raise SignError("--verify DIR takes a directory and nothing else")
-        verify(directory, committed_fingerprint())
-        return
+    for asked, option in ((verifying, "--verify"), (only_listed, "--only-listed"), (files, "--release-files")):
+        if asked:
+            if directory is None or checking or keyfile or keyid or release_key or renewing \
+                    or [verifying, only_listed, files].count(True) > 1:
+                raise SignError(f"{option} DIR takes a directory and nothing else")
+            if verifying:
+                verify(directory, committed_fingerprint())
+            elif only_listed:
+                names = check_files(directory, signed=False)
+                log(f"{directory}: {len(names)} files, each as SHA256SUMS lists it, and nothing else")
+            else:
+                for path in release_files(directory):
+                    print(path)
+            return
     expect = None
     if release_key:
         expect = keyid = committed_fingerprint()
     key = Key(keyfile, keyid, expect)
-    if checking:
+    if renewing:
+        if directory is None or checking or not valid_days:
+            raise SignError("--renew-apt DIR takes a directory and a key")
+        renew_apt(key, directory, valid_days)
+    elif checking:
         check(key)
     elif not (keyfile or keyid):
         release(key, Path("."))
