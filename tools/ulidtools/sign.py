@@ -185,11 +185,11 @@ def signer(key: Key) -> Iterator[Signer]:
             signal.signal(s, handler)
 
 
-def listed(directory: Path) -> dict[str, str]:
+def listed(directory: Path, hashes: bool = True) -> dict[str, str]:
     """What DIRECTORY's SHA256SUMS lists, {name: sha256}, each line as
     sha256sum writes it, of a file of DIRECTORY itself (never a path, nor a
-    name the release keeps for itself), once each; every one there, a
-    file, with its sha256."""
+    name the release keeps for itself), once each; with HASHES, every one
+    there, a file, with its sha256."""
     sums = directory / "SHA256SUMS"
     if not sums.is_file() or sums.is_symlink():
         raise SignError(f"{directory} holds no release: no SHA256SUMS")
@@ -204,7 +204,7 @@ def listed(directory: Path) -> dict[str, str]:
         found[name] = digest
     if not found:
         raise SignError(f"{directory}: SHA256SUMS lists no file")
-    for name, digest in found.items():
+    for name, digest in found.items() if hashes else ():
         path = directory / name
         if path.is_symlink() or not path.is_file() or sha256_of(path) != digest:
             raise SignError(f"{name}: not the file SHA256SUMS lists")
@@ -267,15 +267,16 @@ def apt_files(repo: Path) -> set[str]:
     return files
 
 
-def check_files(directory: Path, signed: bool) -> dict[str, str]:
+def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str, str]:
     """DIRECTORY holds a release's files and nothing else: what SHA256SUMS
-    lists (listed), SHA256SUMS, the file scripts/release leaves (MARKER),
-    the apt repository of the listed packages (apt_files; each package of
-    its pool one that SHA256SUMS lists, the same bytes) and, if SIGNED,
-    what signing adds (SIGNATURES). Every other file, and a symbolic link,
-    is an error that names it. Returns what SHA256SUMS lists."""
+    lists (listed; with HASHES, each there with its sha256), SHA256SUMS,
+    the file scripts/release leaves (MARKER), the apt repository of the
+    listed packages (apt_files; each package of its pool one that
+    SHA256SUMS lists, the same bytes) and, if SIGNED, what signing adds
+    (SIGNATURES). Every other file, and a symbolic link, is an error that
+    names it. Returns what SHA256SUMS lists."""
     directory = directory.absolute()
-    names = listed(directory)
+    names = listed(directory, hashes)
     expected = set(names) | {"SHA256SUMS", MARKER}
     repo = directory / "apt"
     for path in apt_files(repo):
@@ -330,8 +331,10 @@ def release(key: Key, directory: Path) -> None:
     if not (directory / "SHA256SUMS").is_file() or not (repo / "dists" / "stable" / "Release").is_file():
         raise SignError(f"{directory} holds no release: no SHA256SUMS and apt/dists/stable/Release")
     # nothing is signed that SHA256SUMS and the apt index do not account
-    # for (what an earlier signing left is made again)
-    check_files(directory, signed=True)
+    # for (what an earlier signing left is made again); the listed files'
+    # sha256 are checked before (--only-listed) and after (--verify): the
+    # signature is SHA256SUMS's, which a file that differs does not match
+    check_files(directory, signed=True, hashes=False)
     with signer(key) as ready:
         ready.sign("--armor", "--detach-sign", "--output", str(directory / "SHA256SUMS.asc"),
                    str(directory / "SHA256SUMS"))
