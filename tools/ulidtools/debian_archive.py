@@ -26,8 +26,10 @@ index is used only once it is checked as apt checks it (verified_index):
 the suite's InRelease signed by a key of Debian's archive keyring (gpgv),
 naming the suite, not expired (sid's and experimental's may be: the
 archive re-signs them weekly and mirrors serve them late), and listing the
-index with the size and sha256 it has. A bad or missing signature, or an
-index that differs from what the InRelease says, is refused. A file whose
+index with the size and sha256 it has. A bad or missing signature, a
+signature by a key the keyring lacks beside a good one (gpgv must exit
+0, every signature good), or an index that differs from what the
+InRelease says, is refused. A file whose
 checksum differs from what it should be is refused, never used. When
 nothing downloads, it stops, naming every URL tried and the manifest line
 to change. What was used goes to standard error, for the log.
