@@ -161,9 +161,13 @@ $fn$;
 
 -- A value of an enum setting, read as the native extension reads it (case
 -- does not matter). Where the extension is not loaded, `ulid.layout` and
--- `ulid.monotonic_step` are placeholders that take any text, so a value the
--- extension would have refused at SET is refused here, when it is used,
--- with the extension's error.
+-- `ulid.monotonic_step` are placeholders that take any text, and any
+-- client may set them for its session: behind a pooler in transaction mode
+-- that session is the next clients' too. So a value the extension would
+-- have refused at SET is not an error here (it would fail every later
+-- call of every client on that backend, for as long as the session
+-- lasts): it is the default, the first choice, with a WARNING that says
+-- so (the extension's message and SQLSTATE) on each call that reads it.
 CREATE OR REPLACE FUNCTION ulid_portable._setting_is(setting pg_catalog.text, choices pg_catalog.text[])
     RETURNS pg_catalog.bool LANGUAGE plpgsql STABLE PARALLEL SAFE
 AS $fn$
@@ -180,9 +184,11 @@ BEGIN
     IF pg_catalog.lower(given) OPERATOR(pg_catalog.=) choices[2] THEN
         RETURN true;
     END IF;
-    RAISE EXCEPTION 'invalid value for parameter "%": "%"', setting, given USING
+    RAISE WARNING 'invalid value for parameter "%": "%"', setting, given USING
         ERRCODE = '22023',
+        DETAIL = pg_catalog.format('The default, %s, is used instead.'::pg_catalog.text, choices[1]),
         HINT = pg_catalog.format('Available values: %s.'::pg_catalog.text, pg_catalog.array_to_string(choices, ', '::pg_catalog.text));
+    RETURN false;
 END
 $fn$;
 
@@ -761,16 +767,23 @@ $fn$;
 -- greater than every value that was kept, not necessarily than those the
 -- rollback threw away. RESET ALL and DISCARD ALL forget it.
 --
--- A state more than ten seconds ahead of clock_timestamp() is ignored too,
--- as if there were none. The clients of a pooled connection (pgbouncer in
--- transaction mode) take turns on one backend and so share its state, and
--- any of them can write a state stamped as the backend's own with
--- set_config(): without the bound, one client's state far in the future
--- would be continued by every client after it. Within the bound a state is
--- honoured as the extension honours it, so a clock that steps back by less
--- than ten seconds still keeps the last value's millisecond; after a
--- larger step back the values start again from the clock (the extension
--- would keep the last millisecond however far the clock stepped back).
+-- A state too far ahead of clock_timestamp() is ignored too, as if there
+-- were none. The clients of a pooled connection (pgbouncer in transaction
+-- mode) take turns on one backend and so share its state, and any of them
+-- can write a state stamped as the backend's own with set_config():
+-- without a bound, one client's state far in the future would be
+-- continued by every client after it. A state that an earlier transaction
+-- left, which may be another client's, is honoured up to a second ahead
+-- (under 1000 ms); one written in this transaction, up to ten seconds.
+-- Within the bound a state is honoured as the extension honours it, so a
+-- clock that steps back by less than that still keeps the last value's
+-- millisecond; after a larger step back the values start again from the
+-- clock (the extension would keep the last millisecond however far the
+-- clock stepped back). And a state an earlier transaction left with no
+-- value above it in its millisecond (its random part all ones, which a
+-- client can write) goes on to the next millisecond, at most a second
+-- ahead, rather than fail with 2200H: only this transaction's own values
+-- can make its calls fail.
 --
 -- An 80-bit random part, or a 74-bit UUIDv7 counter, is two bigints: its
 -- bits above the low 40, and the low 40.
@@ -780,13 +793,14 @@ AS $fn$
 DECLARE
     raw pg_catalog.text := COALESCE(pg_catalog.current_setting('ulid_portable.monotonic_last'::pg_catalog.text, true), '');
     xact pg_catalog.text := pg_catalog.encode(pg_catalog.timestamptz_send(pg_catalog.transaction_timestamp()), 'hex'::pg_catalog.text);
+    -- whether this backend wrote the state in this transaction
+    this_xact pg_catalog.bool := pg_catalog.strpos(raw, '/' OPERATOR(pg_catalog.||) pg_catalog.to_hex(pg_catalog.pg_backend_pid()) OPERATOR(pg_catalog.||) '/')
+                                 OPERATOR(pg_catalog.=) 33
+                                 AND pg_catalog.right(raw, 17) OPERATOR(pg_catalog.=) ('/' OPERATOR(pg_catalog.||) xact);
     -- this backend, '/pid/start': from the state when this backend wrote it
     -- in this transaction, else looked up
     me pg_catalog.text := CASE
-        WHEN pg_catalog.strpos(raw, '/' OPERATOR(pg_catalog.||) pg_catalog.to_hex(pg_catalog.pg_backend_pid()) OPERATOR(pg_catalog.||) '/')
-             OPERATOR(pg_catalog.=) 33
-             AND pg_catalog.right(raw, 17) OPERATOR(pg_catalog.=) ('/' OPERATOR(pg_catalog.||) xact)
-        THEN pg_catalog.substr(raw, 33, pg_catalog.length(raw) OPERATOR(pg_catalog.-) 49)
+        WHEN this_xact THEN pg_catalog.substr(raw, 33, pg_catalog.length(raw) OPERATOR(pg_catalog.-) 49)
         ELSE ulid_portable._backend()
     END;
     -- the last value, if this backend wrote it
@@ -827,9 +841,9 @@ BEGIN
         -- a clock outside what a ULID can hold
         RETURN ulid_portable._timestamp_out_of_range(pg_catalog.clock_timestamp());
     ELSIF now_ms OPERATOR(pg_catalog.>) last_ms
-          OR last_ms OPERATOR(pg_catalog.>) (now_ms OPERATOR(pg_catalog.+) 10000) THEN
-        -- a later millisecond; or a state more than ten seconds ahead of
-        -- the clock, ignored as if there were none (see above)
+          OR last_ms OPERATOR(pg_catalog.>) (now_ms OPERATOR(pg_catalog.+) CASE WHEN this_xact THEN 10000 ELSE 999 END) THEN
+        -- a later millisecond; or a state too far ahead of the clock,
+        -- ignored as if there were none (see above)
         fresh_ms := now_ms;
     ELSE
         hi := ('x' OPERATOR(pg_catalog.||) pg_catalog.substr(state, 13, 10))::pg_catalog.bit(40)::pg_catalog.int8;
@@ -874,6 +888,13 @@ BEGIN
             END IF;
         ELSE
             top := 1099511627775;  -- 2^40 - 1
+        END IF;
+        -- no value left above a state an earlier transaction left: the next
+        -- millisecond, not 2200H (see above)
+        IF fresh_ms IS NULL AND NOT this_xact
+           AND hi OPERATOR(pg_catalog.=) top AND lo OPERATOR(pg_catalog.=) 1099511627775
+        THEN
+            fresh_ms := last_ms OPERATOR(pg_catalog.+) 1;
         END IF;
     END IF;
 
@@ -940,16 +961,59 @@ $fn$;
 -- offer), in the schema it was created in. Where this file finds no pgcrypto, the two
 -- functions are made anyway and say what to do: create pgcrypto, then run
 -- the file again.
+--
+-- The calls of pgcrypto's encrypt and decrypt, which get the key, are
+-- bound to those two functions when the file runs, so that no function
+-- made later can take them: a body the SQL standard's way (RETURN ...,
+-- PostgreSQL 14 on) is parsed at CREATE, names its functions by oid and
+-- depends on them, and is still inlined. PostgreSQL 13 has no such bodies,
+-- and a string body would look encrypt up by name on every first call of
+-- a session; there the call goes through an ordered-set aggregate of this
+-- schema whose final function is pgcrypto's (an aggregate names its
+-- functions by oid and depends on them too): the block is its aggregated
+-- value, the key and the mode its direct arguments, which PostgreSQL
+-- passes to the final function after the state. Either way pgcrypto
+-- cannot be dropped while they call it, and DROP EXTENSION pgcrypto
+-- CASCADE drops them (or, on 13, the aggregates they call): nothing of the
+-- same name in pgcrypto's schema, made later, is ever called.
+--
+-- What binding does not cover is refused: a pgcrypto, or an encrypt or
+-- decrypt of it, that another role than the one that runs the file or a
+-- superuser owns. Its owner can replace the function in place (CREATE OR
+-- REPLACE keeps its oid), and the calls would then run the owner's code
+-- with the key.
 
 DO $do$
 DECLARE
     crypto pg_catalog.text;
+    owners pg_catalog.text;
     fn pg_catalog.text;
 BEGIN
     SELECT pg_catalog.quote_ident(n.nspname) INTO crypto
     FROM pg_catalog.pg_extension e
     JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
     WHERE e.extname OPERATOR(pg_catalog.=) 'pgcrypto';
+
+    IF crypto IS NOT NULL THEN
+        SELECT pg_catalog.string_agg(DISTINCT pg_catalog.quote_ident(r.rolname::pg_catalog.text), ', '::pg_catalog.text)
+        INTO owners
+        FROM (SELECT e.extowner FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'pgcrypto'
+              UNION ALL
+              SELECT p.proowner FROM pg_catalog.pg_proc p
+              WHERE p.oid OPERATOR(pg_catalog.=) ANY (ARRAY[
+                  pg_catalog.to_regprocedure(crypto OPERATOR(pg_catalog.||) '.encrypt(pg_catalog.bytea, pg_catalog.bytea, pg_catalog.text)'),
+                  pg_catalog.to_regprocedure(crypto OPERATOR(pg_catalog.||) '.decrypt(pg_catalog.bytea, pg_catalog.bytea, pg_catalog.text)')]::pg_catalog.oid[])
+             ) AS o (owner)
+        JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) o.owner
+        WHERE r.rolname OPERATOR(pg_catalog.<>) CURRENT_USER AND NOT r.rolsuper;
+        IF owners IS NOT NULL THEN
+            RAISE EXCEPTION 'extension "pgcrypto", or its encrypt or decrypt, belongs to another role than "%" or a superuser: %', CURRENT_USER, owners USING
+                ERRCODE = '42501',
+                DETAIL = 'ulid_encrypt and ulid_decrypt pass the key to pgcrypto''s encrypt and decrypt: the owner of pgcrypto can drop it and them '
+                         'with it, and the owner of a function can replace it with code of its own, which would get the key.',
+                HINT = 'Have pgcrypto created by a superuser or by the role that runs this file (DROP EXTENSION pgcrypto, then CREATE EXTENSION pgcrypto as that role), then run the file again.';
+        END IF;
+    END IF;
 
     FOREACH fn IN ARRAY '{encrypt,decrypt}'::pg_catalog.text[] LOOP
         IF crypto IS NULL THEN
@@ -964,18 +1028,36 @@ BEGIN
 END
 $body$
 $sql$::pg_catalog.text, fn);
+        ELSIF pg_catalog.current_setting('server_version_num'::pg_catalog.text)::pg_catalog.int4 OPERATOR(pg_catalog.>=) 140000 THEN
+            EXECUTE pg_catalog.format($sql$
+CREATE OR REPLACE FUNCTION ulid_portable.ulid_%1$s(id pg_catalog.uuid, key pg_catalog.bytea)
+    RETURNS pg_catalog.uuid LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE
+    WHEN pg_catalog.octet_length(key) OPERATOR(pg_catalog.=) ANY ('{16,24,32}'::pg_catalog.int4[])
+    THEN pg_catalog.encode(%2$s.%1$s(pg_catalog.uuid_send(id), key, 'aes-ecb/pad:none'::pg_catalog.text), 'hex'::pg_catalog.text)::pg_catalog.uuid
+    ELSE ulid_portable._invalid_key(id, key)
+END
+$sql$::pg_catalog.text, fn, crypto);
         ELSE
+            -- (the aggregate's final function is looked up with exactly
+            -- these argument types: bytea, the state, then the direct ones)
+            EXECUTE pg_catalog.format($sql$
+CREATE OR REPLACE AGGREGATE ulid_portable._aes_%1$s(key pg_catalog.bytea, cipher pg_catalog.text ORDER BY block pg_catalog.bytea) (
+    SFUNC = pg_catalog.byteacat, STYPE = pg_catalog.bytea, INITCOND = '', FINALFUNC = %2$s.%1$s, PARALLEL = SAFE
+)
+$sql$::pg_catalog.text, fn, crypto);
             EXECUTE pg_catalog.format($sql$
 CREATE OR REPLACE FUNCTION ulid_portable.ulid_%1$s(id pg_catalog.uuid, key pg_catalog.bytea)
     RETURNS pg_catalog.uuid LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $body$
 SELECT CASE
     WHEN pg_catalog.octet_length(key) OPERATOR(pg_catalog.=) ANY ('{16,24,32}'::pg_catalog.int4[])
-    THEN pg_catalog.encode(%2$s.%1$s(pg_catalog.uuid_send(id), key, 'aes-ecb/pad:none'::pg_catalog.text), 'hex'::pg_catalog.text)::pg_catalog.uuid
+    THEN pg_catalog.encode(ulid_portable._aes_%1$s(key, 'aes-ecb/pad:none'::pg_catalog.text) WITHIN GROUP (ORDER BY pg_catalog.uuid_send(id)),
+                           'hex'::pg_catalog.text)::pg_catalog.uuid
     ELSE ulid_portable._invalid_key(id, key)
 END
 $body$
-$sql$::pg_catalog.text, fn, crypto);
+$sql$::pg_catalog.text, fn);
         END IF;
     END LOOP;
 END

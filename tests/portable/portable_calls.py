@@ -43,7 +43,7 @@ NOT_FUNCTIONS = {
     "row", "and", "or", "not", "as", "on", "from", "where", "when", "then", "else", "select", "returns",
     "is", "using", "into", "loop", "if", "elsif", "case", "end", "begin", "declare", "return", "filter",
     "over", "by", "with", "join", "also", "out", "perform", "execute", "raise", "exception", "setof",
-    "operator",
+    "operator", "group",
 }
 
 

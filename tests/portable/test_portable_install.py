@@ -265,11 +265,20 @@ def values_of(conn) -> dict:
             errors[sql] = "no error"
         except psycopg.Error as error:
             errors[sql] = (error.sqlstate, error.diag.message_primary, error.diag.message_detail)
+    # a value the extension would refuse: the default layout, with a warning
     conn.execute("SET ulid.layout = bogus")
+    warned: list[tuple] = []
+
+    def warning(diag):
+        if diag.severity_nonlocalized == "WARNING":
+            warned.append((diag.sqlstate, diag.message_primary, diag.message_detail, diag.message_hint))
+    conn.add_notice_handler(warning)
     try:
-        conn.execute("SELECT ulid_portable.gen_ulid()")
+        out["bad layout"] = (q("SELECT ulid_portable.gen_ulid('2025-01-01 00:00:00+00')::pg_catalog.text")[:13], warned)
     except psycopg.Error as error:
-        errors["layout"] = (error.sqlstate, error.diag.message_primary, error.diag.message_hint)
+        out["bad layout"] = (error.sqlstate, error.diag.message_primary)
+    finally:
+        conn.remove_notice_handler(warning)
     conn.execute("RESET ulid.layout")
     out["errors"] = errors
     return out
@@ -299,7 +308,9 @@ def check_values(out: dict, pgcrypto: bool) -> None:
                              "The key is 16, 24 or 32 bytes: AES-128, AES-192 or AES-256.")
     else:
         assert errors[5][0] == "55000" and "needs the extension pgcrypto" in errors[5][1]
-    assert errors[6] == ("22023", 'invalid value for parameter "ulid.layout": "bogus"', "Available values: ulid, uuidv7.")
+    assert len(errors) == 6, errors
+    assert out["bad layout"] == ("01941f29-7c00", [("22023", 'invalid value for parameter "ulid.layout": "bogus"',
+                                                    "The default, ulid, is used instead.", "Available values: ulid, uuidv7.")])
 
 
 @pytest.mark.parametrize("user, dbname", [("app", "appdb"), ("app2", "appdb2")])

@@ -2,9 +2,10 @@
 default one: every setting a session, a role, a database or a pooled
 connection may carry that could change how SQL reads a literal, prints a
 value or finds a name; a megabyte of bad input on every path of the
-parser; a monotonic state that this session did not write; and one far
-ahead of the clock, as one client of a pooled connection can leave for the
-next on the same backend.
+parser; a monotonic state that this session did not write; and what one
+client of a pooled connection can leave for the next on the same backend:
+a state ahead of the clock, one with no value left above it, and a value
+of ulid.layout or ulid.monotonic_step that the extension would refuse.
 
 For each session, the same work is done by both and compared with the
 default session's answers: the text of deterministic values in every
@@ -279,8 +280,11 @@ def test_a_state_this_session_did_not_write_is_ignored(cluster, both, route):
 
 # ---- a pooled connection: clients that take turns on one backend -------------
 
-# How far ahead of the clock a state is still honoured (the layer's bound)
-HONOURED_MS = 10_000
+# How far ahead of the clock a state is still honoured (the layer's
+# bounds): one that an earlier transaction left, under a second; one
+# written in this very transaction, ten seconds
+HONOURED_MS = 1_000
+HONOURED_IN_ITS_TRANSACTION_MS = 10_000
 # A state stamped as this backend's own and this far ahead of the clock,
 # written by one client of a pooled connection for the next one
 STAMPED = """SELECT pg_catalog.set_config('ulid_portable.monotonic_last',
@@ -303,8 +307,9 @@ def next_client(conn) -> tuple[list[int], int, int]:
     return values, before, after
 
 
-FAR_AHEAD = [HONOURED_MS + 1_000, 3_600_000, 100 * 365 * 86_400_000]
-FAR_AHEAD_IDS = ["11 seconds", "an hour", "a century"]
+FAR_AHEAD = [HONOURED_MS + 500, HONOURED_IN_ITS_TRANSACTION_MS - 1_000, HONOURED_IN_ITS_TRANSACTION_MS + 1_000,
+             3_600_000, 100 * 365 * 86_400_000]
+FAR_AHEAD_IDS = ["1.5 seconds", "9 seconds", "11 seconds", "an hour", "a century"]
 
 
 def state_ms(conn) -> int:
@@ -327,7 +332,7 @@ def test_a_state_far_ahead_left_on_a_pooled_backend_is_ignored(cluster, both, ah
     assert all(before <= v >> 80 <= after for v in values), (before, after, hex(values[0]))
 
 
-@pytest.mark.parametrize("ahead_ms", FAR_AHEAD, ids=FAR_AHEAD_IDS)
+@pytest.mark.parametrize("ahead_ms", FAR_AHEAD[2:], ids=FAR_AHEAD_IDS[2:])
 def test_a_state_far_ahead_is_ignored_even_in_the_transaction_it_names(cluster, both, ahead_ms):
     """A state stamped with this backend and this very transaction, as the
     layer stamps the states it writes, is ignored all the same when it is
@@ -336,13 +341,13 @@ def test_a_state_far_ahead_is_ignored_even_in_the_transaction_it_names(cluster, 
         xact = conn.execute("SELECT '/' || encode(timestamptz_send(transaction_timestamp()), 'hex')").fetchone()[0]
         conn.execute(STAMPED, [ahead_ms, xact])
         before = conn.execute(CLOCK_MS).fetchone()[0]
-        assert state_ms(conn) > before + HONOURED_MS
+        assert state_ms(conn) > before + HONOURED_IN_ITS_TRANSACTION_MS
         value = uuid.UUID(conn.execute("SELECT ulid_portable.gen_monotonic_ulid()::text").fetchone()[0]).int
         after = conn.execute(CLOCK_MS).fetchone()[0]
     assert before <= value >> 80 <= after
 
 
-@pytest.mark.parametrize("ahead_ms", [1_000, HONOURED_MS - 2_000], ids=["1 second", "8 seconds"])
+@pytest.mark.parametrize("ahead_ms", [500], ids=["half a second"])
 def test_a_state_a_little_ahead_is_continued(cluster, both, ahead_ms):
     """Within the bound a state is honoured, as after a clock that stepped
     back by that much: the next client's values keep the state's
@@ -356,3 +361,151 @@ def test_a_state_a_little_ahead_is_continued(cluster, both, ahead_ms):
         values, before, after = next_client(conn)
     assert values == [state + k for k in range(1, 101)]
     assert all(v >> 80 == state >> 80 for v in values) and state >> 80 > after
+
+
+@pytest.mark.parametrize("ahead_ms", [1_000, HONOURED_IN_ITS_TRANSACTION_MS - 2_000], ids=["1 second", "8 seconds"])
+def test_a_state_a_little_ahead_is_continued_in_its_transaction(cluster, both, ahead_ms):
+    """A state stamped with this very transaction is honoured up to ten
+    seconds ahead, as the values of a transaction whose clock stepped back:
+    the transaction's values go on from it."""
+    with cluster.connect(both, autocommit=True) as conn:
+        conn.execute("SET ulid.monotonic_step = one")
+        with conn.transaction():
+            xact = conn.execute("SELECT '/' || encode(timestamptz_send(transaction_timestamp()), 'hex')").fetchone()[0]
+            conn.execute(STAMPED, [ahead_ms, xact])
+            state = int(conn.execute("SELECT left(current_setting('ulid_portable.monotonic_last'), 32)").fetchone()[0], 16)
+            values = [uuid.UUID(v).int for v, in conn.execute(
+                "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 100)")]
+            after = conn.execute(CLOCK_MS).fetchone()[0]
+    assert values == [state + k for k in range(1, 101)]
+    assert state >> 80 > after
+
+
+# The last value of a millisecond in each layout: no value is left above it
+# in that millisecond (80 random bits all ones; a UUIDv7's 74, with its
+# version and variant)
+LAST_OF_ITS_MILLISECOND = {"ulid": "f" * 20, "uuidv7": "7fff" + "bfff" + "f" * 12}
+# a state with no value left above it, stamped as this backend's own, this
+# far ahead of the clock
+EXHAUSTED = """SELECT pg_catalog.set_config('ulid_portable.monotonic_last',
+                   pg_catalog.lpad(pg_catalog.to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint + %s), 12, '0')
+                   || %s || ulid_portable._backend() || '/', false)"""
+
+
+@pytest.mark.parametrize("step", ["random", "one"])
+@pytest.mark.parametrize("layout", ["ulid", "uuidv7"])
+@pytest.mark.parametrize("ahead_ms", [0, 500, HONOURED_IN_ITS_TRANSACTION_MS - 1_000], ids=["now", "half a second", "9 seconds"])
+def test_a_state_with_no_value_left_never_fails_the_next_client(cluster, both, ahead_ms, layout, step):
+    """One client of a transaction-mode pool leaves a state at the last
+    value of a millisecond up to nine seconds ahead, stamped as the
+    backend's own, and does so again before every transaction of the next
+    client (before, that client's calls failed with 2200H until the clock
+    got there). The next client's calls never fail, and its values are at
+    most a second ahead of the clock: within the bound, they go on from the
+    state in the next millisecond, so that they are still above it."""
+    with cluster.connect(both, autocommit=True) as conn:
+        conn.execute(f"SET ulid.layout = {layout}")
+        conn.execute(f"SET ulid.monotonic_step = {step}")
+        conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
+        for _ in range(3):
+            with conn.transaction():
+                conn.execute(EXHAUSTED, [ahead_ms, LAST_OF_ITS_MILLISECOND[layout]])
+                state = int(conn.execute("SELECT left(current_setting('ulid_portable.monotonic_last'), 32)").fetchone()[0], 16)
+            # the control: the state is the last value of its millisecond
+            assert (state + 1) >> 80 > state >> 80 or layout == "uuidv7"
+            values, before, after = next_client(conn)
+            assert values == sorted(set(values)) and len(values) == 100
+            assert all(v >> 80 <= after + HONOURED_MS for v in values), (hex(values[0]), after)
+            if ahead_ms < HONOURED_MS:
+                # continued: above the state, from its next millisecond (or
+                # the clock's, once the clock has gone past it)
+                assert values[0] > state
+                assert values[0] >> 80 == (state >> 80) + 1 or before <= values[0] >> 80 <= after
+            else:
+                assert all(before <= v >> 80 <= after for v in values)
+            if layout == "uuidv7":
+                assert all((v >> 76) & 0xF == 7 and (v >> 62) & 0x3 == 2 for v in values)
+
+
+def test_a_state_with_no_value_left_in_its_own_transaction_fails(cluster, both):
+    """Within the transaction that wrote it, a state at the last value of
+    its millisecond is as the extension has it: no value is left, 2200H.
+    Only a transaction's own state can make its calls fail."""
+    with cluster.connect(both, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.SequenceGeneratorLimitExceeded), conn.transaction():
+            xact = conn.execute("SELECT '/' || encode(timestamptz_send(transaction_timestamp()), 'hex')").fetchone()[0]
+            conn.execute(EXHAUSTED.replace("|| '/'", "|| %s"), [500, LAST_OF_ITS_MILLISECOND["ulid"], xact])
+            conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
+
+
+# ---- a setting the extension would refuse, left on a pooled backend -----------
+
+BAD_SETTING = {
+    "ulid.layout": ("'x'", ("22023", 'invalid value for parameter "ulid.layout": "x"',
+                            "The default, ulid, is used instead.", "Available values: ulid, uuidv7.")),
+    "ulid.monotonic_step": ("'two'", ("22023", 'invalid value for parameter "ulid.monotonic_step": "two"',
+                                      "The default, random, is used instead.", "Available values: random, one.")),
+}
+
+
+def warnings_of(conn, sql: str) -> tuple[list, list[tuple]]:
+    """The rows of SQL and the WARNINGs it raised."""
+    seen: list[tuple] = []
+
+    def handler(d):
+        if d.severity_nonlocalized == "WARNING":
+            seen.append((d.sqlstate, d.message_primary, d.message_detail, d.message_hint))
+    conn.add_notice_handler(handler)
+    try:
+        rows = conn.execute(sql).fetchall()
+    finally:
+        conn.remove_notice_handler(handler)
+    return rows, seen
+
+
+@pytest.mark.parametrize("setting", BAD_SETTING)
+def test_a_bad_setting_left_on_a_pooled_backend_is_the_default_with_a_warning(cluster, both, setting):
+    """One client sets, for the session, a value the extension would refuse
+    at SET (where it is not installed the setting is a placeholder that
+    takes anything), and commits. Before, every later call of every client
+    on that backend failed with 22023; now the next client's calls make
+    values as under the default, each with a WARNING that says so, and the
+    valid values work as before, with no warning."""
+    value, warning = BAD_SETTING[setting]
+    at = "'2025-01-01 12:34:56.789+00'::timestamptz"
+    generators = f"""SELECT ulid_portable.gen_ulid()::text, ulid_portable.gen_ulid({at})::text,
+                            ulid_portable.gen_monotonic_ulid()::text
+                     FROM generate_series(1, 200)"""
+    with cluster.connect(both, autocommit=True) as conn:
+        with conn.transaction():
+            conn.execute(f"SET {setting} = {value}")
+        with conn.transaction():
+            rows, warned = warnings_of(conn, generators)
+    assert len(rows) == 200
+    assert warned and set(warned) == {warning}
+    made = [uuid.UUID(v).int for row in rows for v in row]
+    # the default layout: not every value has a UUIDv7's version and variant
+    # (for 600 values of random bits, all of them would be one chance in 2^3600)
+    assert not all((v >> 76) & 0xF == 7 and (v >> 62) & 0x3 == 2 for v in made)
+    assert all(uuid.UUID(row[1]).int >> 80 == 1735734896789 for row in rows)
+    monotonic = [uuid.UUID(row[2]).int for row in rows]
+    assert monotonic == sorted(set(monotonic))
+    if setting == "ulid.monotonic_step":
+        # the default step, at random from 1 to 2^32, not one
+        steps = [b - a for a, b in zip(monotonic, monotonic[1:]) if a >> 80 == b >> 80]
+        assert steps and any(s > 1 for s in steps)
+
+    # the valid values, in any case, as before: no warning
+    valid = {"ulid.layout": ["ulid", "UUIDv7", "uuidv7", ""], "ulid.monotonic_step": ["random", "One", "one", ""]}[setting]
+    with cluster.connect(both, autocommit=True) as conn:
+        for good in valid:
+            conn.execute("SELECT set_config(%s, %s, false)", [setting, good])
+            rows, warned = warnings_of(conn, generators)
+            assert warned == [], (good, warned)
+            made = [uuid.UUID(v).int for row in rows for v in row]
+            v7 = [(v >> 76) & 0xF == 7 and (v >> 62) & 0x3 == 2 for v in made]
+            assert all(v7) if good.lower() == "uuidv7" else not all(v7), good
+            if setting == "ulid.monotonic_step":
+                monotonic = [uuid.UUID(row[2]).int for row in rows]
+                steps = [b - a for a, b in zip(monotonic, monotonic[1:]) if a >> 80 == b >> 80]
+                assert all(s == 1 for s in steps) if good.lower() == "one" else any(s > 1 for s in steps), good
