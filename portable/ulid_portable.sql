@@ -1040,10 +1040,13 @@ END
 $sql$::pg_catalog.text, fn, crypto);
         ELSE
             -- (the aggregate's final function is looked up with exactly
-            -- these argument types: bytea, the state, then the direct ones)
+            -- these argument types: bytea, the state, then the direct ones.
+            -- With no initial state and a strict byteacat, the state is the
+            -- block, never concatenated: NULL for a NULL id, and the strict
+            -- final function then gives NULL)
             EXECUTE pg_catalog.format($sql$
 CREATE OR REPLACE AGGREGATE ulid_portable._aes_%1$s(key pg_catalog.bytea, cipher pg_catalog.text ORDER BY block pg_catalog.bytea) (
-    SFUNC = pg_catalog.byteacat, STYPE = pg_catalog.bytea, INITCOND = '', FINALFUNC = %2$s.%1$s, PARALLEL = SAFE
+    SFUNC = pg_catalog.byteacat, STYPE = pg_catalog.bytea, FINALFUNC = %2$s.%1$s, PARALLEL = SAFE
 )
 $sql$::pg_catalog.text, fn, crypto);
             EXECUTE pg_catalog.format($sql$

@@ -2,9 +2,9 @@
 native type's, and gen_monotonic_ulid()'s state machine against ulid-core's
 (crates/ulid-core/src/monotonic.rs), checked by the properties that module's
 own tests state. The monotonic state is the session's setting
-ulid_portable.monotonic_last: setting it, stamped as this backend's own
-(SET_STATE), moves the generator to a known point, as a clock that
-stepped back would."""
+ulid_portable.monotonic_last: setting it, stamped as this backend's own in
+this transaction (SET_STATE_HERE), moves the generator to a known point,
+as a clock that stepped back would."""
 
 from __future__ import annotations
 
@@ -24,8 +24,13 @@ V7_MAX = (1 << 74) - 1
 
 
 # the state of this session's generator: 32 hexadecimal digits and the
-# stamp of the backend that wrote it (the transaction part left empty)
-SET_STATE = "SELECT set_config('ulid_portable.monotonic_last', %s || ulid_portable._backend() || '/', false)"
+# stamp of the backend that wrote it and of the transaction, this very one,
+# as the layer's own calls stamp it: the calls of the same transaction
+# honour it up to ten seconds ahead of the clock, as they honour their own
+# values (one that an earlier transaction left, up to a second, and never to
+# fail: test_portable_sessions.py)
+SET_STATE_HERE = ("SELECT set_config('ulid_portable.monotonic_last', %s || ulid_portable._backend() || '/'"
+                  " || encode(timestamptz_send(transaction_timestamp()), 'hex'), false)")
 GET_STATE = "SELECT left(current_setting('ulid_portable.monotonic_last'), 32)"
 
 
@@ -138,23 +143,34 @@ def test_every_value_is_a_uuidv7_under_the_setting(pconn, pg_version, generator)
 
 def test_the_setting_is_read_as_the_extension_reads_it(cluster, both):
     """Where the extension is not loaded the setting is a placeholder that
-    takes any text: the layer reads it without regard to case, and refuses
-    what the extension would refuse, with the extension's error."""
+    takes any text: the layer reads it without regard to case, and for what
+    the extension would refuse it uses the default, with a WARNING that has
+    the extension's error's message, hint and SQLSTATE (a pooled session's
+    next clients would otherwise fail on a value one client left:
+    test_portable_sessions.py)."""
+    warned: list[tuple] = []
+
+    def warning(diag):
+        if diag.severity_nonlocalized == "WARNING":
+            warned.append((diag.sqlstate, diag.message_primary, diag.message_hint))
     with cluster.connect(both) as conn:
+        conn.add_notice_handler(warning)
         conn.execute("SET ulid.layout = 'UUIDv7'")  # the library is not loaded in this session
         assert uuid.UUID(conn.execute("SELECT ulid_portable.gen_ulid()::text").fetchone()[0]).version == 7
+        assert warned == []
         conn.execute("SET ulid.layout = 'uuidv4'")
         conn.execute("SET ulid.monotonic_step = 'two'")
         portable = []
         for sql in ("SELECT ulid_portable.gen_ulid()", "SELECT ulid_portable.gen_ulid(now())",
                     "SELECT ulid_portable.gen_monotonic_ulid()"):
-            with pytest.raises(psycopg.errors.InvalidParameterValue) as raised:
-                conn.execute(sql)
-            portable.append((raised.value.diag.message_primary, raised.value.diag.message_hint))
+            assert conn.execute(f"SELECT ({sql}) IS NOT NULL").fetchone() == (True,)
+            portable.append(warned[0][1:])
+            assert {w[0] for w in warned} == {"22023"}
+            warned.clear()
         conn.execute("SET ulid.layout = ulid")
-        with pytest.raises(psycopg.errors.InvalidParameterValue) as raised:
-            conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
-        step = (raised.value.diag.message_primary, raised.value.diag.message_hint)
+        conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
+        assert len(warned) == 1 and warned[0][0] == "22023"
+        step = warned[0][1:]
     with cluster.connect(both) as conn:
         conn.execute("SELECT native.gen_ulid()")  # loads the library, which defines the settings
         native = []
@@ -215,24 +231,28 @@ def state_of(value: int) -> str:
 
 
 # A last value this far ahead of the clock, as after the clock stepped back
-# as far: well within the ten seconds the layer honours (a state further
-# ahead is ignored: test_portable_sessions.py), and far enough for the tests
-# below to run before the clock catches up.
+# as far: well within the ten seconds the layer honours for a state written
+# in the same transaction (SET_STATE_HERE; a state further ahead, or one an
+# earlier transaction left a second ahead, is ignored:
+# test_portable_sessions.py), and far enough for the tests below to run
+# before the clock catches up.
 AHEAD = "(extract(epoch FROM clock_timestamp() + interval '5 seconds') * 1000)::bigint"
 
 
 def test_a_clock_behind_the_last_value_keeps_its_millisecond(pconn):
     """The last value is five seconds ahead, as after the clock stepped back
-    five seconds: the next values keep its millisecond and step up from it."""
-    ahead = pconn.execute(f"SELECT {AHEAD}").fetchone()[0]
-    last = ahead << 80 | 0x1234 << 40
-    pconn.execute(SET_STATE, [state_of(last)])
-    values = as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 1000)")
-    assert all(v >> 80 == ahead for v in values)
-    assert values == sorted(values) and values[0] > last
-    pconn.execute("SET ulid.monotonic_step = one")
-    nxt = as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text")[0]
-    assert nxt == values[-1] + 1
+    five seconds within a transaction: the next values keep its millisecond
+    and step up from it."""
+    with pconn.transaction():
+        ahead = pconn.execute(f"SELECT {AHEAD}").fetchone()[0]
+        last = ahead << 80 | 0x1234 << 40
+        pconn.execute(SET_STATE_HERE, [state_of(last)])
+        values = as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 1000)")
+        assert all(v >> 80 == ahead for v in values)
+        assert values == sorted(values) and values[0] > last
+        pconn.execute("SET ulid.monotonic_step = one")
+        nxt = as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text")[0]
+        assert nxt == values[-1] + 1
 
 
 # the extension's error, as ulid-core words it (GenerateError::detail)
@@ -252,16 +272,19 @@ def test_a_full_millisecond_is_2200H_and_does_not_wrap(pconn, layout):
     ahead = pconn.execute(f"SELECT {AHEAD}").fetchone()[0]
     full = ahead << 80 | (1 << 80) - 1 if layout == "ulid" else from_v7_counter(ahead, V7_MAX)
     for start in (full, full - 1 if layout == "ulid" else from_v7_counter(ahead, V7_MAX - 2)):
-        pconn.execute(SET_STATE, [state_of(start)])
-        made = []
-        with pytest.raises(psycopg.errors.SequenceGeneratorLimitExceeded) as raised:
-            for _ in range(4):
-                made += as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text")
-        diag = raised.value.diag
-        assert (raised.value.sqlstate, diag.message_primary, diag.message_detail, diag.message_hint) == EXHAUSTED[layout]
-        # what was left was handed out, in order, up to the last value, and nothing after
-        assert made == sorted(made) and all(start < v <= full for v in made) and (not made or made[-1] == full)
-        assert pconn.execute(GET_STATE).fetchone()[0] == state_of(full)
+        # in the transaction that wrote the state, each call in a savepoint
+        with pconn.transaction():
+            pconn.execute(SET_STATE_HERE, [state_of(start)])
+            made = []
+            with pytest.raises(psycopg.errors.SequenceGeneratorLimitExceeded) as raised:
+                for _ in range(4):
+                    with pconn.transaction():
+                        made += as_ints(pconn, "SELECT ulid_portable.gen_monotonic_ulid()::text")
+            diag = raised.value.diag
+            assert (raised.value.sqlstate, diag.message_primary, diag.message_detail, diag.message_hint) == EXHAUSTED[layout]
+            # what was left was handed out, in order, up to the last value, and nothing after
+            assert made == sorted(made) and all(start < v <= full for v in made) and (not made or made[-1] == full)
+            assert pconn.execute(GET_STATE).fetchone()[0] == state_of(full)
 
 
 def test_a_uuidv7_step_from_any_value_goes_up_to_a_uuidv7(pconn):
@@ -272,7 +295,8 @@ def test_a_uuidv7_step_from_any_value_goes_up_to_a_uuidv7(pconn):
     when the last value is the greatest UUIDv7 of its millisecond. With a
     step of one from a UUIDv7, its counter goes up by one. Each last value
     is set a few seconds ahead of the clock (AHEAD), in a millisecond the
-    table records."""
+    table records, stamped with the transaction (the DO block's) that calls
+    the generator."""
     rng = random.Random(74)
     randoms = []  # each last value's 80 bits after its millisecond
     for k in range(3000):
@@ -295,7 +319,8 @@ def test_a_uuidv7_step_from_any_value_goes_up_to_a_uuidv7(pconn):
         BEGIN
             FOR s IN SELECT * FROM states LOOP
                 l := lpad(to_hex({AHEAD}), 12, '0') || s.random;
-                PERFORM set_config('ulid_portable.monotonic_last', l || ulid_portable._backend() || '/', false);
+                PERFORM set_config('ulid_portable.monotonic_last', l || ulid_portable._backend() || '/'
+                                   || encode(timestamptz_send(transaction_timestamp()), 'hex'), false);
                 PERFORM set_config('ulid.monotonic_step', s.step, false);
                 BEGIN
                     v := ulid_portable.gen_monotonic_ulid()::text;

@@ -145,6 +145,9 @@ def planted_signatures(calls: list[Call], crypto: str | None) -> set[tuple[str, 
             if crypto is None:
                 continue
             targets = [(crypto, name) for name in ("encrypt", "decrypt")]
+        elif "%1$s" in c.function:
+            # a helper of each of pgcrypto's two (ulid_portable._aes_%1$s)
+            targets = [("ulid_portable", c.function.replace("%1$s", name)) for name in ("encrypt", "decrypt")]
         else:
             targets = [("ulid_portable", c.function)]
         for schema, name in targets:

@@ -6,11 +6,12 @@ pgcrypto is), and every monotonic run, the layer's state set as its
 generator's tests set it.
 
 The monotonic runs start from values centuries ahead of the clock, and the
-layer ignores a state more than ten seconds ahead. So each run is made
-twice: by gen_monotonic_ulid() as installed, from the run's value moved to
-a millisecond a few seconds ahead (the same 80 bits after it), and by a
-copy of it whose clock reads the run's own millisecond, from the run's
-value itself."""
+layer ignores a state more than ten seconds ahead (a second, when an
+earlier transaction left it). So each run is made twice, in the
+transaction that writes the state: by gen_monotonic_ulid() as installed,
+from the run's value moved to a millisecond a few seconds ahead (the same
+80 bits after it), and by a copy of it whose clock reads the run's own
+millisecond, from the run's value itself."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import pytest
 
 from harness.vectors import check_bad_text, check_public_ids, check_times, check_values, vectors
 from portable_layer import install_portable
-from test_portable_generators import AHEAD, SET_STATE, state_of
+from test_portable_generators import AHEAD, SET_STATE_HERE, state_of
 
 PORTABLE = {
     "read": "ulid_portable.ulid_parse($1)",
@@ -83,13 +84,15 @@ def with_a_set_clock(conn) -> str:
 
 
 def run(conn, call: str, start: int, count: int, error: bool) -> tuple[list[int], object]:
-    """From the state START, COUNT calls (each a transaction of its own):
-    the values made, and the error that stopped them if ERROR."""
-    conn.execute(SET_STATE, [state_of(start)])
+    """From the state START, COUNT calls (each a statement of its own, in the
+    transaction that wrote the state): the values made, and the error that
+    stopped them if ERROR."""
     made = []
     with pytest.raises(psycopg.errors.SequenceGeneratorLimitExceeded) if error else nullcontext() as raised:
-        for _ in range(count):
-            made += [int(conn.execute(f"SELECT replace(({call})::text, '-', '')").fetchone()[0], 16)]
+        with conn.transaction():
+            conn.execute(SET_STATE_HERE, [state_of(start)])
+            for _ in range(count):
+                made += [int(conn.execute(f"SELECT replace(({call})::text, '-', '')").fetchone()[0], 16)]
     return made, raised
 
 
