@@ -8,7 +8,9 @@
 -- database), or that owns a schema `ulid_portable` made for it (CREATE
 -- SCHEMA ulid_portable AUTHORIZATION that_role); no extension, no
 -- superuser. It refuses a schema in which another role may create objects
--- or owns any. Running it again replaces the functions with this file's.
+-- or owns any, and a pgcrypto that another role owns than the one that
+-- runs it or a superuser. Running it again replaces the functions with
+-- this file's.
 -- `SELECT ulid_portable.version()` tells which file is installed.
 --
 -- The file is one statement, a DO block: it installs everything or, at
