@@ -20,10 +20,11 @@
 //! reads the clock, draws the random bits (before taking the shared lock),
 //! finds the state and turns failures into SQL errors.
 
+use crate::backend_local::BackendLocal;
 use crate::casts::report_timestamp_out_of_range;
 use crate::fmgr::{arg, pg_function, return_ulid};
 use crate::settings::{layout, monotonic_step};
-use crate::shmem::{shared_state, BackendLocal};
+use crate::shmem::shared_state;
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
@@ -62,7 +63,7 @@ static SESSION_STATE: BackendLocal<Monotonic> = BackendLocal::new(Monotonic::new
 /// The wall clock in Unix milliseconds, as `clock_gettime(CLOCK_REALTIME)`
 /// reads it (through the vDSO: no system call).
 #[inline]
-fn now_ms() -> Result<u64, GenerateError> {
+pub(crate) fn now_ms() -> Result<u64, GenerateError> {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -4,16 +4,17 @@
 //!
 //! Each module has its own SQL next to its code:
 //! - `fmgr`: helpers for PostgreSQL's version-1 calling convention;
+//! - `backend_local`: state owned by one backend;
 //! - `type_io`: the `ulid` type and its text and binary I/O;
 //! - `operators`: operators, btree/hash/BRIN operator classes, `min`/`max`;
 //! - `casts`: conversions to and from uuid, timestamptz and bytea;
 //! - `generators`: `gen_ulid()` and `gen_monotonic_ulid()`;
 //! - `settings`: the generators' settings, `ulid.monotonic_step` and
 //!   `ulid.layout`;
-//! - `shmem`: where the generators' state lives: per backend, and each
-//!   database's monotonic state in a table in shared memory (reserved at
-//!   start when preloaded, else, on 17 and later, in the dynamic shared
-//!   memory registry);
+//! - `shmem`: each database's monotonic state in a table in shared memory
+//!   (reserved at start when preloaded, else, on 17 and later, in the
+//!   dynamic shared memory registry), and `spinlock`, the lock of that
+//!   table and of each of its places;
 //! - `public_ids`: `ulid_encrypt` and `ulid_decrypt`, with a key cache per
 //!   call site.
 //!
@@ -26,6 +27,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
+mod backend_local;
 mod casts;
 mod fmgr;
 mod generators;
@@ -33,6 +35,7 @@ mod operators;
 mod public_ids;
 mod settings;
 mod shmem;
+mod spinlock;
 mod type_io;
 
 pgrx::pg_module_magic!(name, version);

@@ -1,73 +1,72 @@
-//! Where the generators' state lives: backend-local cells, and the shared
-//! monotonic state of each database, taken under a lock of its own.
+//! Each database's shared monotonic state: a table in shared memory with a
+//! place per database, taken under a lock of its own.
 //!
-//! The shared states are one table in shared memory, a place per database
-//! ([`MAX_DATABASES`] of them), so that the values of one database never
-//! depend on, or reveal, what another database does: not its values, not
-//! their order, not how often it calls (each place has its own lock, on a
-//! cache line of its own). The table is in the shared memory reserved at
+//! The table has a place per database, so that the values of one database
+//! never depend on, or reveal, what another database does: not its values,
+//! not their order, not how often it calls (each place has its own lock, on
+//! a cache line of its own). The table is in the shared memory reserved at
 //! server start when the library is in `shared_preload_libraries` (asked
 //! for and set up by the hooks below); otherwise, on PostgreSQL 17 and
 //! later, in a named segment of the dynamic shared memory registry, created
 //! by the first backend that asks and attached by every later one, so that
 //! no restart is needed. On 13 to 16 without preloading there is none.
 //!
-//! A backend finds its database's place once, at its first call, and keeps
-//! it: a backend never changes database. A database gets a free place, or
-//! the place of a database that no longer exists; when every place is held
-//! by a database that exists, it keeps its order per session, and the
-//! server log says so once.
+//! A backend attaches to its database's place at its first call and stays
+//! attached until it exits (a `before_shmem_exit` callback, which runs on
+//! every exit, a FATAL one too: only a backend killed outright skips it,
+//! and then the postmaster restarts every backend and makes the table
+//! anew). A place is its database's while a backend of it is attached.
+//! When none is, the place may be given to another database, and its state
+//! is emptied; but only once the clock has passed the last value it handed
+//! out, so that the database's next value, made from the clock on a place
+//! of its own, is still above every value it made before. So a database
+//! learns nothing of a database that had its place before (a database made
+//! with a dropped one's OID included), and no database can be kept from a
+//! place by others: the table has a place for every backend the server can
+//! have (`max_connections` and the workers, at least [`MIN_PLACES`]), and a
+//! backend's database needs at most one. Only when every place that no
+//! backend is attached to holds a value ahead of the clock (the system
+//! clock was set back) does a database keep its order per session, and the
+//! server log says so, once per database (for the first [`LOGGED`]).
+//!
+//! Giving places out takes the table's lock, on a few instructions that
+//! raise nothing and wait for nothing; a value's way takes only its place's
+//! lock (`spinlock.rs`).
 //!
 //! How a state moves is ulid-core's `monotonic::Monotonic`; when it is read
 //! is `generators.rs`.
 
+use crate::backend_local::BackendLocal;
 use crate::fmgr::guard_callback;
+use crate::spinlock::SpinLock;
 use core::cell::UnsafeCell;
 use core::ffi::CStr;
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 use pgrx::pg_sys;
 use pgrx::pg_sys::panic::ErrorReport;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
+use ulid_core::codec;
 use ulid_core::monotonic::Monotonic;
 
-/// State owned by one backend. PostgreSQL backends are single-threaded and
-/// nothing here is reentrant, so plain interior mutability is enough.
-pub struct BackendLocal<T>(UnsafeCell<T>);
+/// The fewest places a table has. A place is 64 bytes, so the table takes
+/// 64 KiB and a little more, or 64 bytes a backend where the server can
+/// have more backends than this.
+pub const MIN_PLACES: usize = 1024;
 
-// SAFETY: the one way in, `get`, is unsafe, and its callers promise to be
-// the backend's main thread: no other thread ever touches the value.
-unsafe impl<T> Sync for BackendLocal<T> {}
-
-impl<T> BackendLocal<T> {
-    pub const fn new(value: T) -> Self {
-        BackendLocal(UnsafeCell::new(value))
-    }
-
-    /// # Safety
-    /// Call from the backend's main thread, and do not hold two results at once.
-    #[allow(clippy::mut_from_ref)]
-    pub unsafe fn get(&self) -> &mut T {
-        // SAFETY: the caller is the backend's one thread and holds no other
-        // reference to the cell (this function's contract).
-        unsafe { &mut *self.0.get() }
-    }
-}
-
-/// How many databases the table has a place for. A place is 64 bytes, so
-/// the table takes 64 KiB and a little more, whatever the number of
-/// databases; a database beyond it keeps its order per session.
-pub const MAX_DATABASES: usize = 1024;
+/// How many databases that keep their order per session the server log
+/// names, each once.
+const LOGGED: usize = 8;
 
 /// The version of the table's layout (everything from [`SharedTable`]
 /// down). It is in the table's name, so that two libraries whose tables
 /// differ never read each other's: after a package upgrade without a
 /// restart, backends that loaded the old library keep the old table and
 /// those that load the new one share a new table. Change it with anything
-/// in the layout (`layout_is_version_2` below checks the sizes).
+/// in the layout (the assertions below the table check the sizes).
 macro_rules! layout_version {
     () => {
-        2
+        3
     };
 }
 const LAYOUT: u32 = layout_version!();
@@ -79,91 +78,17 @@ const SHMEM_NAME: &CStr = match CStr::from_bytes_with_nul(
 };
 const MAGIC: [u8; 8] = *b"ulid\0dbs";
 
-/// How long a waiter spins before it assumes the holder is not running.
-/// The critical sections are a few dozen instructions, so a holder that is
-/// running lets go long before.
-const SPINS: u32 = 200;
-/// Then how many times it gives up the processor, before it sleeps.
-const YIELDS: u32 = 100;
-/// How long it sleeps at a time once it sleeps, in microseconds: a cancel
-/// or a terminate ends the sleep at once (the signal interrupts it).
-const SLEEP_US: core::ffi::c_long = 1000;
-
-/// A lock on a few dozen instructions that raise nothing: nothing is
-/// called while it is held but what cannot fail.
-///
-/// A waiter spins, then yields, then sleeps, and from its first yield on it
-/// serves interrupts, so that a cancel, a terminate or a statement timeout
-/// ends its wait however long the holder is stopped (SIGSTOP, a debugger).
-/// It serves them only while waiting: a backend holding the lock is never
-/// interrupted, as it calls nothing that could be.
-#[repr(transparent)]
-struct SpinLock(AtomicBool);
-
-/// The lock, held; released when dropped, on unwinding too.
-struct Held<'a>(&'a AtomicBool);
-
-impl Drop for Held<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        self.0.store(false, Ordering::Release);
-    }
-}
-
-impl SpinLock {
-    #[inline]
-    fn lock(&self) -> Held<'_> {
-        if self
-            .0
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            self.wait();
-        }
-        Held(&self.0)
-    }
-
-    /// Waits for the lock and takes it. May raise an ERROR (a cancel, a
-    /// terminate, a timeout), while holding nothing.
-    #[cold]
-    #[inline(never)]
-    fn wait(&self) {
-        let mut rounds = 0u32;
-        loop {
-            while self.0.load(Ordering::Relaxed) {
-                rounds = rounds.saturating_add(1);
-                if rounds < SPINS {
-                    core::hint::spin_loop();
-                    continue;
-                }
-                pgrx::check_for_interrupts!();
-                if rounds < SPINS + YIELDS {
-                    std::thread::yield_now();
-                } else {
-                    // SAFETY: a plain sleep (pgrx's, guarded), holding no
-                    // lock of ours; a signal cuts it short.
-                    unsafe { pg_sys::pg_usleep(SLEEP_US) };
-                }
-            }
-            if self
-                .0
-                .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
-                return;
-            }
-        }
-    }
-}
-
-/// One database's place in the table: which database, and its state under
-/// a lock of its own. Each is a cache line, so that a busy database and
-/// another never contend for one.
+/// One database's place in the table: which database, how many of its
+/// backends are attached, and its state under a lock of its own. Each is a
+/// cache line, so that a busy database and another never contend for one.
 #[repr(C, align(64))]
 pub struct DatabaseState {
-    /// The database this place serves, or 0 while it is free. Written only
-    /// under the table's lock.
+    /// The database this place serves, or 0 while it has served none.
+    /// Written only under the table's lock.
     database: AtomicU32,
+    /// How many backends of `database` are attached: raised under the
+    /// table's lock, lowered by each of them when it exits.
+    attached: AtomicU32,
     lock: SpinLock,
     state: UnsafeCell<Monotonic>,
 }
@@ -180,9 +105,32 @@ impl DatabaseState {
         f(unsafe { &mut *self.state.get() })
     }
 
-    /// The database this place serves (0: none).
+    /// The database this place serves (0: none yet).
     pub fn database(&self) -> u32 {
         self.database.load(Ordering::Relaxed)
+    }
+
+    /// How many backends are attached to this place.
+    pub fn attached(&self) -> u32 {
+        self.attached.load(Ordering::Relaxed)
+    }
+
+    /// For a place no backend is attached to, under the table's lock:
+    /// empties its state if the clock (`now_ms`) has passed its last value
+    /// and says so; keeps it and says false if not. Only tries the place's
+    /// lock (no backend is attached, so no one should hold it), never
+    /// waits for it: false if it is held.
+    fn empty_if_passed(&self, now_ms: u64) -> bool {
+        let Some(_held) = self.lock.try_lock() else {
+            return false;
+        };
+        // SAFETY: the lock is held, so this is the only reference.
+        let state = unsafe { &mut *self.state.get() };
+        if codec::timestamp_ms(&state.last()) >= now_ms {
+            return false;
+        }
+        *state = Monotonic::new();
+        true
     }
 }
 
@@ -193,34 +141,41 @@ struct Header {
     magic: [u8; 8],
     layout: u32,
     places: u32,
-    /// Taken to give a place to a database, never on a value's way.
+    /// Taken to give a place to a backend, never on a value's way.
     lock: SpinLock,
-    /// Whether the server log has said that the table is full.
-    full_logged: AtomicBool,
+    /// The databases the server log has said keep their order per session.
+    logged: [AtomicU32; LOGGED],
 }
 
 /// The shared table: in the preloaded shared memory, or in the registry's
-/// segment. All zeros but its header is an empty table.
+/// segment, a header and `header.places` places after it. All zeros but
+/// its header is an empty table.
 #[repr(C)]
 pub struct SharedTable {
     header: Header,
-    places: [DatabaseState; MAX_DATABASES],
+    places: [DatabaseState; 0],
 }
 
 impl SharedTable {
-    /// Writes an empty table at `table`.
+    /// The bytes of a table of `places` places.
+    const fn size(places: usize) -> usize {
+        core::mem::size_of::<Header>() + places * core::mem::size_of::<DatabaseState>()
+    }
+
+    /// Writes an empty table of `places` places at `table`.
     ///
     /// # Safety
-    /// `table` points to `size_of::<SharedTable>()` writable bytes, aligned
+    /// `table` points to `SharedTable::size(places)` writable bytes, aligned
     /// for it, that no other process reads until this returns.
-    unsafe fn init(table: *mut SharedTable) {
+    unsafe fn init(table: *mut SharedTable, places: usize) {
         // SAFETY: the caller's contract; all zeros is a valid value of
-        // every field (free places, unlocked, no value handed out).
+        // every field (places that served no database, unlocked, no value
+        // handed out).
         unsafe {
-            table.write_bytes(0, 1);
+            table.cast::<u8>().write_bytes(0, Self::size(places));
             (*table).header.magic = MAGIC;
             (*table).header.layout = LAYOUT;
-            (*table).header.places = MAX_DATABASES as u32;
+            (*table).header.places = places as u32;
         }
     }
 
@@ -228,75 +183,86 @@ impl SharedTable {
     fn is_ours(&self) -> bool {
         self.header.magic == MAGIC
             && self.header.layout == LAYOUT
-            && self.header.places as usize == MAX_DATABASES
+            && self.header.places as usize >= MIN_PLACES
     }
 
-    /// The place of `database`: the one it has, a free one, or one whose
-    /// database no longer exists. `None` when every place is held by a
-    /// database that exists.
-    fn place_of(&self, database: u32) -> Option<&DatabaseState> {
-        if let Some(place) = self.claim(database, |place| place.database() == 0) {
-            return Some(place);
-        }
-        // Full: the places of databases that are gone. Looking them up may
-        // raise an ERROR, so it is done holding no lock; a database that is
-        // gone never comes back (a new one gets a new OID).
-        let gone: Vec<u32> = self
-            .places
-            .iter()
-            .map(DatabaseState::database)
-            .filter(|&held| held != 0 && !database_exists(held))
-            .collect();
-        if !gone.is_empty() {
-            if let Some(place) = self.claim(database, |place| gone.contains(&place.database())) {
-                return Some(place);
-            }
-        }
-        None
+    /// The places.
+    fn places(&self) -> &[DatabaseState] {
+        // SAFETY: the table was made by `init` with `header.places` places
+        // after the header, in memory that stays mapped as long as `self`.
+        unsafe { core::slice::from_raw_parts(self.places.as_ptr(), self.header.places as usize) }
     }
 
-    /// Under the table's lock: the place `database` already has, or else
-    /// the first place `free` accepts, emptied and given to it.
-    fn claim(
-        &self,
-        database: u32,
-        free: impl Fn(&DatabaseState) -> bool,
-    ) -> Option<&DatabaseState> {
+    /// Attaches a backend of `database` to a place and returns it: the
+    /// place the database has, emptied first if no backend is attached and
+    /// the clock (`now_ms`) has passed its last value; else a place that
+    /// no backend is attached to and whose last value the clock has
+    /// passed, emptied. `None` when there is no such place. Under the
+    /// table's lock, which the wait for it takes holding nothing; nothing
+    /// under it waits or raises.
+    fn attach(&self, database: u32, now_ms: u64) -> Option<&DatabaseState> {
         let _held = self.header.lock.lock();
-        if let Some(place) = self.places.iter().find(|p| p.database() == database) {
+        let places = self.places();
+        if let Some(place) = places.iter().find(|p| p.database() == database) {
+            // its sessions all gone: a database that reuses a dropped one's
+            // OID learns nothing of it (kept only while ahead of the clock,
+            // where emptying it could make this database's values go back)
+            if place.attached() == 0 {
+                place.empty_if_passed(now_ms);
+            }
+            place.attached.fetch_add(1, Ordering::Relaxed);
             return Some(place);
         }
-        let place = self.places.iter().find(|p| free(p))?;
-        // its last database's state goes with it: nothing of it reaches the
-        // next one
-        place.with_lock(|state| *state = Monotonic::new());
+        // a place that never served a database first, so that a database
+        // whose sessions are gone keeps its state while there are such
+        let place = places
+            .iter()
+            .find(|p| p.database() == 0 && p.empty_if_passed(now_ms))
+            .or_else(|| {
+                places
+                    .iter()
+                    .find(|p| p.database() != 0 && p.attached() == 0 && p.empty_if_passed(now_ms))
+            })?;
         place.database.store(database, Ordering::Relaxed);
+        place.attached.store(1, Ordering::Relaxed);
         Some(place)
     }
 
-    /// Says once in the server log (per table: until the server restarts)
-    /// that a database keeps its order per session.
-    fn report_full(&self, database: u32) {
-        if self.header.full_logged.swap(true, Ordering::Relaxed) {
-            return;
+    /// Says in the server log, once per database (for the first
+    /// [`LOGGED`]), that a database keeps its order per session.
+    fn report_per_session(&self, database: u32) {
+        for slot in &self.header.logged {
+            match slot.compare_exchange(0, database, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(named) if named == database => return,
+                Err(_) => continue,
+            }
+        }
+        if !self
+            .header
+            .logged
+            .iter()
+            .any(|slot| slot.load(Ordering::Relaxed) == database)
+        {
+            return; // every slot names another database: said enough
         }
         let name = database_name(database);
+        let places = self.header.places;
         ErrorReport::new(
             PgSqlErrorCode::ERRCODE_CONFIGURATION_LIMIT_EXCEEDED,
             format!(
                 "gen_monotonic_ulid() keeps its order per session in database \"{name}\": \
-                 the shared table of {MAX_DATABASES} databases is full"
+                 no place of the shared table is free"
             ),
             "gen_monotonic_ulid",
         )
         .set_detail(format!(
-            "Each of the {MAX_DATABASES} places is held by a database that exists and has called \
-             gen_monotonic_ulid() since the server started. This message is logged once; \
-             other databases may follow."
+            "Each of the {places} places has a backend attached or holds a value ahead of \
+             the system clock, which was set back. This message is logged once per database."
         ))
         .set_hint(
-            "Values still increase within each session. A place is freed when its database is \
-             dropped, and every place when the server restarts.",
+            "Values still increase within each session. A place is free again once the clock \
+             passes its last value, and every place when the server restarts.",
         )
         .report(PgLogLevel::LOG);
     }
@@ -305,28 +271,7 @@ impl SharedTable {
 // The layout is the version's: change LAYOUT with these.
 const _: () = assert!(core::mem::size_of::<DatabaseState>() == 64);
 const _: () = assert!(core::mem::size_of::<Header>() == 64);
-const _: () =
-    assert!(core::mem::size_of::<SharedTable>() == 64 + 64 * MAX_DATABASES && LAYOUT == 2);
-
-/// Whether a database of that OID exists (pg_database is a shared catalog:
-/// any backend can look). Call it in a transaction, holding no lock of
-/// ours: it may raise an ERROR.
-fn database_exists(database: u32) -> bool {
-    // (an enum of u32 before 19, of i32 from 19 on)
-    #[allow(clippy::unnecessary_cast)]
-    let cache = pg_sys::SysCacheIdentifier::DATABASEOID as core::ffi::c_int;
-    // SAFETY: called in a transaction (from a SQL function, or a test); the
-    // syscache lookup (pgrx's, guarded) takes an OID datum and nothing else.
-    unsafe {
-        pg_sys::SearchSysCacheExists(
-            cache,
-            pg_sys::Datum::from(database),
-            pg_sys::Datum::from(0),
-            pg_sys::Datum::from(0),
-            pg_sys::Datum::from(0),
-        )
-    }
-}
+const _: () = assert!(SharedTable::size(MIN_PLACES) == 64 + 64 * MIN_PLACES && LAYOUT == 3);
 
 /// The name of a database, or its OID when it has none (any more).
 fn database_name(database: u32) -> String {
@@ -342,8 +287,33 @@ fn database_name(database: u32) -> String {
         .into_owned()
 }
 
+/// How many places a table has on this server: one for every backend it
+/// can have, and at least [`MIN_PLACES`].
+fn places_for_this_server() -> usize {
+    // SAFETY: PostgreSQL's settings, read on the process's thread; set from
+    // the configuration before any library is preloaded. From 15 on,
+    // MaxBackends is set before shared memory is sized (where this is
+    // first called) and never changes; 13 and 14 size it afterwards, from
+    // these settings, which no one can change without a restart there.
+    #[cfg(any(feature = "pg13", feature = "pg14"))]
+    let backends = unsafe {
+        pg_sys::MaxConnections
+            + pg_sys::autovacuum_max_workers
+            + 1
+            + pg_sys::max_worker_processes
+            + pg_sys::max_wal_senders
+    };
+    #[cfg(not(any(feature = "pg13", feature = "pg14")))]
+    // SAFETY: as above.
+    let backends = unsafe { pg_sys::MaxBackends };
+    usize::try_from(backends).unwrap_or(0).max(MIN_PLACES)
+}
+
 /// Set in the postmaster when preloaded; inherited by every backend it forks.
 static PRELOADED: BackendLocal<*const SharedTable> = BackendLocal::new(core::ptr::null());
+/// The places of the preloaded table, counted once in the postmaster when
+/// its shared memory is asked for.
+static PRELOADED_PLACES: BackendLocal<usize> = BackendLocal::new(MIN_PLACES);
 
 /// Where this backend's monotonic state is, once its first call found out.
 #[derive(Clone, Copy)]
@@ -354,6 +324,8 @@ enum Scope {
 }
 
 static SCOPE: BackendLocal<Scope> = BackendLocal::new(Scope::Unknown);
+/// Whether `detach` runs when this backend exits.
+static DETACH_REGISTERED: BackendLocal<bool> = BackendLocal::new(false);
 
 /// The state shared by the sessions of this backend's database: in the
 /// preloaded table, or else, on 17 and later, in the registry's. `None`
@@ -364,31 +336,51 @@ pub fn shared_state() -> Option<&'static DatabaseState> {
     // SAFETY: this backend's own cell, copied out.
     match unsafe { *SCOPE.get() } {
         // SAFETY: a place in a table that is never freed nor unmapped while
-        // the backend lives, and that never changes database while its
-        // database exists (this backend is connected to it).
+        // the backend lives, and that serves no other database while this
+        // backend is attached to it (until it exits).
         Scope::Database(place) => Some(unsafe { &*place }),
         Scope::Session => None,
         Scope::Unknown => find_scope(),
     }
 }
 
-#[cold]
-#[inline(never)]
-fn find_scope() -> Option<&'static DatabaseState> {
+/// The server's table: the preloaded one, or else, on 17 and later, the
+/// registry's (made by the first backend that asks). `None` on 13 to 16
+/// without preloading. May raise an ERROR (the registry out of memory).
+fn table() -> Option<&'static SharedTable> {
     // SAFETY: on the backend's thread; null, or set in the postmaster before
     // any backend was forked to a table of the shared memory every backend
     // keeps mapped until it exits.
-    let table = match unsafe { PRELOADED.get().as_ref() } {
+    match unsafe { PRELOADED.get().as_ref() } {
         Some(preloaded) => Some(preloaded),
         None => registry::table(),
-    };
+    }
+    .filter(|table| table.is_ours())
+}
+
+#[cold]
+#[inline(never)]
+fn find_scope() -> Option<&'static DatabaseState> {
     // SAFETY: the database a backend is connected to, set before it runs SQL.
     let database = unsafe { pg_sys::MyDatabaseId }.to_u32();
-    let place = match table {
-        Some(table) if table.is_ours() && database != 0 => {
-            let place = table.place_of(database);
+    let place = match table() {
+        Some(table) if database != 0 => {
+            // before attaching: registering may raise (no slot left), and
+            // then nothing is attached
+            // SAFETY: this backend's own cell; PostgreSQL's exit callbacks,
+            // `detach` registered once per backend (a wait for the table's
+            // lock that ends in an ERROR brings the next call back here);
+            // it reads SCOPE, which is set below before anything can fail.
+            unsafe {
+                if !*DETACH_REGISTERED.get() {
+                    pg_sys::before_shmem_exit(Some(detach), pg_sys::Datum::from(0));
+                    *DETACH_REGISTERED.get() = true;
+                }
+            }
+            let now = crate::generators::now_ms().unwrap_or(0);
+            let place = table.attach(database, now);
             if place.is_none() {
-                table.report_full(database);
+                table.report_per_session(database);
             }
             place
         }
@@ -404,6 +396,76 @@ fn find_scope() -> Option<&'static DatabaseState> {
     place
 }
 
+/// A `before_shmem_exit` callback: the exiting backend detaches from its
+/// place. It runs on every exit but a kill, a FATAL one too, before the
+/// registry's segment is unmapped.
+///
+/// # Safety
+///
+/// For PostgreSQL alone, as `find_scope` registered it: called once, on the
+/// backend's thread, while it exits.
+unsafe extern "C-unwind" fn detach(_code: core::ffi::c_int, _arg: pg_sys::Datum) {
+    // SAFETY: the whole body of a callback, in a guard, from a frame that
+    // holds nothing; this backend's own cell; a place it is attached to, in
+    // a table still mapped (before_shmem_exit runs before any unmapping).
+    unsafe {
+        guard_callback(|| {
+            if let Scope::Database(place) = *SCOPE.get() {
+                *SCOPE.get() = Scope::Session;
+                (*place).attached.fetch_sub(1, Ordering::Relaxed);
+            }
+        })
+    }
+}
+
+extension_sql_file!(
+    "../sql/shared/shared_places.sql",
+    name = "ulid_shared_places",
+    requires = ["ulid_generators"],
+);
+
+/// `ulid_shared_places()`: every place of the server's table, the database
+/// it serves and how many of that database's backends are attached; no
+/// rows where there is no table (13 to 16 without preloading). For
+/// superusers alone: it names other databases and says how busy they are.
+#[pg_extern(sql = false)]
+fn ulid_shared_places() -> TableIterator<
+    'static,
+    (
+        name!(place, i32),
+        name!(database, Option<pg_sys::Oid>),
+        name!(backends, i32),
+    ),
+> {
+    // SAFETY: asks the role of the current user, in a transaction.
+    if !unsafe { pg_sys::superuser() } {
+        ErrorReport::new(
+            PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+            "permission denied for function ulid_shared_places",
+            "ulid_shared_places",
+        )
+        .set_detail("Only superusers may read the shared table of gen_monotonic_ulid().")
+        .report(PgLogLevel::ERROR);
+    }
+    let rows: Vec<_> = table()
+        .map(|table| {
+            table
+                .places()
+                .iter()
+                .enumerate()
+                .map(|(i, place)| {
+                    let database = match place.database() {
+                        0 => None,
+                        database => Some(pg_sys::Oid::from(database)),
+                    };
+                    (i as i32 + 1, database, place.attached() as i32)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    TableIterator::new(rows)
+}
+
 /// Called from `_PG_init`: when the library is being preloaded, asks for
 /// the table's shared memory and sets it up at server start.
 pub fn init() {
@@ -416,7 +478,10 @@ pub fn init() {
             return;
         }
         #[cfg(any(feature = "pg13", feature = "pg14"))]
-        pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedTable>());
+        {
+            *PRELOADED_PLACES.get() = places_for_this_server();
+            pg_sys::RequestAddinShmemSpace(SharedTable::size(*PRELOADED_PLACES.get()));
+        }
         #[cfg(not(any(feature = "pg13", feature = "pg14")))]
         {
             PREV_SHMEM_REQUEST_HOOK = pg_sys::shmem_request_hook;
@@ -448,7 +513,8 @@ unsafe extern "C-unwind" fn shmem_request() {
             if let Some(previous) = PREV_SHMEM_REQUEST_HOOK {
                 previous();
             }
-            pg_sys::RequestAddinShmemSpace(core::mem::size_of::<SharedTable>());
+            *PRELOADED_PLACES.get() = places_for_this_server();
+            pg_sys::RequestAddinShmemSpace(SharedTable::size(*PRELOADED_PLACES.get()));
         })
     }
 }
@@ -498,12 +564,12 @@ unsafe extern "C-unwind" fn shmem_startup() {
             let mut found = false;
             let table = pg_sys::ShmemInitStruct(
                 SHMEM_NAME.as_ptr(),
-                core::mem::size_of::<SharedTable>(),
+                SharedTable::size(*PRELOADED_PLACES.get()),
                 &mut found,
             )
             .cast::<SharedTable>();
             if !found {
-                SharedTable::init(table);
+                SharedTable::init(table, *PRELOADED_PLACES.get());
             }
             *PRELOADED.get() = table;
             pg_sys::LWLockRelease(init_lock);
@@ -522,7 +588,7 @@ unsafe extern "C-unwind" fn shmem_startup() {
 /// never serve one server.
 #[cfg(any(feature = "pg17", feature = "pg18", feature = "pg19"))]
 mod registry {
-    use super::{SharedTable, SHMEM_NAME};
+    use super::{places_for_this_server, SharedTable, SHMEM_NAME};
     use crate::fmgr::guard_callback;
     use pgrx::pg_sys;
 
@@ -538,14 +604,14 @@ mod registry {
             #[cfg(any(feature = "pg17", feature = "pg18"))]
             let segment = pg_sys::GetNamedDSMSegment(
                 SHMEM_NAME.as_ptr(),
-                core::mem::size_of::<SharedTable>(),
+                SharedTable::size(places_for_this_server()),
                 Some(init),
                 &mut found,
             );
             #[cfg(feature = "pg19")]
             let segment = pg_sys::GetNamedDSMSegment(
                 SHMEM_NAME.as_ptr(),
-                core::mem::size_of::<SharedTable>(),
+                SharedTable::size(places_for_this_server()),
                 Some(init),
                 &mut found,
                 core::ptr::null_mut(),
@@ -571,7 +637,7 @@ mod registry {
         // holds nothing; the segment is the table's size, mapped at an
         // address aligned for it, and no one else's yet (this function's
         // contract).
-        unsafe { guard_callback(|| SharedTable::init(segment.cast())) }
+        unsafe { guard_callback(|| SharedTable::init(segment.cast(), places_for_this_server())) }
     }
 
     /// Writes an empty table into a new segment (19 passes the callback an
@@ -587,7 +653,7 @@ mod registry {
         _arg: *mut core::ffi::c_void,
     ) {
         // SAFETY: as for 17 and 18.
-        unsafe { guard_callback(|| SharedTable::init(segment.cast())) }
+        unsafe { guard_callback(|| SharedTable::init(segment.cast(), places_for_this_server())) }
     }
 }
 
@@ -617,16 +683,18 @@ mod tests {
         // SAFETY: set at server start.
         let table = unsafe { PRELOADED.get().as_ref() }.unwrap();
         assert!(table.is_ours());
+        assert_eq!(table.places().len(), places_for_this_server());
         assert_eq!(
             table
-                .places
+                .places()
                 .iter()
                 .filter(|p| p.database() == database)
                 .count(),
             1,
             "one place per database"
         );
-        assert!(core::ptr::eq(table.place_of(database).unwrap(), place));
+        // this backend is attached to it
+        assert!(place.attached() >= 1);
     }
 
     /// The lock `shmem_startup` takes to set the table up is the one the
@@ -657,43 +725,159 @@ mod tests {
         );
     }
 
-    /// A database that is gone gives its place up, emptied; one that
-    /// exists keeps it.
+    /// A table of its own for a test, in memory allocated as shared
+    /// memory would be (aligned to a cache line).
+    struct TestTable(*mut SharedTable, std::alloc::Layout);
+
+    impl TestTable {
+        fn new(places: usize) -> Self {
+            let layout = std::alloc::Layout::from_size_align(SharedTable::size(places), 64)
+                .expect("a valid layout");
+            // SAFETY: a fresh allocation of the table's size and alignment,
+            // no one else's; `init` writes every byte of it.
+            unsafe {
+                let table = std::alloc::alloc(layout).cast::<SharedTable>();
+                assert!(!table.is_null());
+                SharedTable::init(table, places);
+                TestTable(table, layout)
+            }
+        }
+    }
+
+    impl core::ops::Deref for TestTable {
+        type Target = SharedTable;
+        fn deref(&self) -> &SharedTable {
+            // SAFETY: made by `new`, freed only when dropped.
+            unsafe { &*self.0 }
+        }
+    }
+
+    impl Drop for TestTable {
+        fn drop(&mut self) {
+            // SAFETY: allocated by `new` with this layout.
+            unsafe { std::alloc::dealloc(self.0.cast(), self.1) }
+        }
+    }
+
+    const NOW: u64 = 1_800_000_000_000;
+
+    /// A value of millisecond `ms`.
+    fn at(ms: u64) -> [u8; 16] {
+        let mut value = [0xAB; 16];
+        value[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
+        value
+    }
+
+    /// A place is its database's while a backend of it is attached; once
+    /// none is and the clock has passed its last value, it goes, emptied,
+    /// to the next database that needs one, and the database that had it
+    /// starts afresh; a place ahead of the clock is kept for its database.
     #[pg_test]
-    fn a_gone_database_gives_its_place_up() {
-        let mut table: Box<core::mem::MaybeUninit<SharedTable>> = Box::new_uninit();
-        // SAFETY: a fresh allocation of the table's size and alignment, no
-        // one else's; `init` writes every byte of it.
-        let table = unsafe {
-            SharedTable::init(table.as_mut_ptr());
-            table.assume_init()
-        };
-        // SAFETY: set when the backend connected, read on its thread.
-        let here = unsafe { pg_sys::MyDatabaseId }.to_u32();
-        // fill every place with databases that do not exist, but one
-        let gone_base = 4_000_000_000u32;
-        for (i, place) in table.places.iter().enumerate() {
-            place
-                .database
-                .store(gone_base + i as u32, Ordering::Relaxed);
-            place.with_lock(|state| state.advance_past([0xAB; 16]));
+    fn a_place_goes_only_from_a_database_without_backends() {
+        let table = TestTable::new(MIN_PLACES);
+        assert!(table.is_ours());
+        // every place held by a database with a backend attached
+        for (i, place) in table.places().iter().enumerate() {
+            assert!(core::ptr::eq(
+                table.attach(1_000 + i as u32, NOW).unwrap(),
+                place
+            ));
+            place.with_lock(|state| state.advance_past(at(NOW - 5)));
         }
-        table.places[7].database.store(here, Ordering::Relaxed);
-        // this database has its place already
-        assert!(core::ptr::eq(
-            table.place_of(here).unwrap(),
-            &table.places[7]
-        ));
-        // another database takes the first place of a gone one, emptied
-        let newcomer = 4_100_000_000u32;
-        let place = table.place_of(newcomer).unwrap();
-        assert!(core::ptr::eq(place, &table.places[0]));
+        // a database gets the place it has, and one more backend on it
+        let seventh = &table.places()[7];
+        assert!(core::ptr::eq(table.attach(1_007, NOW).unwrap(), seventh));
+        assert_eq!(seventh.attached(), 2);
+        assert_eq!(
+            seventh.with_lock(|state| state.last()),
+            at(NOW - 5),
+            "kept: attached"
+        );
+        // a live database's place is never taken, whatever any catalog says
+        assert!(table.attach(9_999, NOW).is_none());
+        // its backends gone, the place goes to another database, emptied
+        seventh.attached.store(0, Ordering::Relaxed);
+        assert!(core::ptr::eq(table.attach(9_999, NOW).unwrap(), seventh));
+        assert_eq!(seventh.database(), 9_999);
+        assert_eq!(seventh.attached(), 1);
+        assert_eq!(seventh.with_lock(|state| state.last()), [0; 16]);
+        // and the database that had it starts from the clock on another one
+        table.places()[3].attached.store(0, Ordering::Relaxed);
+        let again = table.attach(1_007, NOW).unwrap();
+        assert!(core::ptr::eq(again, &table.places()[3]));
+        assert_eq!(again.with_lock(|state| state.last()), [0; 16]);
+        assert_eq!(
+            table.places()[4].with_lock(|state| state.last()),
+            at(NOW - 5)
+        );
+    }
+
+    /// A database that finds its own place with no backend attached (its
+    /// sessions gone, or a new database with a dropped one's OID) starts
+    /// from an empty state once the clock has passed the last value; ahead
+    /// of the clock (set back), the state is kept, so that its values never
+    /// go back, and no other database takes that place.
+    #[pg_test]
+    fn a_reused_oid_starts_empty_unless_ahead_of_the_clock() {
+        let table = TestTable::new(MIN_PLACES);
+        let place = table.attach(42, NOW).unwrap();
+        place.with_lock(|state| state.advance_past(at(NOW - 1)));
+        place.attached.store(0, Ordering::Relaxed);
+        assert!(core::ptr::eq(table.attach(42, NOW).unwrap(), place));
         assert_eq!(place.with_lock(|state| state.last()), [0; 16]);
-        assert_eq!(table.places[1].with_lock(|state| state.last())[0], 0xAB);
-        // a table held entirely by databases that exist has no place
-        for place in &table.places {
-            place.database.store(here, Ordering::Relaxed);
+        // ahead of the clock: kept, for its database alone
+        place.with_lock(|state| state.advance_past(at(NOW + 60_000)));
+        place.attached.store(0, Ordering::Relaxed);
+        assert!(core::ptr::eq(table.attach(42, NOW).unwrap(), place));
+        assert_eq!(place.with_lock(|state| state.last()), at(NOW + 60_000));
+        place.attached.store(0, Ordering::Relaxed);
+        for other in table.places().iter().skip(1) {
+            other.database.store(7, Ordering::Relaxed);
+            other.attached.store(1, Ordering::Relaxed);
         }
-        assert!(table.place_of(newcomer).is_none());
+        assert!(
+            table.attach(43, NOW).is_none(),
+            "a place ahead of the clock is not given away"
+        );
+        assert_eq!(place.database(), 42);
+    }
+
+    /// Under the table's lock a place's lock is only tried: a place whose
+    /// lock is held is passed over, never waited for.
+    #[pg_test]
+    fn a_held_place_lock_is_passed_over() {
+        let table = TestTable::new(MIN_PLACES);
+        let first = &table.places()[0];
+        let _held = first.lock.try_lock().expect("free");
+        let place = table.attach(5, NOW).unwrap();
+        assert!(!core::ptr::eq(place, first));
+        assert_eq!(first.database(), 0);
+    }
+
+    /// The server log names a database that keeps its order per session
+    /// once, and at most LOGGED of them.
+    #[pg_test]
+    fn the_log_names_each_database_once() {
+        let table = TestTable::new(MIN_PLACES);
+        for database in 1..=(LOGGED as u32 + 3) {
+            table.report_per_session(database);
+            table.report_per_session(database);
+        }
+        let named: Vec<u32> = table
+            .header
+            .logged
+            .iter()
+            .map(|slot| slot.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(named, (1..=LOGGED as u32).collect::<Vec<_>>());
+    }
+
+    /// The table has a place for every backend the server can have.
+    #[pg_test]
+    fn a_place_for_every_backend() {
+        // SAFETY: set at server start, read on the backend's thread.
+        let backends = unsafe { pg_sys::MaxBackends } as usize;
+        assert!(places_for_this_server() >= backends);
+        assert!(places_for_this_server() >= MIN_PLACES);
     }
 }

@@ -6,4 +6,7 @@
 COMMENT ON FUNCTION @extschema@.gen_monotonic_ulid() IS
     'a new ULID greater than the previous one: across the sessions of the database when ulid is in shared_preload_libraries or on PostgreSQL 17 and later, else within the session';
 
+-- Who uses the shared table, for superusers.
+\ir ../shared/shared_places.sql
+
 \ir ../shared/version_dependent.sql

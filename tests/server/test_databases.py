@@ -15,32 +15,45 @@ of places, src/shmem.rs). What is checked here, on both kinds of server:
 - a database dropped and made again starts a state of its own;
 - a waiter for a state whose holder is stopped (SIGSTOP) answers
   pg_cancel_backend, and another database's sessions do not wait at all;
-- (on 19) a thousand databases and more: the table's size as the
-  server reports it, the database past the limit keeping its order per
-  session and the server log saying so once, and a dropped database's
-  place taken by the next that asks.
+- (on 19) an ordinary role with CREATEDB makes more databases than the
+  table has places, each drawing values: a database made after them still
+  shares one state across its sessions, and no database falls back to
+  per-session order; the table's size as the server reports it, and as
+  ulid_shared_places() shows it to a superuser (and to no one else);
+- (on 19) a session whose catalog snapshot is older than a database
+  (REPEATABLE READ, pg_database locked) takes no place of that database,
+  even while that database's holder is stopped inside its lock, and the
+  table serves new sessions afterwards; a database made with a dropped
+  one's OID starts with no backend counted on its place;
+- with max_connections above the table's least size, a place for every
+  backend the server can have.
+
+What a backend that dies or gives up while it waits leaves behind is
+test_shared_faults.py's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
-import threading
 import time
 
 import psycopg
 import pytest
 
+from harness.holders import Looper, Waiter, new_sessions_draw, stop_inside_lock, value
 from harness.ordering import client_serialized, order_of
 from harness.pgcluster import Cluster
 
-# The table's size (src/shmem.rs): a header and MAX_DATABASES places, a
-# cache line each, in a shared memory block named for its layout.
-MAX_DATABASES = 1024
-TABLE_BYTES = 64 + 64 * MAX_DATABASES
-TABLE_NAME = "ulid monotonic generator, layout 2"
-FULL = f"the shared table of {MAX_DATABASES} databases is full"
+# The table's size (src/shmem.rs): a header and a place per backend the
+# server can have, at least MIN_PLACES, a cache line each, in a shared
+# memory block named for its layout.
+MIN_PLACES = 1024
+TABLE_BYTES = 64 + 64 * MIN_PLACES
+TABLE_NAME = "ulid monotonic generator, layout 3"
+PER_SESSION = "keeps its order per session"
 
 TRIPLES = 200
 
@@ -54,11 +67,6 @@ def shares_state(server) -> bool:
 @pytest.fixture(params=["not preloaded", "preloaded"])
 def server(request):
     return request.getfixturevalue("preloaded" if request.param == "preloaded" else "cluster")
-
-
-def value(conn) -> int:
-    (made,) = conn.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()
-    return int.from_bytes(made, "big")
 
 
 def between_count(first, second, wanted: int = TRIPLES, tries: int = 50_000) -> tuple[int, int]:
@@ -149,30 +157,6 @@ def test_a_database_dropped_and_made_again(server):
     assert second[0][1] > first[-1][1], "the clock went on"
 
 
-class Waiter:
-    """A session that calls gen_monotonic_ulid() in a thread of its own."""
-
-    def __init__(self, server, db):
-        self.conn = server.connect(db)
-        (self.pid,) = self.conn.execute("SELECT pg_backend_pid()").fetchone()
-        self.done = threading.Event()
-        self.outcome = None
-        self.ended = None
-
-    def call(self):
-        def run():
-            try:
-                self.conn.execute("SELECT gen_monotonic_ulid()")
-                self.outcome = "returned"
-            except psycopg.Error as exc:
-                self.outcome = exc
-            self.ended = time.monotonic()
-            self.done.set()
-
-        self.done.clear()
-        threading.Thread(target=run, daemon=True).start()
-
-
 def test_a_waiter_answers_a_cancel_and_other_databases_do_not_wait(preloaded, cluster):
     """A holder stopped inside its database's lock (SIGSTOP, as a debugger
     would): a waiter in the same database answers pg_cancel_backend within
@@ -182,23 +166,11 @@ def test_a_waiter_answers_a_cancel_and_other_databases_do_not_wait(preloaded, cl
     for server in servers:
         db = server.create_database("stopped")
         other = server.create_database("not_stopped")
-        holder = server.connect(db)
-        (holder_pid,) = holder.execute("SELECT pg_backend_pid()").fetchone()
-        looping = threading.Thread(target=lambda: _loop_until_cancelled(holder), daemon=True)
-        looping.start()
+        holder = Looper(server, db)
         waiter = Waiter(server, db)
+        value(waiter.conn)  # attached: it waits on its database's lock, not the table's
         try:
-            time.sleep(0.3)
-            for attempt in range(500):
-                os.kill(holder_pid, signal.SIGSTOP)
-                time.sleep(0.002)
-                waiter.call()
-                if not waiter.done.wait(2.0):
-                    break  # the holder was stopped holding the lock
-                assert waiter.outcome == "returned", waiter.outcome
-                os.kill(holder_pid, signal.SIGCONT)
-            else:
-                pytest.fail("the holder was never stopped while holding the lock")
+            stop_inside_lock(holder, waiter)
             # the holder still holds it: another database does not wait
             with server.connect(other) as conn:
                 assert value(conn) > 0
@@ -211,71 +183,164 @@ def test_a_waiter_answers_a_cancel_and_other_databases_do_not_wait(preloaded, cl
             assert isinstance(waiter.outcome, psycopg.errors.QueryCanceled), waiter.outcome
             assert waiter.ended - cancelled < 1.0, f"the cancel took {waiter.ended - cancelled:.3f} s"
             # the waiter's session goes on, and gets a value once the holder runs
-            os.kill(holder_pid, signal.SIGCONT)
+            os.kill(holder.pid, signal.SIGCONT)
             assert value(waiter.conn) > 0
         finally:
-            os.kill(holder_pid, signal.SIGCONT)
-            with server.connect() as conn:
-                conn.execute("SELECT pg_cancel_backend(%s)", [holder_pid])
-            looping.join(30)
-            waiter.conn.close()
-            holder.close()
+            holder.end()
+            waiter.close()
             with server.connect() as conn:
                 for name in (db, other):
                     conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
-def _loop_until_cancelled(conn):
-    # generate_series in the select list makes its rows one at a time (in
-    # FROM it would make them all first, into a tuplestore)
+@contextlib.contextmanager
+def noted(problems: list[str], what: str):
+    """An error or a failed check in the block is one more of PROBLEMS,
+    and the test goes on to the next block."""
     try:
-        conn.execute("SELECT count(gen_monotonic_ulid()), count(gen_monotonic_ulid()), count(gen_monotonic_ulid()) "
-                     "FROM (SELECT generate_series(1, 10000000000)) AS rows")
-    except psycopg.errors.QueryCanceled:
-        pass
+        yield
+    except (psycopg.Error, AssertionError) as exc:
+        problems.append(f"{what}: {type(exc).__name__}: {exc}".strip())
+
+
+# a statement that would wait for a lock left held fails instead
+TIMEOUT = "-c statement_timeout=10s"
 
 
 @pytest.mark.builds("19")
-def test_more_databases_than_places(pg_build):
-    """MAX_DATABASES + 6 databases, each drawing ids in turn, on a server
-    without preloading (the table in the DSM registry): the table is the
-    size the server reports (pg_dsm_registry_allocations, new in 19), whatever the number of databases; the
-    databases past the limit keep their order per session and the log says
-    so once; a dropped database's place goes to the next database that
-    asks."""
+def test_a_tenant_cannot_fill_the_table(pg_build):
+    """On a server without preloading (the table in the DSM registry), an
+    ordinary role with CREATEDB makes MIN_PLACES + 6 databases, each with
+    CREATE EXTENSION ulid and values drawn. Then, with a place for every
+    database taken once:
+
+    - a database made after them shares one state across its sessions, and
+      the log names no database keeping its order per session;
+    - a session whose catalog snapshot predates a database (REPEATABLE
+      READ, pg_database read in its transaction, as a dropped database's
+      place is taken by a new one) draws its first value while that
+      database's holder is stopped inside its lock: it gets a place of its
+      own without waiting, the two databases' values never interleave, and
+      afterwards new sessions of three databases draw values at once;
+    - a database made with a dropped one's OID (CREATE DATABASE ... OID)
+      finds its place with no backend counted, and counts its own;
+    - ulid_shared_places() shows a superuser every place, and no one else.
+    What went wrong is gathered and reported together."""
     server = Cluster(pg_build, "many-databases", slot=44,
                      settings={"synchronous_commit": "off", "fsync": "off"}).start_empty()
+    problems: list[str] = []
     try:
-        with server.connect("template1") as conn:
-            conn.execute("CREATE EXTENSION ulid")
-        names = [f"tenant_{i:04}" for i in range(1, MAX_DATABASES + 7)]
         with server.connect() as conn:
+            conn.execute("CREATE ROLE tenant LOGIN CREATEDB")
+            conn.execute("CREATE DATABASE tenant_template OWNER tenant TEMPLATE template0")
+        with server.connect("tenant_template", user="tenant") as conn:
+            conn.execute("CREATE EXTENSION ulid")
+        names = [f"tenant_{i:04}" for i in range(1, MIN_PLACES + 7)]
+        with server.connect(user="tenant") as conn:
             for name in names:
-                conn.execute(f'CREATE DATABASE "{name}" STRATEGY = FILE_COPY')
+                conn.execute(f'CREATE DATABASE "{name}" TEMPLATE tenant_template STRATEGY = FILE_COPY')
         for name in names:
-            with server.connect(name) as conn:
+            with server.connect(name, user="tenant") as conn:
                 first, second = value(conn), value(conn)
                 assert second > first
+        watch = server.create_database("watch")  # where the superuser reads the table
+
+        with noted(problems, "a database made after the tenant's"):
+            later = server.create_database("later")
+            backwards, crossing = order_of(client_serialized(server, [later], 600))
+            assert crossing >= 100 and backwards == 0, (backwards, crossing)
+
+        # a newcomer whose catalog snapshot is older than the victim
         with server.connect() as conn:
+            conn.execute(f'DROP DATABASE "{names[0]}"')
+        newcomer_db = server.create_database("newcomer")
+        newcomer = Waiter(server, newcomer_db, autocommit=False, setup=(
+            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+            "SELECT has_database_privilege(4000000000::oid, 'CONNECT')",
+            "SELECT 'gen_monotonic_ulid()'::regprocedure, NULL::ulid, count(*) FROM pg_database"))
+        victim_db = server.create_database("victim")
+        holder = Looper(server, victim_db)
+        waiter = Waiter(server, victim_db)
+        value(waiter.conn)
+        try:
+            stop_inside_lock(holder, waiter)
+            newcomer.call()
+            if not newcomer.done.wait(5.0):
+                problems.append("the newcomer's first value waited on the stopped victim's lock")
+                with server.connect() as conn:
+                    conn.execute("SELECT pg_terminate_backend(%s)", [newcomer.pid])
+            elif newcomer.outcome != "returned":
+                problems.append(f"the newcomer's first value failed: {newcomer.outcome}")
+        finally:
+            holder.end()
+            waiter.close()
+        problems += new_sessions_draw(server, [victim_db, watch, names[-1]])
+        if newcomer.outcome == "returned":
+            with noted(problems, "the newcomer beside the victim"):
+                with server.connect(victim_db, options=TIMEOUT) as victim:
+                    turns, between = between_count(newcomer.conn, victim)
+                assert turns == TRIPLES and between <= 2, \
+                    f"{between} of {turns} turns put the victim's value between the newcomer's two"
+            with noted(problems, "the newcomer's place"), server.connect(watch) as conn:
+                rows = dict(conn.execute(
+                    "SELECT d.datname, p.backends FROM ulid_shared_places() AS p "
+                    "JOIN pg_database AS d ON d.oid = p.database "
+                    "WHERE d.datname IN (%s, %s)", [victim_db, newcomer_db]).fetchall())
+                assert rows.get(newcomer_db) == 1, rows
+        newcomer.close()
+
+        # (the places of the first tenants' databases went to those made
+        # after them; one from the middle still has its own)
+        with noted(problems, "a dropped database's OID used again"):
+            with server.connect() as conn:
+                (oid,) = conn.execute("SELECT oid FROM pg_database WHERE datname = %s",
+                                      [names[500]]).fetchone()
+                conn.execute(f'DROP DATABASE "{names[500]}"')
+                conn.execute(f"CREATE DATABASE reused OID {oid} TEMPLATE tenant_template")
+            with server.connect(watch) as conn:
+                count = "SELECT backends FROM ulid_shared_places() WHERE database = %s"
+                (before,) = conn.execute(count, [oid]).fetchone()
+                with server.connect("reused", options=TIMEOUT) as reused:
+                    first, second = value(reused), value(reused)
+                    (during,) = conn.execute(count, [oid]).fetchone()
+            assert second > first
+            assert (before, during) == (0, 1), (before, during)
+
+        with noted(problems, "the table's size and who may read it"):
+            with server.connect(watch, user="tenant") as conn:
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    conn.execute("SELECT * FROM ulid_shared_places()")
+            with server.connect(watch) as conn:
+                row = conn.execute("SELECT size FROM pg_dsm_registry_allocations WHERE name = %s",
+                                   [TABLE_NAME]).fetchone()
+                assert row == (TABLE_BYTES,), f"the table {TABLE_NAME!r} takes {row} bytes"
+                places, served = conn.execute(
+                    "SELECT count(*), count(database) FROM ulid_shared_places()").fetchone()
+                assert (places, served) == (MIN_PLACES, MIN_PLACES), (places, served)
+        said = [line for line in server.log_tail(100_000).splitlines() if PER_SESSION in line]
+        if said:
+            problems.append(f"databases fell back to per-session order: {said}")
+        assert not problems, "\n".join(problems)
+    finally:
+        server.destroy()
+
+
+@pytest.mark.builds("19")
+def test_a_place_for_every_backend(pg_build):
+    """With max_connections above the table's least size, the table has a
+    place for every backend the server can have: its size as the server
+    reports it, and the places ulid_shared_places() lists."""
+    server = Cluster(pg_build, "many-backends", slot=45,
+                     settings={"max_connections": "1500"}).start_empty()
+    try:
+        with server.connect() as conn:
+            conn.execute("CREATE EXTENSION ulid")
+            value(conn)
             (size,) = conn.execute("SELECT size FROM pg_dsm_registry_allocations WHERE name = %s",
                                    [TABLE_NAME]).fetchone()
-            assert size == TABLE_BYTES
-        log = server.log_tail(100_000)
-        said = [line for line in log.splitlines() if FULL in line]
-        assert len(said) == 1, said
-        assert f'database "{names[MAX_DATABASES]}"' in said[0], said
-
-        # the first database keeps its order across sessions, the last keeps it per session only
-        assert order_of(client_serialized(server, [names[0]], 600))[0] == 0
-        backwards, crossing = order_of(client_serialized(server, [names[-1]], 600))
-        assert crossing >= 100 and backwards > 0, (backwards, crossing)
-
-        # a place freed by a dropped database goes to the next that asks
-        with server.connect() as conn:
-            conn.execute(f'DROP DATABASE "{names[1]}"')
-        backwards, crossing = order_of(client_serialized(server, [names[-1]], 600))
-        assert crossing >= 100 and backwards == 0, (backwards, crossing)
-        assert len([line for line in server.log_tail(100_000).splitlines() if FULL in line]) == 1
+            (places,) = conn.execute("SELECT count(*) FROM ulid_shared_places()").fetchone()
+        assert size == 64 + 64 * places
+        assert 1500 < places < 1500 + 64, places
     finally:
         server.destroy()
 

@@ -126,8 +126,8 @@ def test_sessions_of_the_old_and_the_new_library_side_by_side(swap, server, pg_v
         if pg_version >= 19:
             rows = dict(old.execute("SELECT name, size FROM pg_dsm_registry_allocations "
                                     "WHERE name LIKE 'ulid%'").fetchall())
-            assert set(rows) == {"ulid monotonic generator", "ulid monotonic generator, layout 2"}, rows
-            assert rows["ulid monotonic generator, layout 2"] == 64 + 64 * 1024
+            assert set(rows) == {"ulid monotonic generator", "ulid monotonic generator, layout 3"}, rows
+            assert rows["ulid monotonic generator, layout 3"] == 64 + 64 * 1024
     finally:
         old.close()
         swap.restore()

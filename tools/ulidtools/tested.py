@@ -45,8 +45,10 @@ ROWS = (
         "(the pg_regress suite, the server and security tests, the pages' examples)", ("tests/pg_regress/",)),
     Row("tested-shared-state", "the monotonic state shared by the sessions of a database, and databases "
         "kept apart", ("tests/server/test_databases.py::test_a_database_cannot_watch_another",)),
-    Row("tested-many-databases", "more databases than the shared table has places",
-        ("tests/server/test_databases.py::test_more_databases_than_places",)),
+    Row("tested-many-databases", "more databases than the shared table has places, made by an ordinary role",
+        ("tests/server/test_databases.py::test_a_tenant_cannot_fill_the_table",)),
+    Row("tested-shared-faults", "a backend terminated, timed out or killed at a wait of the shared table",
+        ("tests/server/test_shared_faults.py",)),
     Row("tested-go", "Go: pgx v4 and lib/pq", ("tests/clients/test_client_go.py",)),
     Row("tested-go-v5", "Go: pgx v5 and GORM", ("tests/clients/test_client_go_v5.py",)),
     Row("tested-node-postgres", "JavaScript: node-postgres", ("tests/clients/test_client_js.py",)),

@@ -1,0 +1,132 @@
+"""Sessions of gen_monotonic_ulid() for the tests of its shared table
+(tests/server/test_databases.py, test_shared_faults.py): a session that
+calls it in a thread of its own (`Waiter`), a session that calls it without
+end (`Looper`), stopped by SIGSTOP while it holds its database's lock, as a
+debugger would stop it (`stop_inside_lock`), and the check that a server's
+table still serves new sessions (`new_sessions_draw`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import psycopg
+
+
+def value(conn) -> int:
+    """A value of gen_monotonic_ulid(), as an integer."""
+    (made,) = conn.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()
+    return int.from_bytes(made, "big")
+
+
+class Waiter:
+    """A session that runs a statement (gen_monotonic_ulid() unless told
+    otherwise) in a thread of its own, so that the test can see it wait."""
+
+    def __init__(self, server, db: str, setup: tuple[str, ...] = (), autocommit: bool = True):
+        self.conn = server.connect(db, autocommit=autocommit)
+        for statement in setup:
+            self.conn.execute(statement)
+        (self.pid,) = self.conn.execute("SELECT pg_backend_pid()").fetchone()
+        self.done = threading.Event()
+        self.outcome: object = None
+        self.ended: float | None = None
+
+    def call(self, statement: str = "SELECT gen_monotonic_ulid()"):
+        def run():
+            try:
+                self.conn.execute(statement)
+                self.outcome = "returned"
+            except psycopg.Error as exc:
+                self.outcome = exc
+            self.ended = time.monotonic()
+            self.done.set()
+
+        self.done.clear()
+        threading.Thread(target=run, daemon=True).start()
+
+    def close(self):
+        try:
+            self.conn.close()
+        except psycopg.Error:
+            pass
+
+
+class Looper:
+    """A session calling gen_monotonic_ulid() without end until cancelled."""
+
+    def __init__(self, server, db: str):
+        self.server = server
+        self.conn = server.connect(db)
+        (self.pid,) = self.conn.execute("SELECT pg_backend_pid()").fetchone()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        # generate_series in the select list makes its rows one at a time (in
+        # FROM it would make them all first, into a tuplestore)
+        try:
+            self.conn.execute("SELECT count(gen_monotonic_ulid()), count(gen_monotonic_ulid()), "
+                              "count(gen_monotonic_ulid()) FROM (SELECT generate_series(1, 10000000000)) AS rows")
+        except psycopg.Error:
+            pass
+
+    def end(self):
+        """Lets it run again, cancels its loop and closes it (whatever
+        became of its backend)."""
+        try:
+            os.kill(self.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        try:
+            with self.server.connect() as conn:
+                conn.execute("SELECT pg_cancel_backend(%s)", [self.pid])
+        except psycopg.Error:
+            pass
+        self.thread.join(30)
+        try:
+            self.conn.close()
+        except psycopg.Error:
+            pass
+
+
+def stop_inside_lock(holder: Looper, waiter: Waiter, attempts: int = 500) -> None:
+    """Stops HOLDER (SIGSTOP) until it is stopped while it holds its
+    database's lock: until WAITER, a session of the same database that has
+    drawn a value before (so that it waits on that lock and no other), does
+    not get its next value within 2 seconds. WAITER is then waiting."""
+    time.sleep(0.3)
+    for _ in range(attempts):
+        os.kill(holder.pid, signal.SIGSTOP)
+        time.sleep(0.002)
+        waiter.call()
+        if not waiter.done.wait(2.0):
+            return
+        assert waiter.outcome == "returned", waiter.outcome
+        os.kill(holder.pid, signal.SIGCONT)
+    raise AssertionError("the holder was never stopped while holding the lock")
+
+
+def new_sessions_draw(server, databases: list[str], sessions: int = 8, within: float = 1.0) -> list[str]:
+    """SESSIONS new sessions spread over DATABASES each draw two values, one
+    after another; what went wrong, if anything: a session that failed, a
+    value not above the one before, or all of it taking more than WITHIN
+    seconds (with a 5-second statement timeout, so that a session waiting
+    on a lock left held fails instead of hanging)."""
+    problems = []
+    started = time.monotonic()
+    for k in range(sessions):
+        db = databases[k % len(databases)]
+        try:
+            with server.connect(db, options="-c statement_timeout=5s") as conn:
+                first, second = value(conn), value(conn)
+                if second <= first:
+                    problems.append(f"session {k} in {db}: {second:032x} not above {first:032x}")
+        except psycopg.Error as exc:
+            problems.append(f"session {k} in {db}: {type(exc).__name__}: {exc}".strip())
+    took = time.monotonic() - started
+    if took > within:
+        problems.append(f"{sessions} new sessions took {took:.2f} s to draw their values")
+    return problems
