@@ -14,7 +14,8 @@ database waits for it, and then one fault at a time strikes:
   and its shared memory);
 - the holder: pg_terminate_backend while it is stopped, or SIGKILL;
 
-and after each, 8 new sessions in 3 databases draw values at once, and
+and after each, 8 new sessions in 3 databases draw values, each call within
+a second, and
 once every session of the test database is gone its place counts no
 backend (ulid_shared_places()). On 17 without preloading (the table in the
 DSM registry) and with ulid preloaded; the wait for the table's lock is
