@@ -5,7 +5,7 @@ and times statements, and adds `Result`s, each with a stable `key`. CASES
 lists the cases in the order they run, as (name, function) pairs. Adding a
 case is one function and one entry in CASES: its results appear in
 bench/results/latest.md by themselves, and on docs/performance.md once an
-entry in report.RATIOS names the comparison to show. A case that needs a
+entry in pages.RATIOS names the comparison to show. A case that needs a
 server of its own (another extension preloaded) asks for it with
 `b.other_cluster(name, settings)`; one whose alternative is missing on a
 server records why in its Result's `missing`, and the reports say so.
@@ -14,7 +14,8 @@ server records why in its Result's `missing`, and the reports say so.
 and records what this server cannot run.
 
 Not here: building and starting the clusters (clusters.py), timing helpers
-(measure.py), tables, plots and pages (report.py), the command line (run.py).
+(measure.py), the pages (pages.py) and plots (plots.py), the command line
+(run.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The command-line tool's benchmark (run by bench/cli); report.py renders
+"""The command-line tool's benchmark (run by bench/cli); pages.py renders
 its section of docs/performance.md from what it writes.
 
 Each round runs, one after another, `ulid-tool new N`, `ulid-tool new N
@@ -24,7 +24,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench import report
+from bench import pages, report, results_files
 
 CASES = [
     ("new", ["new", "{n}"], False),
@@ -84,21 +84,21 @@ def main() -> int:
     parser.add_argument("--ids", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="20,000 ids, one round, into a temporary directory")
-    parser.add_argument("--out", type=Path, default=report.RESULTS, metavar="DIR")
+    parser.add_argument("--out", type=Path, default=results_files.RESULTS, metavar="DIR")
     args = parser.parse_args()
     if args.quick:
         args.ids, args.rounds = 20_000, 1
         args.out = Path(tempfile.mkdtemp(prefix="ulid-bench-cli-"))
     data = measure(args.tool, args.core, args.ids, args.rounds)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / report.CLI_RESULTS_FILE).write_text(json.dumps(data, indent=2) + "\n")
-    for line in report.render_cli(data):
+    (args.out / results_files.CLI_RESULTS_FILE).write_text(json.dumps(data, indent=2) + "\n")
+    for line in pages.render_cli(data):
         print(line)
-    if args.out.resolve() == report.RESULTS.resolve():
-        report.write(args.out, report.PAGE)
-        print(f"wrote {args.out / report.CLI_RESULTS_FILE} and {report.PAGE}")
+    if args.out.resolve() == results_files.RESULTS.resolve():
+        report.write(args.out, results_files.PAGE)
+        print(f"wrote {args.out / results_files.CLI_RESULTS_FILE} and {results_files.PAGE}")
     else:
-        print(f"wrote {args.out / report.CLI_RESULTS_FILE}")
+        print(f"wrote {args.out / results_files.CLI_RESULTS_FILE}")
     return 0
 
 

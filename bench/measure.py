@@ -7,7 +7,7 @@ PostgreSQL version, the wall-clock time of a statement, interleaved rounds,
 pgbench, and what the run found missing on that server.
 
 Not here: what is measured (cases.py), how the clusters are built, tuned
-and started (clusters.py), how numbers are shown (report.py).
+and started (clusters.py), how numbers are shown (pages.py).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ QUICK = Sizes(n=20_000, gen=20_000, insert=10_000, growth_steps=4, pgbench_secon
 class Result:
     """One case on one server: every measurement of every variant.
 
-    The fields are the JSON schema of a case in latest.json; report.py
+    The fields are the JSON schema of a case in latest.json; results_files.py
     reads them back with Result(**record)."""
 
     case: str

@@ -26,14 +26,15 @@ page are written again from the merged results.
 --report writes latest.md and the page again from DIR/latest.json (and the
 instruction counts bench/callgrind left in DIR), without measuring.
 Writing the page of bench/results also writes again every figure the other
-pages quote from it (report.FIGURE).
+pages quote from it (spans.py).
 --quick runs tiny sizes once, to check that the runner works (CI does
 this; it asserts nothing about timings), into a temporary directory, page
 included.
 
 This file is the command line and the order of a run. The cases are in
 cases.py, the clusters and builds in clusters.py, timing in measure.py,
-tables, plots and the page in report.py.
+the plots in plots.py, latest.md and the page in pages.py, written by
+report.py.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from bench import report
+from bench import plots, report, results_files
 from ulidtools.builds import BENCH_BUILDS
 
 # the `bench` line of inputs.manifest
@@ -176,7 +177,7 @@ def main() -> int:
     parser.add_argument("--case", nargs="+", metavar="NAME",
                         help="run these cases only, and merge their results into DIR/latest.json")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat: checks the runner works")
-    parser.add_argument("--out", type=Path, default=report.RESULTS, metavar="DIR",
+    parser.add_argument("--out", type=Path, default=results_files.RESULTS, metavar="DIR",
                         help="where the results go (default: bench/results)")
     parser.add_argument("--no-build", action="store_true", help="use the extension already installed")
     parser.add_argument("--page", type=Path, metavar="FILE",
@@ -212,10 +213,11 @@ def main() -> int:
     out = Path(tempfile.mkdtemp(prefix="ulid-bench-")) if args.quick else args.out
     out.mkdir(parents=True, exist_ok=True)
     measured = measure(args.pg, args.quick, not args.no_build, args.case)
-    data = merge(report.load(out), measured, args.case) if args.case and (out / "latest.json").exists() else measured
+    earlier = args.case and (out / "latest.json").exists()
+    data = merge(results_files.load(out), measured, args.case) if earlier else measured
     (out / "latest.json").write_text(json.dumps(data, indent=1) + "\n")
     for run in measured["versions"]:
-        report.write_plots(run, out)
+        plots.write_plots(run, out)
     written = report.write(out, page_for(out, args.page))
     print(written[0].read_text())
     print("written: " + ", ".join(map(str, written)) + ", latest.json and the plots beside them", file=sys.stderr)
@@ -226,7 +228,7 @@ def page_for(out: Path, page: Path | None) -> Path:
     """docs/performance.md shows bench/results; results elsewhere get a page of their own."""
     if page is not None:
         return page
-    return report.PAGE if out.resolve() == report.RESULTS.resolve() else out / "performance.md"
+    return results_files.PAGE if out.resolve() == results_files.RESULTS.resolve() else out / "performance.md"
 
 
 if __name__ == "__main__":

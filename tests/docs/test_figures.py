@@ -191,12 +191,12 @@ def test_the_report_writes_what_the_pages_show():
     writes from the results today; the report refuses a figure the results
     lack, naming it."""
     done = report(
-        "import json, sys\nfrom bench import report\n"
-        "data = report.load(report.RESULTS)\n"
-        "page = report.render_page(data, report.RESULTS, report.PAGE, report.load_counts(report.RESULTS))\n"
-        "stale = [str(p) for p in report.figure_pages() if report.with_figures(p.read_text(), data) != p.read_text()]\n"
+        "import json, sys\nfrom bench import pages, results_files as results, spans\n"
+        "data = results.load(results.RESULTS)\n"
+        "page = pages.render_page(data, results.RESULTS, results.PAGE, results.load_counts(results.RESULTS))\n"
+        "stale = [str(p) for p in spans.figure_pages() if spans.with_figures(p.read_text(), data) != p.read_text()]\n"
         "try:\n"
-        "    report.figure(data, 'ratio 18 insert \"no such variant\"')\n"
+        "    spans.figure(data, 'ratio 18 insert \"no such variant\"')\n"
         "    refused = ''\n"
         "except ValueError as e:\n"
         "    refused = str(e)\n"

@@ -1,0 +1,723 @@
+"""The pages that show the benchmark results: bench/results/latest.md
+(every case of every version: medians, ratios, the run's machine and
+settings) and docs/performance.md (the user's page: ratio tables with a
+column per PostgreSQL version in the results, the pgbench client tables,
+sizes, plots, past memory, instruction counts, the command-line tool, how
+to reproduce). Everything here reads results; nothing measures or writes.
+
+Every figure either page shows is computed here from the results files; no
+number is written into the text by hand. Which comparisons the page shows
+is RATIOS: to show a new case's ratio, add an entry there. Each row says
+which run of `bench/run` its figures come from (provenance.py).
+
+Not here: reading the results (results_files.py), the plots (plots.py),
+the figures other pages quote (spans.py), writing the pages (report.py),
+the cases (cases.py), the command line (run.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.measure import Result
+from bench.past_memory import window
+from bench.provenance import build_text, monotonic_state, provenance, run_measured
+from bench.results_files import by_key, load_cli, results_of, runs_of, sweep_of
+from ulidtools.base import ROOT
+
+# the ratio the section on the command-line tool (bench/cli) aims at
+CLI_TARGET = 2.0
+
+
+# The results record why a variant is missing, or where pg_uuidv7 came from,
+# as the run saw it (what could be downloaded, which file of the manifest to
+# change): right for latest.md, which the people running the benchmarks
+# read. The user's page says what it means for the figures instead.
+READER_WORDS = [
+    (re.compile(r"^no pg_uuidv7 for PostgreSQL (\d+) \(.*\)$"),
+     r"pg_uuidv7 was not installed in this run"),
+    (re.compile(r"^this build of PostgreSQL (\d+) has no pgcrypto$"),
+     r"the build measured has no pgcrypto, so there is no comparison with pgcrypto's AES"),
+    (re.compile(r"^Debian's TimescaleDB is for PostgreSQL (\d+): measured in its run$"),
+     r"TimescaleDB was measured on PostgreSQL \1 only"),
+    (re.compile(r"^(pg_uuidv7 [^:]+): Debian's binary package (\S+) (\S+), unpacked\b.*$"),
+     r"\1, from Debian's package \2 \3"),
+    (re.compile(r"^(pg_uuidv7 [^:]+): built from Debian's source package (\S+?)(?:\.orig)?\.tar\.\w+$"),
+     r"\1, built from Debian's source package \2"),
+]
+
+
+def for_readers(text: str) -> str:
+    """A reason or an origin as the results record it, in the user's terms."""
+    for pattern, words in READER_WORDS:
+        if pattern.match(text):
+            return pattern.sub(words, text)
+    return text
+
+
+# ---- numbers as text --------------------------------------------------------
+
+def fmt(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def settings_text(settings: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in settings.items())
+
+
+def session_difference(run: dict) -> str | None:
+    """How the second cluster's settings differ from the benchmark cluster's."""
+    main, session = run.get("settings"), run.get("session_settings")
+    if main is None or session is None:
+        return None
+    return ", ".join(f"{k}='{v}'" if v == "" else f"{k}={v}" for k, v in session.items() if main.get(k) != v)
+
+
+def later_text(note: dict) -> str:
+    """When, where and from what build cases measured after a version's run were."""
+    return (f"{', '.join(note['cases'])}: measured on its own on {note.get('date', 'a date not recorded')}, "
+            f"PostgreSQL {note.get('server_version', '?')}, {build_text(note) or 'build not recorded'}, "
+            f"in {note.get('minutes', 0):.1f} min")
+
+
+def usual_runs(results: list[Result]) -> int:
+    """The number of runs most cases take their medians from."""
+    counts = Counter(r.runs() for r in results)
+    return counts.most_common(1)[0][0] if counts else 1
+
+
+def runs_text(n: int) -> str:
+    return "measured once" if n == 1 else f"{n} runs"
+
+
+# ---- bench/results/latest.md ------------------------------------------------
+
+def render_latest(data: dict) -> str:
+    """bench/results/latest.md: every case of every version."""
+    return (
+        "# ulid benchmarks\n\n"
+        "Produced by `bench/run`: ulid against a bigint identity, uuid v4 and uuid v7 (core's uuidv7() and "
+        "pg_uuidv7's uuid_generate_v7()) on the same machine in the same run, each case repeated with the "
+        "variants interleaved. Only the ratios are meant to be compared; absolute "
+        f"times drift on this shared machine. Whole run: {data['minutes']:.1f} min.\n\n"
+        + "\n".join(render_version(run) for run in runs_of(data))
+    )
+
+
+def version_header(run: dict, results: list[Result]) -> str:
+    quick = " (quick mode: sizes too small to mean anything)" if run.get("quick") else ""
+    lines = [f"## PostgreSQL {run['server_version']}{quick}", ""]
+    facts = [x for x in (run.get("date"), run.get("machine")) if x]
+    if facts:
+        lines.append(", ".join(facts) + ".  ")
+    method = [f"Medians of {plural(usual_runs(results), 'interleaved run')}"
+              + (" where the notes below say no other" if any(r.runs() != usual_runs(results) for r in results)
+                 else "")
+              + (f" (client sweep: {plural(run['sweep_repeats'], 'round')} of {run['sweep_seconds']} s per point)"
+                 if run.get("sweep") else "")]
+    if run.get("build"):
+        method.append(build_text(run))
+    method.append(run.get("pg_uuidv7") or "pg_uuidv7 not available")
+    if run.get("settings"):
+        method.append(f"cluster settings: {settings_text(run['settings'])}")
+    difference = session_difference(run)
+    if difference:
+        method.append(f"\"not preloaded\" runs on a second cluster with the same settings and {difference}")
+    lines.append("; ".join(method) + ".  ")
+    took = f"This version's run took {run['minutes']:.1f} min"
+    if "client_sweep" in run.get("durations", {}):
+        took += f" (client sweep {run['durations']['client_sweep'] / 60:.1f} min)"
+    lines.append(took + ".")
+    for note in run.get("later", []):
+        lines[-1] += f"  \nRun on its own since (`bench/run --case`): {later_text(note)}."
+    if run.get("attempt", 1) > 1:
+        lines[-1] += (f"  \nThis is attempt {run['attempt']}: the earlier ones stopped because ulid was "
+                      "reinstalled by something else on this machine while they ran.")
+    return "\n".join(lines)
+
+
+def render_version(run: dict) -> str:
+    results = results_of(run)
+    usual = usual_runs(results)
+    lines = [version_header(run, results), "", "| case | variant | median | ratio |", "| --- | --- | ---: | ---: |"]
+    for r in results:
+        for variant in r.values:
+            # (a baseline of zero, as bigint's full-page images per row can be, has no ratio)
+            ratio = f"{r.ratio(variant):.2f}" if r.baseline in r.values and r.median(r.baseline) else "–"
+            lines.append(f"| {r.case} | {variant} | {fmt(r.median(variant))} {r.unit} | {ratio} |")
+        for variant, why in r.missing.items():
+            lines.append(f"| {r.case} | {variant} | not available: {why} | – |")
+    notes, seen = [], []
+    for r in results:
+        # a case that shows another's measurements against another baseline needs no note of its own
+        shared = r.values in seen and not r.note
+        seen.append(r.values)
+        parts = ([runs_text(r.runs())] if r.runs() != usual and not shared else []) + ([r.note] if r.note else [])
+        if parts and r.values:  # a case with nothing measured has its reasons in the table
+            notes.append(f"- {r.case}: {'; '.join(parts)}")
+    if notes:
+        lines += ["", *notes]
+    baselines = list(dict.fromkeys(r.baseline for r in results))
+    lines += [
+        "",
+        "Ratios divide each median by the median of its case's baseline variant (here: "
+        + ", ".join(baselines) + "), whose own ratio is one. "
+        "For times and sizes lower is better; for tps higher is better.",
+    ]
+    return "\n".join(lines) + "\n" + render_sweep(run)
+
+
+def render_sweep(run: dict) -> str:
+    sweep = sweep_of(run)
+    if not sweep:
+        return ""
+    tag = f"pg{run['version']}"
+    counts = list(sweep)
+    first = sweep[counts[0]]
+    variants = list(first.values)
+    ref = 2 if 2 in sweep else counts[0]
+    lines = [
+        "",
+        "### INSERT throughput by number of clients",
+        "",
+        f"{first.case.split(',')[0]}: tps, median of each point, and in brackets the ratio to {first.baseline} "
+        f"at the same client count. The last column is the tps at {counts[-1]} clients over the tps at "
+        f"{ref} clients. Plot: [clients-{tag}.png](clients-{tag}.png).",
+        "",
+        "| variant | " + " | ".join(plural(c, "client") for c in counts) + " | scaling |",
+        "| --- | " + " | ".join("---:" for _ in counts) + " | ---: |",
+    ]
+    for v in variants:
+        cells = [f"{fmt(sweep[c].median(v))} ({sweep[c].ratio(v):.2f})" for c in counts]
+        scaling = sweep[counts[-1]].median(v) / sweep[ref].median(v)
+        lines.append(f"| {v} | " + " | ".join(cells) + f" | {scaling:.2f} |")
+    for v, why in first.missing.items():
+        lines.append(f"| {v} | not available: {why} | " + " | ".join("–" for _ in counts[1:]) + " | – |")
+    return "\n".join(lines) + "\n"
+
+
+# ---- docs/performance.md ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Ratio:
+    """One row of a ratio table on the page: `variant` of the case `key`
+    against `baseline` (the case's own baseline when None)."""
+
+    key: str
+    variant: str
+    baseline: str | None = None
+
+
+# The comparisons the page shows, by section: (title, what the section
+# compares, rows). The row's case, variants and every figure come from the
+# results; a case missing on a version shows n/a there.
+RATIOS: list[tuple[str, str, list[Ratio]]] = [
+    ("Generating one value",
+     "The cost of one call in `SELECT count(f()) FROM generate_series(...)`, against the uuid generators and "
+     "against `clock_timestamp()`, the cheapest volatile call there is (the executor's own cost per row).",
+     [Ratio("gen", "gen_ulid()"),
+      Ratio("gen", "gen_ulid()", "uuidv7()"),
+      Ratio("gen", "gen_ulid()", "uuid_generate_v7() (pg_uuidv7)"),
+      Ratio("gen", "gen_monotonic_ulid() (preloaded)"),
+      Ratio("gen", "gen_monotonic_ulid() (preloaded)", "uuid_generate_v7() (pg_uuidv7)"),
+      Ratio("gen-floor", "gen_ulid()"),
+      Ratio("gen-floor", "gen_monotonic_ulid() (preloaded)"),
+      Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)"),
+      Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)", "gen_monotonic_ulid() (preloaded)")]),
+    ("Inserting rows",
+     "One `INSERT ... SELECT` into a table whose primary key has a DEFAULT id; time, lower is better.",
+     [Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)"),
+      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid gen_random_uuid()"),
+      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid uuidv7()"),
+      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid uuid_generate_v7() (pg_uuidv7)"),
+      Ratio("insert", "ulid gen_ulid()", "uuid gen_random_uuid()")]),
+    ("Sorting, indexing, text and binary input and output",
+     "The same random 128-bit values stored as `ulid` and as `uuid`; time, lower is better.",
+     [Ratio("sort", "ulid"),
+      Ratio("index", "ulid"),
+      Ratio("text-out", "ulid"),
+      Ratio("copy-text-out", "ulid"),
+      Ratio("text-in", "ulid"),
+      Ratio("bin-out", "ulid"),
+      Ratio("bin-in", "ulid")]),
+    ("Lookups and time ranges",
+     "Point lookups are transactions per second (higher is better); range queries are time (lower is better), "
+     "over time-ordered values stored as `ulid` and as `uuid`.",
+     [Ratio("lookup", "ulid"),
+      Ratio("lookup", "ulid", "uuid"),
+      Ratio("range-btree", "ulid"),
+      Ratio("range-brin", "ulid")]),
+    ("Public ids",
+     "`ulid_encrypt()` and `ulid_decrypt()` per call (time, lower is better), against `gen_ulid()` and against "
+     "pgcrypto's AES of the same bytes; a point lookup by public id against one by id (transactions per second, "
+     "higher is better).",
+     [Ratio("public-ids", "ulid_encrypt(u, key)"),
+      Ratio("public-ids", "ulid_decrypt(u, key)"),
+      Ratio("public-ids", "ulid_encrypt(u, key), AES-128"),
+      Ratio("public-ids", "ulid_encrypt(u, key)", "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"),
+      Ratio("public-id-lookup", "WHERE id = ulid_decrypt($1, key)")]),
+    ("The portable layer",
+     "`portable/ulid_portable.sql` ([portable ULIDs](portable.md)), SQL and PL/pgSQL on `uuid`, against the "
+     "extension, per call, on the cluster without `ulid` preloaded (time, lower is better). Its target: "
+     "`ulid_portable.gen_ulid()` at most 3 times `gen_random_uuid()`, which it calls once, and no slower than "
+     "the one-line SQL generator people paste (`lpad(to_hex(...)) || encode(gen_random_bytes(10), 'hex')`, "
+     "which checks neither the range nor `ulid.layout`). What "
+     "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (Debian's 15 and 19 here, "
+     "and the servers users run) it asks OpenSSL for the bytes; the 18 measured here is built without it and "
+     "reads `/dev/urandom` on every call, several times slower, so its ratios against `gen_random_uuid()` "
+     "are the smaller ones (the times: [bench/results/latest.md](../bench/results/latest.md)).",
+     [Ratio("portable-gen", "ulid_portable.gen_ulid()"),
+      Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
+      Ratio("portable-gen", "ulid_portable.gen_ulid()", "the common one-line SQL generator (pgcrypto)"),
+      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()"),
+      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()", "gen_monotonic_ulid() (not preloaded)"),
+      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid(), its state in a temporary table",
+            "ulid_portable.gen_monotonic_ulid()"),
+      Ratio("portable-text-out", "ulid_portable.ulid_text(uuid)"),
+      Ratio("portable-text-in", "ulid_portable.ulid_parse(text)"),
+      Ratio("portable-timestamp", "ulid_portable.ulid_timestamp(uuid)")]),
+    ("TimescaleDB",
+     "Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB: inserting with a DEFAULT id, and "
+     "counting the last day of 30 in each query shape (which chunks each reads is in bench/results/latest.md); "
+     "time, lower is better, against a bigint identity with a timestamptz time column.",
+     [Ratio("ts-insert", "ulid column (partition_func ulid_timestamp)"),
+      Ratio("ts-insert", "uuid column, ulid.layout = uuidv7"),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): ulid_timestamp(id) >= now() - 1 day"),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): id >= (now() - 1 day)::ulid"),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): both bounds"),
+      Ratio("ts-last-day", "uuid column, ulid.layout = uuidv7: id >= (now() - 1 day)::ulid::uuid"),
+      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): id >= a constant::ulid",
+            "bigint identity + timestamptz: ts >= a constant")]),
+    ("Index and table sizes",
+     "Sizes in bytes on disk, lower is better; the sizes themselves are in the next section.",
+     [Ratio("btree-size", "ulid"),
+      Ratio("brin-size", "ulid"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v4 (gen_random_uuid)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (uuidv7)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (a SQL function: this server has no uuidv7)"),
+      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (pg_uuidv7)"),
+      Ratio("table-size", "ulid (gen_monotonic_ulid)")]),
+]
+# Cases whose medians the page shows as they are (sizes do not drift).
+ABSOLUTE = ["btree-size", "brin-size", "pk-size", "table-size"]
+
+
+def table(header: list[str], rows: list[list[str]], right_from: int) -> list[str]:
+    return ["| " + " | ".join(header) + " |",
+            "| " + " | ".join("---:" if i >= right_from else "---" for i in range(len(header))) + " |",
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def render_cli(data: dict | None) -> list[str]:
+    """The page's section on the command-line tool."""
+    lines = ["## The command-line tool", ""]
+    if data is None:
+        return lines + ["The results hold no figures for the command-line tool yet: `bench/cli` measures them.",
+                        ""]
+    lines += [
+        f"`bench/cli` runs `ulid-tool` over {data['ids']:,} ids, the output to `/dev/null` (`parse` reads them from a "
+        "file), and ulid-core's own loop for the same work in memory (the clock, the CSPRNG and the text for "
+        "`new`; the decoder and the fields `parse` prints for `parse`), in the same run; a figure is the median "
+        f"of {plural(data['rounds'], 'round')}. The ratio is the tool's time per id over the loop's; "
+        f"the target is at most {CLI_TARGET:g}.",
+        "",
+    ]
+    rows = []
+    for case in data["cases"]:
+        tool, core = case["tool_ns_per_id"], case["core_ns_per_id"]
+        rows.append([f"`ulid-tool {case['case']}`", f"{1e9 / tool:,.0f}", f"{1e9 / core:,.0f}", f"{case['ratio']:.2f}"])
+    lines += table(["command", "tool: ids/s", "ulid-core loop: ids/s", "ratio"], rows, right_from=1)
+    lines += ["", f"Measured on {data['date']} ({data['tool']}, {data['cpu']}).", ""]
+    return lines
+
+
+def case_title(found: dict[int, dict[str, Result]], key: str) -> str:
+    """A case's title as the results give it, noting versions whose run titled it otherwise."""
+    titles = {v: found[v][key].case for v in found if key in found[v]}
+    if not titles:
+        return key
+    first = next(iter(titles.values()))
+    others = [f"PostgreSQL {v}: {t}" for v, t in titles.items() if t != first]
+    return first + (f" ({'; '.join(others)})" if others else "")
+
+
+def ratio_cell(found: dict[str, Result], ratio: Ratio) -> str:
+    r = found.get(ratio.key)
+    baseline = ratio.baseline or (r.baseline if r else None)
+    if r is None or ratio.variant not in r.values or baseline not in r.values:
+        return "n/a"
+    return f"{r.ratio(ratio.variant, baseline):.2f}"
+
+
+def link(target: Path, page: Path) -> str:
+    return os.path.relpath(target, page.parent)
+
+
+def shown_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = None) -> str:
+    """docs/performance.md, from OUT/latest.json and what bench/callgrind recorded in OUT."""
+    runs = runs_of(data)
+    versions = [run["version"] for run in runs]
+    found = {run["version"]: by_key(run) for run in runs}
+    source = provenance(data)
+    results_dir = link(out, page)
+    pg = [f"PostgreSQL {v}" for v in versions]
+    lines = [
+        "# Performance",
+        "",
+        f"<!-- Generated by bench/report.py from {shown_path(out / 'latest.json')}: `bench/run --report` writes "
+        "it again. Change the code or the results, not this page. -->",
+        "",
+        "How `ulid` compares with the ids PostgreSQL users pick instead: a `bigint` identity column, `uuid` "
+        "from `gen_random_uuid()` (version 4), core's `uuidv7()` where the server has it, and "
+        "`uuid_generate_v7()` from the pg_uuidv7 extension. Every figure on this page comes from the "
+        f"results in [`{shown_path(out)}/`]({results_dir}/), which `bench/run` and `bench/callgrind` write; "
+        f"[`latest.md`]({results_dir}/latest.md) lists every case with its medians in absolute units.",
+        "",
+        "## How the figures were made",
+        "",
+        "- Each PostgreSQL version runs every case on private clusters of its own, on one machine. Within a "
+        "case the variants run in rounds, one after another (A, B, C, A, B, C, ...), so that whatever the "
+        "machine does meanwhile hits all of them alike; a figure is the median of a variant's rounds "
+        "(how many rounds each case had is in `latest.md`).",
+        "- A ratio divides one variant's median by another's, both measured in the same run on the same "
+        "server. For times and sizes, below one means `ulid` needs less; for transactions per second, above "
+        "one means it does more. Compare ratios, not absolute times: those drift from run to run on a "
+        "shared machine, and differ from one machine to the next.",
+        "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\") "
+        "and on a second cluster, identical but for that setting (\"not preloaded\"). Where each keeps its "
+        "state is what the build of the run measured kept: the table of runs below says it for each run.",
+        "- A case can be measured again on its own (`bench/run --case`): its figures then come from that later "
+        "run, and the other cases' from the earlier one. Every table says in its last column which run each "
+        "row's figures come from.",
+        "- n/a: the variant does not exist on that version, or was not installed there (see below).",
+        "",
+        "### The runs behind the figures",
+        "",
+    ]
+    rows = [[str(run.number), run.date, run.build, run_measured(run), run.machine, monotonic_state(run.commit)]
+            for run in source.runs]
+    lines += table(["run", "date", "ulid build", "measured", "machine", "`gen_monotonic_ulid()`'s state in that "
+                    "build"], rows, right_from=6)
+    lines.append("")
+    rows = [
+        ["server"] + [run["server_version"] for run in runs],
+        ["pg_uuidv7"] + [for_readers(run["pg_uuidv7"]) if run.get("pg_uuidv7") else "not installed"
+                         for run in runs],
+        ["medians of"] + [f"{plural(usual_runs(results_of(run)), 'round')} for most cases" for run in runs],
+        ["time of the version's run"] + [f"{run['minutes']:.1f} min (run {source.runs_of(run['version'])[0]})"
+                                         for run in runs],
+    ]
+    if any(run.get("quick") for run in runs):
+        rows.append(["sizes"] + ["quick mode: too small to mean anything" if run.get("quick") else "full"
+                                 for run in runs])
+    lines += table([""] + pg, rows, right_from=len(pg) + 1)
+    settings = {settings_text(run["settings"]) for run in runs if run.get("settings")}
+    lines.append("")
+    if len(settings) == 1:
+        lines.append(f"Settings of the benchmark clusters: `{settings.pop()}`"
+                     + (f"; the second cluster differs in `{session_difference(runs[0])}`."
+                        if session_difference(runs[0]) else "."))
+    else:
+        for run in runs:
+            lines.append(f"- Settings on PostgreSQL {run['version']}: "
+                         + (f"`{settings_text(run['settings'])}`" if run.get("settings") else "not recorded"))
+    missing = [(run["version"], why) for run in runs
+               for why in dict.fromkeys([*run.get("unavailable", {}).values(),
+                                         *(w for r in results_of(run) for w in r.missing.values())])]
+    if missing:
+        lines += ["", "Not available:", ""] + [f"- PostgreSQL {v}: {for_readers(why)}"
+                                               for v, why in dict.fromkeys(missing)]
+
+    lines += ["", "## Ratios", ""]
+    for title, about, ratios in RATIOS:
+        lines += [f"### {title}", "", about, ""]
+        rows, last = [], None
+        for ratio in ratios:
+            baseline = ratio.baseline or next((found[v][ratio.key].baseline for v in versions
+                                               if ratio.key in found[v]), "?")
+            cells = [ratio_cell(found[v], ratio) for v in versions]
+            if all(cell == "n/a" for cell in cells) and not any(
+                    ratio.variant in found[v][ratio.key].missing for v in versions if ratio.key in found[v]):
+                continue  # a variant these results do not have yet (measured by a later run)
+            measured = source.cell({v: ratio.key for v, cell in zip(versions, cells) if cell != "n/a"})
+            rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline]
+                        + cells + [measured])
+            last = ratio.key
+        lines += table(["case", "variant", "against"] + pg + ["run"], rows, right_from=3)
+        lines.append("")
+
+    lines += ["## Sizes as measured", "",
+              "Sizes do not drift from run to run as times do, so here they are as they were measured.", ""]
+    rows = []
+    for key in ABSOLUTE:
+        variants = list(dict.fromkeys(n for v in versions if key in found[v] for n in found[v][key].values))
+        for i, name in enumerate(variants):
+            cells = []
+            for v in versions:
+                r = found[v].get(key)
+                cells.append(f"{fmt(r.median(name))} {r.unit}" if r and name in r.values else "n/a")
+            measured = source.cell({v: key for v, cell in zip(versions, cells) if cell != "n/a"})
+            rows.append([case_title(found, key) if i == 0 else "", name] + cells + [measured])
+    lines += table(["case", "variant"] + pg + ["run"], rows, right_from=2)
+    lines.append("")
+
+    lines += ["## INSERT throughput by number of clients", ""]
+    for run in runs:
+        sweep = sweep_of(run)
+        if not sweep:
+            continue
+        counts_ = list(sweep)
+        first = sweep[counts_[0]]
+        lines += [
+            f"### PostgreSQL {run['version']}",
+            "",
+            f"pgbench, one INSERT of a row with a DEFAULT id per transaction, on PostgreSQL "
+            f"{run['server_version']}: thousands of transactions per second, each the median of "
+            f"{plural(run['sweep_repeats'], 'run')} of {run['sweep_seconds']} s. Higher is better. The last "
+            f"column is the lowest and the highest ratio to {first.baseline} over these client counts. "
+            f"{source.sentence({run['version']: first.key or first.case})} (what its build kept as "
+            "`gen_monotonic_ulid()`'s state: [the runs](#the-runs-behind-the-figures)).",
+            "",
+        ]
+        rows = []
+        for name in first.values:
+            ratios = [sweep[c].ratio(name) for c in counts_]
+            rows.append([name] + [f"{sweep[c].median(name) / 1e3:.1f}" for c in counts_]
+                        + ["baseline" if name == first.baseline else f"{min(ratios):.2f} to {max(ratios):.2f}"])
+        for name in first.missing:
+            rows.append([name] + ["n/a" for _ in counts_] + ["n/a"])
+        lines += table(["id"] + [plural(c, "client") for c in counts_] + [f"against {first.baseline}"], rows,
+                       right_from=1)
+        png = out / f"clients-pg{run['version']}.png"
+        if png.exists():
+            lines += ["", f"![INSERT throughput by number of clients, PostgreSQL {run['version']}]"
+                          f"({link(png, page)})"]
+        lines.append("")
+
+    growth = [run for run in runs if (out / f"growth-pg{run['version']}.png").exists()]
+    if growth:
+        lines += ["## Primary key as the table grows", "",
+                  "Rows with a DEFAULT id inserted into an empty table in batches: after each batch, the size "
+                  "of the primary key (left) and the insert rate of the batch (right). The final sizes are "
+                  "in the tables above.", ""]
+        for run in growth:
+            png = out / f"growth-pg{run['version']}.png"
+            lines += [f"![Primary key size and insert rate as a table grows, PostgreSQL {run['version']}]"
+                      f"({link(png, page)})", "",
+                      f"PostgreSQL {run['version']}: {source.sentence({run['version']: 'pk-size'}).lower()}.",
+                      ""]
+
+    for run in runs:
+        lines += render_past_memory(run, out, page, source)
+    lines += render_counts(counts or [])
+    lines += render_cli(load_cli(out))
+    lines += [
+        "## Reproduce",
+        "",
+        "As root, in a checkout (`scripts/setup` has installed the servers; `bench/run` builds and installs a "
+        "release build of `ulid` first):",
+        "",
+        "```sh",
+        "bench/run                # every version, into bench/results/ and this page",
+        "bench/run --pg 18        # one version",
+        "bench/run --pg 18 --case portable   # chosen cases only, merged into bench/results/latest.json",
+        "bench/run --pg 18 --case past_memory   # past memory: tens of minutes, run only when named",
+        "bench/run --quick        # tiny sizes: checks that the runner works, writes to a temporary directory",
+        "bench/run --report       # this page and bench/results/latest.md again, from latest.json",
+        "bench/callgrind 18       # instructions per call on 18, into bench/results/callgrind-pg18.json",
+        "bench/cli                # the command-line tool, into bench/results/cli.json",
+        "```",
+        "",
+        f"The run behind this page took {data['minutes']:.0f} minutes in all.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_counts(counts: list[dict]) -> list[str]:
+    """The instruction counts section, from bench/callgrind's records."""
+    lines = ["## Instructions per call", ""]
+    if not counts:
+        return lines + ["The results hold no instruction counts yet: `bench/callgrind VERSION` counts them, "
+                        "on the build installed into that version.", ""]
+    builds = [str(c["version"]) for c in counts]
+    floor = {str(c["version"]): next((r["instructions"] for r in c["rows"] if r["expr"] == "clock_timestamp()"),
+                                     None) for c in counts}
+    lines += [
+        "`bench/callgrind` counts the instructions the executor runs for one row of "
+        "`SELECT count(f()) FROM generate_series(...)` under valgrind: unlike times, counts repeat exactly "
+        "on a busy machine. In brackets, the ratio to `clock_timestamp()` on the same server. "
+        "The kernel's side of reading the clock is not counted.",
+        "",
+    ]
+    labels = list(dict.fromkeys(r["label"] for c in counts for r in c["rows"]))
+    rows = []
+    for label in labels:
+        cells = []
+        for c in counts:
+            row = next((r for r in c["rows"] if r["label"] == label), None)
+            f = floor[str(c["version"])]
+            cells.append("n/a" if row is None else f"{row['instructions']:,}"
+                         + (f" ({row['instructions'] / f:.2f})" if f else ""))
+        rows.append([label] + cells)
+    lines += table(["per call"] + [f"PostgreSQL {b}" for b in builds], rows, right_from=1)
+    lines.append("")
+    for c in counts:
+        lines.append(f"- PostgreSQL {c['version']} ({c.get('server_version', 'version not recorded')}): "
+                     f"counted on {c.get('date', 'a date not recorded')} over {c['calls']:,} and "
+                     f"{2 * c['calls']:,} calls{', ' + c['build'] if c.get('build') else ''}.")
+        for preloaded in (True, False):
+            step = {r.get("step") or "random": r["instructions"] for r in c["rows"]
+                    if r["expr"] == "gen_monotonic_ulid()" and r.get("preloaded") == preloaded}
+            if "random" in step and "one" in step:
+                more = 100 * (step["random"] / step["one"] - 1)
+                lines.append(f"  - `gen_monotonic_ulid()` {'preloaded' if preloaded else 'not preloaded'}: a random "
+                             f"step costs {abs(more):.1f} % {'more' if more >= 0 else 'fewer'} instructions per "
+                             "call than a step of one.")
+    return lines + [""]
+
+
+# ---- docs/performance.md: past memory ---------------------------------------
+
+def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
+    """What a user should expect past memory, in the run's own figures: the
+    random key against bigint, then each ulid generator."""
+    v4 = runs.get("uuid gen_random_uuid()")
+    if not base or not v4 or not base["steps"] or not v4["steps"]:
+        return []
+
+    def ratio(r: dict, field: str, rows: int | None, step: bool = True) -> str:
+        """R's FIELD over bigint's: at ROWS or the last step (STEP), else the run's own."""
+        v, b = of(r, field, rows, step), of(base, field, rows, step)
+        return "n/a" if v is None or not b else f"{v / b:.2f}"
+
+    lines = [f"What to expect: once the index of a random key outgrows memory, every insert reads a page of it "
+             f"and, after each checkpoint, logs that page whole. By {five:,} rows `uuid` v4 inserted at "
+             f"{ratio(v4, 'rows_per_s', five)} of `bigint`'s rate, and at {ratio(v4, 'rows_per_s', None)} at "
+             f"the end (the last fifth of its {v4['rows']:,} rows), writing {ratio(v4, 'wal_bytes_per_row', None)} times its WAL per row "
+             f"({of(v4, 'fpi_per_row', None, True) * 1000:,.0f} full-page images per 1,000 rows); its point lookups ran "
+             f"at {ratio(v4, 'lookups_per_s', None, step=False)} of `bigint`'s. The time-ordered ids insert at the right-hand "
+             f"end of their index, whose few pages stay in memory:"]
+    parts = []
+    for name in ("ulid gen_monotonic_ulid()", "ulid gen_ulid()", "uuid uuidv7()"):
+        r = runs.get(name)
+        if r and r["steps"]:
+            parts.append(f"`{name.split(' ', 1)[1]}` kept {ratio(r, 'rows_per_s', None)} of `bigint`'s rate and "
+                         f"wrote {ratio(r, 'wal_bytes_per_row', None)} times its WAL per row at the end"
+                         + (" (what it loses is its generator's cost: [generating one value](#generating-one-value))"
+                            if name == "uuid uuidv7()" else ""))
+    if parts:
+        lines[0] += " " + "; ".join(parts) + "."
+    lines[0] += (" What they still cost is size: a 16-byte key makes a larger primary key than `bigint`'s "
+                 "8 bytes (the table's primary key column).")
+    mono, rand = runs.get("ulid gen_monotonic_ulid()"), runs.get("ulid gen_ulid()")
+    if mono and rand and mono.get("pk_mb") and rand.get("pk_mb"):
+        lines[0] += (f" `gen_ulid()`'s primary key is {rand['pk_mb'] / mono['pk_mb']:.2f} times "
+                     "`gen_monotonic_ulid()`'s: at these rates a millisecond holds hundreds of ids, which "
+                     "`gen_ulid()` draws in random order, so pages split in the middle and are left part empty; "
+                     "`gen_monotonic_ulid()` keeps them in order, so only the last page splits.")
+    return [lines[0], ""]
+
+
+def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
+    """The section of the page on inserts and lookups past memory (past_memory.py)."""
+    past = run.get("series", {}).get("past_memory")
+    if not past or not past["runs"]:
+        return []
+    version = run["version"]
+    runs = {r["variant"]: r for r in past["runs"]}
+    base = runs.get("bigint identity")
+    five = min(5_000_000, past["rows"] // 4)
+
+    def step_value(r: dict, field: str, rows: int | None) -> float | None:
+        """FIELD of the steps around ROWS (None: the last fifth), past_memory.window."""
+        steps = window(r["steps"], rows)
+        return None if steps is None else steps[field]
+
+    def of(r: dict, field: str, rows: int | None = None, at_end: bool = False) -> float | None:
+        """A step's FIELD at ROWS (or, AT_END, the last step's; else the
+        run's own FIELD)."""
+        return step_value(r, field, rows) if rows is not None or at_end else r.get(field)
+
+    def cell(r: dict, field: str, rows: int | None = None, at_end: bool = False, scale: float = 1,
+             digits: int = 0, floor: float = 0) -> str:
+        """FIELD (of()) with its ratio to bigint's, unless bigint's is at
+        most FLOOR (a ratio to next to nothing says nothing)."""
+        v = of(r, field, rows, at_end)
+        if v is None:
+            return "n/a"
+        b = of(base, field, rows, at_end) if base else None
+        ratio = b is not None and b * scale > floor and r is not base
+        return f"{v * scale:,.{digits}f}" + (f" ({v / b:.2f})" if ratio else "")
+
+    def missed(r: dict) -> float | None:
+        """The share of the primary key's block accesses in the last fifth
+        of the rows that shared_buffers did not hold (read from the page
+        cache or the disk), in percent."""
+        last = window(r["steps"])
+        if not last or not last["index_blocks_read"] + last["index_blocks_hit"]:
+            return None
+        return 100 * last["index_blocks_read"] / (last["index_blocks_read"] + last["index_blocks_hit"])
+
+    settings = past["settings"]
+    lines = ["## Past memory", "",
+             f"What happens once a table's primary key no longer fits in memory, on PostgreSQL {version}: "
+             f"each id type grows a table of its own to {past['rows']:,} rows, "
+             f"{past['clients']} clients inserting {past['batch']} rows a transaction (a multi-row `VALUES` with "
+             f"DEFAULT ids, as an application sends them), on a server started afresh for each, "
+             f"under {past['label']}; checkpoints at `checkpoint_timeout = {settings['checkpoint_timeout']}` and "
+             f"`max_wal_size = {settings['max_wal_size']}`, `full_page_writes = {settings['full_page_writes']}`, "
+             f"`synchronous_commit = {settings['synchronous_commit']}`. A variant that falls far behind stops after "
+             f"{plural(past['budget_s'] // 60, 'minute')} of inserts, at the rows it reached. In brackets, the ratio to "
+             f"`bigint` in the same run. \"Around {five / 1e6:g} M\" takes the rows from {0.8 * five / 1e6:g} M to "
+             f"{1.2 * five / 1e6:g} M together, \"at the end\" the last fifth of the rows reached, so that the "
+             "full-page images after a checkpoint weigh in each as they do on average. Before the lookups, "
+             "`VACUUM (ANALYZE)`, as autovacuum would have run on a table that grew over days.", ""]
+    lines += summary(runs, base, five, of)
+    header = ["id", "rows reached", f"rows/s around {five / 1e6:g} M", "rows/s at the end",
+              f"WAL bytes/row around {five / 1e6:g} M", "WAL bytes/row at the end", "full-page images per 1,000 rows "
+              "at the end", "primary key blocks not in shared_buffers at the end", "primary key MB",
+              "on disk MB", "point lookups/s", f"the newest {past['step']:,} rows (ms)"]
+    rows = []
+    for name, r in runs.items():
+        rows.append([name, f"{r['rows']:,}" + ("" if r["reached_all"] else " (time budget)"),
+                     cell(r, "rows_per_s", five), cell(r, "rows_per_s", at_end=True),
+                     cell(r, "wal_bytes_per_row", five), cell(r, "wal_bytes_per_row", at_end=True),
+                     cell(r, "fpi_per_row", at_end=True, scale=1000, digits=1, floor=0.05),
+                     "n/a" if missed(r) is None else f"{missed(r):.1f} %", cell(r, "pk_mb"),
+                     cell(r, "total_mb"), cell(r, "lookups_per_s"), cell(r, "newest_ms", digits=1)])
+    for name, why in past.get("missing", {}).items():
+        rows.append([name] + ["n/a"] * (len(header) - 2) + [why])
+    lines += table(header, rows, right_from=1)
+    png = out / f"past-memory-pg{version}.png"
+    if png.exists():
+        lines += ["", f"![Insert rate and WAL per row as the table grows past memory, PostgreSQL {version}]"
+                      f"({link(png, page)})"]
+    lines += ["", f"{source.sentence({version: 'past-memory-rows'})}. The newest rows, those of the last step (as the "
+              "newest hour is a small slice of a real table), are counted as a user would ask for them without "
+              "another index: a range of the key for the time-ordered ids, a scan of `created_at` for `bigint` "
+              "and `uuid` v4, whose keys say nothing of time. A ratio to `bigint`'s full-page images is left out "
+              "where it has next to none. `bench/run --pg "
+              f"{version} --case past_memory` measures it again (tens of minutes: at most "
+              f"{plural(past['budget_s'] // 60, 'minute')} of inserts a variant); "
+              "`ULID_PAST_MEMORY_VARIANTS` names the variants to run, one alone included.", ""]
+    return lines

@@ -1,0 +1,187 @@
+"""Which run of `bench/run` each figure of the results comes from, and
+what the build that run measured kept as gen_monotonic_ulid()'s state.
+
+A version's record in latest.json is its own run, then each case measured
+on its own since (`later`): a case run again on its own replaces only its
+own figures. The runs are numbered oldest first (git tells the order of
+their commits), and each is labelled with the state its build kept
+(MONOTONIC_STATES), so that figures of an older run are not read as those
+of a newer property. The pages (pages.py) say it beside every figure.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+
+from bench.results_files import results_of, runs_of, sweep_of
+from ulidtools.base import ROOT
+
+
+def build_text(run: dict) -> str:
+    """Which build of ulid was measured, and from which commit when known."""
+    if not run.get("build"):
+        return ""
+    return run["build"] + (f" of commit {run['commit']}" if run.get("commit") else "")
+
+
+# Changes of the code after which a variant of the benchmarks measures
+# something else, oldest first: (the commit that made the change, what the
+# builds from it on keep as gen_monotonic_ulid()'s state). A run is labelled
+# with the state of the build it measured, which git tells from the commit
+# the run recorded, so that figures of an older run are not read as those
+# of a newer property.
+MONOTONIC_STATES: list[tuple[str | None, str]] = [
+    (None, "preloaded: one state for the whole server; not preloaded: one state per session"),
+    ("d2a0ea6bdfb151745e8f333bcb408ed141a2342c",
+     "preloaded: one state for the whole server; not preloaded: one state per session up to PostgreSQL 16, "
+     "one for the whole server from 17 on (in the dynamic shared memory registry)"),
+    ("51375affe873f62d368cf349e1de05f33f2acb31",
+     "one state per database, as [generators](generators.md#gen_monotonic_ulid) says today"),
+]
+
+
+@dataclass
+class Run:
+    """One run of `bench/run` as the results record it: when, from which
+    build, on which servers, and which cases (None: every case)."""
+
+    number: int
+    date: str
+    build: str
+    commit: str | None
+    machine: str
+    versions: list[int]
+    cases: list[str] | None
+
+
+def run_entries(record: dict) -> list[dict]:
+    """A version's record as the runs that measured it: the version's run,
+    then each case measured on its own since (`later`), oldest first."""
+    first = {key: record.get(key) for key in ("date", "build", "commit", "machine")}
+    first["cases"] = record.get("cases")  # recorded since runs record it; before, every case
+    return [first, *record.get("later", [])]
+
+
+def run_key(entry: dict) -> tuple[str, str]:
+    return entry.get("date") or "a date not recorded", build_text(entry) or "build not recorded"
+
+
+@dataclass
+class Provenance:
+    """The runs behind the results, numbered oldest first, and which run
+    each case of each version comes from."""
+
+    runs: list[Run]
+    of: dict[tuple[int, str], Run | None]  # (version, result key) -> its run; None: not recorded
+
+    def runs_of(self, version: int) -> list[int]:
+        """The numbers of the runs that measured VERSION, its own first."""
+        return [run.number for run in self.runs if version in run.versions]
+
+    def sentence(self, keys: dict[int, str]) -> str:
+        """"From run 1", or that the run is not recorded."""
+        cell = self.cell(keys)
+        return f"From run {cell}" if cell[0].isdigit() else "The run these figures come from is not recorded"
+
+    def cell(self, keys: dict[int, str]) -> str:
+        """The runs of a row whose figure on each version comes from the
+        case KEYS[version]: "1", or "1 (15), 2 (18, 19)"."""
+        by_run: dict[str, list[int]] = {}
+        for version, key in keys.items():
+            run = self.of.get((version, key))
+            by_run.setdefault(str(run.number) if run else "not recorded", []).append(version)
+        if len(by_run) == 1:
+            return next(iter(by_run))
+        return ", ".join(f"{name} ({', '.join(map(str, versions))})" for name, versions in by_run.items())
+
+
+def run_measured(run: Run) -> str:
+    """What a run measured, on which versions."""
+    what = "every case" if run.cases is None else ", ".join(f"`{c}`" for c in run.cases)
+    return f"{what}, on PostgreSQL {', '.join(map(str, run.versions))}"
+
+
+def provenance(data: dict) -> Provenance:
+    """Which run each result of DATA comes from. A result measured by a case
+    that a later note names comes from the last such note; a result without
+    a case (recorded before results named theirs) from the version's run if
+    nothing was measured since, else from a run not recorded."""
+    records = runs_of(data)
+    sequences = [[run_key(entry) for entry in run_entries(record)] for record in records]
+    entries = {run_key(entry): entry for record in records for entry in run_entries(record)}
+    # the order of the runs: each version's own order, and the date, then
+    # the time of the commit, between runs of different versions
+    order: list[tuple[str, str]] = []
+    pending = [list(sequence) for sequence in sequences]
+    while any(pending):
+        heads = {sequence[0] for sequence in pending if sequence}
+        ready = [key for key in heads if not any(key in sequence[1:] for sequence in pending)]
+        key = min(ready or heads, key=lambda k: (k[0], commit_time(entries[k].get("commit")), k[1]))
+        order.append(key)
+        pending = [[k for k in sequence if k != key] for sequence in pending]
+    runs = {}
+    for number, key in enumerate(order, 1):
+        entry = entries[key]
+        versions = [record["version"] for record, sequence in zip(records, sequences) if key in sequence]
+        cases = None if entry.get("cases") is None else list(entry["cases"])
+        runs[key] = Run(number, key[0], key[1], entry.get("commit"), entry.get("machine") or "not recorded",
+                        versions, cases)
+    of: dict[tuple[int, str], Run | None] = {}
+    for record in records:
+        first, *later = run_entries(record)
+        found = [*results_of(record), *sweep_of(record).values()]
+        for r in found:
+            key = r.key or r.case
+            notes = [note for note in later if r.step and r.step in note["cases"]]
+            if notes:
+                of[(record["version"], key)] = runs[run_key(notes[-1])]
+            elif r.step or not later:
+                of[(record["version"], key)] = runs[run_key(first)]
+            else:
+                of[(record["version"], key)] = None
+    return Provenance([runs[key] for key in order], of)
+
+
+def git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+
+
+def commit_of(recorded: str | None) -> str | None:
+    """The commit a run recorded, without what follows it ("with local
+    changes")."""
+    return recorded.split()[0] if recorded else None
+
+
+def commit_time(recorded: str | None) -> str:
+    commit = commit_of(recorded)
+    if not commit:
+        return ""
+    try:
+        done = git("show", "-s", "--format=%cI", commit)
+    except OSError:
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def monotonic_state(recorded: str | None) -> str:
+    """What the build of the recorded commit kept as gen_monotonic_ulid()'s
+    state, as MONOTONIC_STATES says; "not known" when no commit was recorded
+    or this checkout's history does not hold it."""
+    commit = commit_of(recorded)
+    if not commit:
+        return "not known: the run recorded no commit"
+    state = None
+    try:
+        for change, what in MONOTONIC_STATES:
+            if change is None:
+                state = what
+                continue
+            done = git("merge-base", "--is-ancestor", change, commit)
+            if done.returncode == 0:
+                state = what
+            elif done.returncode != 1:
+                return f"not known: this checkout's history does not hold commit {commit}"
+    except OSError:
+        return "not known: git is not installed"
+    return state or "not known"

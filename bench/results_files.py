@@ -1,0 +1,57 @@
+"""The benchmarks' results, read: where they are (bench/results/, and the
+page that shows them, docs/performance.md) and what they hold. `bench/run`
+writes latest.json (every version's run), bench/callgrind the instruction
+counts (callgrind-pgVERSION.json) and bench/cli the command-line tool's
+figures (cli.json, see cli_bench.py); what is read here is shown by
+pages.py, plots.py and spans.py, and dated by provenance.py. Nothing here
+writes or measures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.measure import Result
+from ulidtools.base import ROOT
+
+
+RESULTS = ROOT / "bench" / "results"
+# what bench/cli (cli_bench.py) writes
+CLI_RESULTS_FILE = "cli.json"
+PAGE = ROOT / "docs" / "performance.md"
+
+
+def load(out: Path) -> dict:
+    return json.loads((out / "latest.json").read_text())
+
+
+def runs_of(data: dict) -> list[dict]:
+    """The runs of each PostgreSQL version, in version order."""
+    return sorted(data["versions"], key=lambda run: run["version"])
+
+
+def results_of(run: dict) -> list[Result]:
+    return [Result(**r) for r in run["results"]]
+
+
+def sweep_of(run: dict) -> dict[int, Result]:
+    return {int(c): Result(**r) for c, r in sorted(run.get("sweep", {}).items(), key=lambda kv: int(kv[0]))}
+
+
+def by_key(run: dict) -> dict[str, Result]:
+    found = {r.key: r for r in results_of(run)}
+    found.update({r.key or f"sweep-{c}": r for c, r in sweep_of(run).items()})
+    return found
+
+
+def load_counts(out: Path) -> list[dict]:
+    """What bench/callgrind recorded in OUT, one record per PostgreSQL build, in version order."""
+    counts = [json.loads(p.read_text()) for p in out.glob("callgrind-pg*.json")]
+    return sorted(counts, key=lambda c: (int(str(c["version"]).split("-")[0]), str(c["version"])))
+
+
+def load_cli(out: Path) -> dict | None:
+    """What bench/cli wrote into OUT, if it has run."""
+    path = out / CLI_RESULTS_FILE
+    return json.loads(path.read_text()) if path.exists() else None

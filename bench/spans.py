@@ -1,0 +1,80 @@
+"""Figures quoted on other pages than docs/performance.md (the README and
+docs/), each in a span that names it (FIGURE), written again from the
+results whenever the page of bench/results is (report.write), and checked
+by tests/docs/test_figures.py. A figure is written as the performance page
+writes it (pages.fmt).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from bench.pages import fmt, shown_path
+from bench.results_files import PAGE, by_key
+from ulidtools.base import ROOT
+
+
+# A figure another page quotes, in a span that `bench/run --report` writes
+# again from the results and tests/docs/test_figures.py checks against them:
+#   <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure -->
+#   (VARIANT's median over BASELINE's, or over the case's baseline when
+#   BASELINE is left out), `median 18 pk-size "VARIANT"` (the median with its
+#   unit), `size 18 n` (one of the run's sizes, measure.Sizes).
+FIGURE = re.compile(r"<!-- figure: (?P<spec>.*?) -->(?P<value>.*?)<!-- /figure -->")
+
+
+def figure(data: dict, spec: str) -> str:
+    """The text of the figure SPEC names, from DATA."""
+    words = shlex.split(spec)
+    if len(words) < 3 or words[0] not in ("ratio", "median", "size") or not words[1].isdigit():
+        raise ValueError(f"cannot read the figure {spec!r} (write: ratio|median|size VERSION ...)")
+    kind, version, rest = words[0], int(words[1]), words[2:]
+    record = next((run for run in data["versions"] if run["version"] == version), None)
+    if record is None:
+        raise ValueError(f"figure {spec!r}: the results have no run of PostgreSQL {version}")
+    if kind == "size":
+        if len(rest) != 1 or rest[0] not in record.get("sizes", {}):
+            raise ValueError(f"figure {spec!r}: the run of PostgreSQL {version} recorded no size {rest[0]!r}")
+        return f"{record['sizes'][rest[0]]:,}"
+    if len(rest) not in ((2, 3) if kind == "ratio" else (2,)):
+        raise ValueError(f"figure {spec!r}: write {kind} VERSION KEY \"VARIANT\"" + (
+            " [\"BASELINE\"]" if kind == "ratio" else ""))
+    key, variant, *baseline = rest
+    r = by_key(record).get(key)
+    if r is None:
+        raise ValueError(f"figure {spec!r}: PostgreSQL {version} has no case {key!r}")
+    for name in [variant, *baseline]:
+        if name not in r.values:
+            raise ValueError(f"figure {spec!r}: the case {key!r} on PostgreSQL {version} has no variant {name!r}")
+    if kind == "median":
+        return f"{fmt(r.median(variant))} {r.unit}"
+    return f"{r.ratio(variant, baseline[0] if baseline else None):.2f}"
+
+
+def with_figures(text: str, data: dict) -> str:
+    """TEXT with every figure span's value written again from DATA."""
+    return FIGURE.sub(lambda m: f"<!-- figure: {m.group('spec')} -->{figure(data, m.group('spec'))}"
+                                "<!-- /figure -->", text)
+
+
+def figure_pages() -> list[Path]:
+    """The pages that may quote figures: the README and docs/, but for the
+    page this module writes whole."""
+    return [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p != PAGE]
+
+
+def write_figures(data: dict, pages: list[Path]) -> list[Path]:
+    """Writes the figure spans of PAGES again from DATA; the pages changed."""
+    changed = []
+    for page in pages:
+        text = page.read_text()
+        try:
+            new = with_figures(text, data)
+        except ValueError as e:
+            raise ValueError(f"{shown_path(page)}: {e}") from None
+        if new != text:
+            page.write_text(new)
+            changed.append(page)
+    return changed
