@@ -15,7 +15,6 @@ the once_per_run marker in conftest.py.
 
 from __future__ import annotations
 
-import hashlib
 import http.server
 import lzma
 import os
@@ -31,6 +30,7 @@ import pytest
 
 from harness.pgcluster import ROOT
 from ulidtools import debian_systems
+from ulidtools.base import sha256_hex
 from ulidtools.debian_package import apt_index
 
 pytestmark = pytest.mark.once_per_run
@@ -108,7 +108,7 @@ class Archive:
                  f"Valid-Until: {time.strftime(when, time.gmtime(self.valid_until))}", "SHA256:"]
         for index in sorted(self.dists.glob("main/*/*")):
             data = index.read_bytes()
-            lines.append(f" {sha(data)} {len(data):8} {index.relative_to(self.dists)}")
+            lines.append(f" {sha256_hex(data)} {len(data):8} {index.relative_to(self.dists)}")
         return "\n".join(lines) + "\n"
 
     def sign(self, text: str | None = None, signer: Signer | None = None) -> None:
@@ -140,12 +140,12 @@ class Archive:
     def _write_indexes(self, sign: bool = True) -> None:
         sources = "\n".join(
             f"Package: pkg\nVersion: {v}-1\nDirectory: {POOL}\nChecksums-Sha256:\n"
-            f" {sha(c)} {len(c)} {f}\n {sha(b'debian')} 6 pkg_{v}-1.debian.tar.xz\n"
+            f" {sha256_hex(c)} {len(c)} {f}\n {sha256_hex(b'debian')} 6 pkg_{v}-1.debian.tar.xz\n"
             for v, f, c in self.sources
         )
         packages = "\n".join(
             f"Package: pkg-bin\nVersion: {v}-1\nArchitecture: all\nFilename: {POOL}/{f}\n"
-            f"Size: {len(c)}\nSHA256: {sha(c)}\n"
+            f"Size: {len(c)}\nSHA256: {sha256_hex(c)}\n"
             for v, f, c in self.packages
         )
         for path, text in (("source/Sources.xz", sources), ("binary-amd64/Packages.xz", packages)):
@@ -154,10 +154,6 @@ class Archive:
             target.write_bytes(lzma.compress(text.encode()))
         if sign:
             self.sign()
-
-
-def sha(content: bytes) -> str:
-    return hashlib.sha256(content).hexdigest()
 
 
 @pytest.fixture
@@ -175,7 +171,7 @@ def manifest(tmp_path: Path, *lines: str) -> Path:
 
 def source_pin(version: str, content: bytes | None = None, suite: str = "sid") -> str:
     content = content or Archive.tarball(version)
-    return f"debian-source debian {suite} pkg {version} {POOL}/pkg_{version}.orig.tar.gz {len(content)} {sha(content)}"
+    return f"debian-source debian {suite} pkg {version} {POOL}/pkg_{version}.orig.tar.gz {len(content)} {sha256_hex(content)}"
 
 
 DEBIAN = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
@@ -284,7 +280,7 @@ def test_binary_packages_fall_back_on_the_packages_index(tmp_path, archive):
     archive.list_binary("2.0", new)
     pins = manifest(
         tmp_path,
-        f"debian-binary debian sid pkg-bin 1.0-1 {POOL}/pkg-bin_1.0-1_all.deb {len(old)} {sha(old)}",
+        f"debian-binary debian sid pkg-bin 1.0-1 {POOL}/pkg-bin_1.0-1_all.deb {len(old)} {sha256_hex(old)}",
     )
 
     result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg-bin")
@@ -308,7 +304,7 @@ def test_a_source_and_a_binary_package_of_one_name_are_named_with_their_kind(tmp
     pins = manifest(
         tmp_path,
         source_pin("1.0"),
-        f"debian-system debian sid pkg 1.0-1 {POOL}/pkg_1.0-1_all.deb {len(deb)} {sha(deb)}",
+        f"debian-system debian sid pkg 1.0-1 {POOL}/pkg_1.0-1_all.deb {len(deb)} {sha256_hex(deb)}",
     )
     dl = str(tmp_path / "dl")
 
@@ -337,9 +333,9 @@ def test_two_suites_packages_of_one_name_are_named_with_their_suite(tmp_path, ar
     archive.put("pkg-bin_13-1_amd64.deb", old)
     pins = manifest(
         tmp_path,
-        f"debian-binary debian experimental pkg-bin 19-1 {POOL}/pkg-bin_19-1_amd64.deb {len(new)} {sha(new)}",
+        f"debian-binary debian experimental pkg-bin 19-1 {POOL}/pkg-bin_19-1_amd64.deb {len(new)} {sha256_hex(new)}",
         f"debian-binary debian bullseye-security pkg-bin 13-1 {POOL}/pkg-bin_13-1_amd64.deb "
-        f"{len(old)} {sha(old)}",
+        f"{len(old)} {sha256_hex(old)}",
     )
     dl = str(tmp_path / "dl")
 
@@ -382,9 +378,9 @@ def test_a_package_of_another_architecture_or_of_a_system_falls_back_to_its_arch
         index.parent.mkdir(parents=True, exist_ok=True)
         index.write_bytes(lzma.compress(
             f"Package: pkg-bin\nVersion: {version}-1\nArchitecture: {arch}\n"
-            f"Filename: {POOL}/pkg-bin_{version}-1_{arch}.deb\nSize: {len(content)}\nSHA256: {sha(content)}\n".encode()))
+            f"Filename: {POOL}/pkg-bin_{version}-1_{arch}.deb\nSize: {len(content)}\nSHA256: {sha256_hex(content)}\n".encode()))
     archive.sign()
-    gone = f"debian sid pkg-bin 1.0-1 {POOL}/pkg-bin_1.0-1_arm64.deb 5 {sha(b'gone!')}"
+    gone = f"debian sid pkg-bin 1.0-1 {POOL}/pkg-bin_1.0-1_arm64.deb 5 {sha256_hex(b'gone!')}"
     pins = manifest(tmp_path, f"system bookworm-arm64 {gone}",
                     f"debian-binary {gone.replace('pkg-bin 1.0-1', 'pkg-bin:arm64 1.0-1')}")
     dl = str(tmp_path / "dl")
@@ -536,7 +532,7 @@ def test_an_index_that_differs_from_its_inrelease_is_refused(tmp_path, archive):
     data = index.read_bytes()
     result = fetch(tmp_path, archive, pins, str(tmp_path / "dl"), "pkg")
     refused(result, tmp_path, f"{archive.url}/debian/dists/sid/main/source/Sources.xz: refused: {len(data)} bytes "
-                              f"with sha256 {sha(data)}, its InRelease says")
+                              f"with sha256 {sha256_hex(data)}, its InRelease says")
     # nor does a Release appended after the signature count: only what the
     # signature covers is read
     signed = (archive.dists / "InRelease").read_text()

@@ -27,7 +27,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from ulidtools.debian_servers import DEB_VERSION, VERSION, System, build_deb, run
+from ulidtools.base import sha256_of
+from ulidtools.debian_servers import DEB_VERSION, VERSION, System, build_deb, run_captured
 from harness.pgcluster import ROOT, cluster_port
 
 # Debian's own PostgreSQL: 15 on this system, 19 in the sid system
@@ -43,10 +44,6 @@ def system(pg_build) -> System:
     return System.of(pg_build)
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @pytest.fixture(scope="module")
 def deb(pg_build, system) -> Path:
     return build_deb(pg_build, system)
@@ -54,11 +51,11 @@ def deb(pg_build, system) -> Path:
 
 def test_deb_metadata_and_contents(deb, system, tmp_path):
     def field(name: str) -> str:
-        return run("dpkg-deb", "--field", deb, name).stdout.strip()
+        return run_captured("dpkg-deb", "--field", deb, name).stdout.strip()
 
     assert field("Package") == system.package
     assert field("Version") == DEB_VERSION
-    assert field("Architecture") == run("dpkg", "--print-architecture").stdout.strip()
+    assert field("Architecture") == run_captured("dpkg", "--print-architecture").stdout.strip()
     assert field("Section") == "database"
     assert field("Priority") == "optional"
     assert re.fullmatch(r".+ <[^ @]+@[^ @]+>", field("Maintainer"))
@@ -70,7 +67,7 @@ def test_deb_metadata_and_contents(deb, system, tmp_path):
 
     # exactly these files, each root's and 0644, in directories that are
     # root's and 0755
-    listing = run("dpkg-deb", "--contents", deb).stdout.splitlines()
+    listing = run_captured("dpkg-deb", "--contents", deb).stdout.splitlines()
     entries = {}
     for line in listing:
         mode, owner, _size, _date, _time, path = line.split(maxsplit=5)
@@ -85,7 +82,7 @@ def test_deb_metadata_and_contents(deb, system, tmp_path):
 
     # md5sums lists every file with its checksum
     tree = tmp_path / "tree"
-    run("dpkg-deb", "--raw-extract", deb, tree)
+    run_captured("dpkg-deb", "--raw-extract", deb, tree)
     md5sums = dict(reversed(line.split("  ", 1))
                    for line in (tree / "DEBIAN" / "md5sums").read_text().splitlines())
     assert sorted("/" + p for p in md5sums) == files
@@ -121,7 +118,7 @@ def without_installed_ulid(deb, system, tmp_path):
         assert system.libdir / "ulid.so" in originals, "scripts/install 15 has not run"
     else:
         assert originals == [], "the sid system has ulid files no package owns"
-    checksums = {p: sha256(p) for p in originals}
+    checksums = {p: sha256_of(p) for p in originals}
     aside = tmp_path / "aside"
     aside.mkdir()
     moved = []
@@ -137,7 +134,7 @@ def without_installed_ulid(deb, system, tmp_path):
         for saved, p in moved:
             shutil.move(saved, p)
     assert system.dpkg_status() == "not-installed"
-    assert {p: sha256(p) for p in originals} == checksums
+    assert {p: sha256_of(p) for p in originals} == checksums
 
 
 def test_deb_installs_with_apt_and_removes_cleanly(deb, system, without_installed_ulid, pg_build):

@@ -33,7 +33,6 @@ sixty times.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import signal
@@ -46,6 +45,7 @@ from pathlib import Path
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools.base import sha256_of
 
 pytestmark = pytest.mark.once_per_run
 
@@ -96,7 +96,7 @@ def snapshot(top: Path) -> dict[str, tuple]:
             if stat.S_ISLNK(st.st_mode):
                 what = os.readlink(p)
             elif stat.S_ISREG(st.st_mode):
-                what = hashlib.sha256(p.read_bytes()).hexdigest()
+                what = sha256_of(p)
             else:
                 what = None
             seen[str(p.relative_to(top))] = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid, what)

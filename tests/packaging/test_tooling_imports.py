@@ -91,6 +91,68 @@ def test_the_shared_helpers_are_defined_on_the_ground_floor_alone(name):
     assert "[1;31merror:" not in text, name
 
 
+# Functions named run at a module's top level that are not a way of running
+# a command, and so not a second base.run: the test run on some builds and
+# one pg_regress file. (A class's method named run is its own.)
+OTHER_RUNS = {"ulidtools.testrun", "harness.regress"}
+# sha256 taken with hashlib directly in files of the harness, not yet by
+# base.sha256_of or base.sha256_hex: how many times in each
+HASHLIB_LEFT = {"harness.upgrading": 2, "harness.clientrun": 1}
+
+
+def bypasses(tree: ast.Module) -> list[str]:
+    """What a module does itself that the ground floor does for it: a
+    module-level function (or name) run, beside base.run; hashlib's sha256,
+    beside base.sha256_of and base.sha256_hex."""
+    found = [f"line {node.lineno}: def run" for node in tree.body
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "run"]
+    found += [f"line {node.lineno}: run =" for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+              for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+              if isinstance(target, ast.Name) and target.id == "run"]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "sha256" and \
+                isinstance(node.value, ast.Name) and node.value.id == "hashlib":
+            found.append(f"line {node.lineno}: hashlib.sha256")
+        elif isinstance(node, ast.ImportFrom) and node.module == "hashlib" and \
+                any(alias.name == "sha256" for alias in node.names):
+            found.append(f"line {node.lineno}: from hashlib import sha256")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(n for n in modules() if n != "ulidtools.base"))
+def test_commands_and_checksums_go_through_the_ground_floor(name):
+    """No module of ulidtools, bench or the harness has a run of its own at
+    its top level, or takes a sha256 with hashlib: base.run runs a command
+    (a module that adds to it names its function for what it adds), and
+    base.sha256_of and base.sha256_hex take checksums."""
+    found = bypasses(ast.parse(modules()[name].read_text()))
+    expected = (["def run"] if name in OTHER_RUNS else []) + ["hashlib.sha256"] * HASHLIB_LEFT.get(name, 0)
+    # (the exceptions are still there, or the lists above say so)
+    assert sorted(f.split(": ", 1)[1] for f in found) == sorted(expected), (name, found)
+
+
+@pytest.mark.parametrize("code", [
+    "import subprocess\ndef run(command):\n    return subprocess.run(command)",
+    "async def run(command):\n    pass",
+    "from ulidtools.base import output\nrun = output",
+    "import hashlib\ndigest = hashlib.sha256(b'x').hexdigest()",
+    "import hashlib\ndef checksum(path):\n    return hashlib.sha256(path.read_bytes()).hexdigest()",
+    "from hashlib import sha256\ndigest = sha256(b'x').hexdigest()",
+])
+def test_the_check_sees_a_second_run_or_checksum(code):
+    assert bypasses(ast.parse(code))
+
+
+@pytest.mark.parametrize("code", [
+    "class System:\n    def run(self, command):\n        pass",
+    "from ulidtools.base import run\nrun(['true'])",
+    "import hashlib\ndigest = hashlib.md5(b'x').hexdigest()",
+    "from ulidtools.base import sha256_hex\ndigest = sha256_hex(b'x')",
+])
+def test_the_check_leaves_what_is_not_one(code):
+    assert not bypasses(ast.parse(code))
+
+
 def test_no_module_imports_itself_through_others():
     edges = graph()
     state: dict[str, str] = {}

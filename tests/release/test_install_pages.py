@@ -45,7 +45,7 @@ from pathlib import Path
 
 import pytest
 
-from ulidtools.debian_servers import System, run
+from ulidtools.debian_servers import System, run_captured
 from harness.pages import fenced_blocks, section_blocks
 from harness.pgcluster import ROOT, cluster_port
 from ulidtools.cargo_env import cargo_target
@@ -299,7 +299,7 @@ def test_the_apt_repository_from_a_local_path(debian):
     (stand_in / "usr" / "bin").mkdir(parents=True)
     (stand_in / "usr" / "bin" / "ulid").write_text("#!/bin/sh\necho 0.4.0\n")
     (stand_in / "usr" / "bin" / "ulid").chmod(0o755)
-    run("dpkg-deb", "--root-owner-group", "-b", stand_in, system.here("/tmp/ulid-cli.deb"))
+    run_captured("dpkg-deb", "--root-owner-group", "-b", stand_in, system.here("/tmp/ulid-cli.deb"))
     system("dpkg", "-i", "/tmp/ulid-cli.deb")
     assert package_status(system, "ulid-cli") == "ii 0.4.0-1"
     in_system(system, block(CLI, "Install", 3), "/")

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from harness import regress
-from ulidtools.debian_servers import DEBIAN_SYSTEM, DebianCluster, System, run
+from ulidtools.debian_servers import DEBIAN_SYSTEM, DebianCluster, System, run_captured
 from harness.pgcluster import cluster_port
 from ulidtools.project import CLI_VERSION
 
@@ -142,15 +142,15 @@ def sid(tmp_path):
     servers it lists, which may be theirs."""
     # scripts/setup makes sid for the runs of 18 and 19; this makes it for
     # a run without them (a minute), and finds it made otherwise
-    run(*DEBIAN_SYSTEM, "-s", "sid", "setup")
-    root = Path(run(*DEBIAN_SYSTEM, "-s", "sid", "root").stdout.strip())
+    run_captured(*DEBIAN_SYSTEM, "-s", "sid", "setup")
+    root = Path(run_captured(*DEBIAN_SYSTEM, "-s", "sid", "root").stdout.strip())
     with ExitStack() as held:
         for name in ("lock-frontend", "lock"):
             lock = held.enter_context(open(root / "var" / "lib" / "dpkg" / name, "a"))
             fcntl.lockf(lock, fcntl.LOCK_EX)
         system = System.clone("sid", "19", tmp_path / "root")
     yield system
-    run("rm", "-rf", "--one-file-system", system.root)
+    run_captured("rm", "-rf", "--one-file-system", system.root)
 
 
 def test_the_tool_beside_debians_own_ulid_cli(release, sid):

@@ -48,7 +48,6 @@ reused when their checksum still matches.
 from __future__ import annotations
 
 import email.utils
-import hashlib
 import lzma
 import os
 import re
@@ -62,7 +61,7 @@ from functools import cmp_to_key
 from pathlib import Path
 
 from ulidtools import manifest
-from ulidtools.base import ToolError, log, sha256_of
+from ulidtools.base import ToolError, log, sha256_hex, sha256_of
 from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
 from ulidtools.sign import fingerprints_of
 
@@ -290,7 +289,7 @@ def verified_index(archive: str, suite: str, name: str) -> bytes:
     except (urllib.error.URLError, OSError) as error:
         raise Failure(f"the index {url} could not be read: {error}") from error
     size, sha256 = _released[base][name]
-    actual = hashlib.sha256(data).hexdigest()
+    actual = sha256_hex(data)
     if (len(data), actual) != (size, sha256):
         raise Failure(f"{url}: refused: {len(data)} bytes with sha256 {actual}, its InRelease says "
                       f"{size} bytes with sha256 {sha256}")

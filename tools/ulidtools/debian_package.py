@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ulidtools import project
-from ulidtools.base import ROOT, ToolError, log
+from ulidtools.base import ROOT, ToolError, log, sha256_hex
 
 
 class PackageError(ToolError):
@@ -240,7 +240,7 @@ def apt_index(directory: Path, suite: str, arches: list[str], date: int | None =
     for arch in arches:
         for name in ("Packages", "Packages.gz"):
             data = (dists / "main" / f"binary-{arch}" / name).read_bytes()
-            lines.append(f" {hashlib.sha256(data).hexdigest()} {len(data)} main/binary-{arch}/{name}")
+            lines.append(f" {sha256_hex(data)} {len(data)} main/binary-{arch}/{name}")
     (dists / "Release").write_text("\n".join(lines) + "\n")
 
 

@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ulidtools.base import ROOT, ToolError
+from ulidtools.base import ROOT, ToolError, run
 from ulidtools import package
 from ulidtools.clusters import Cluster, bindir_of, install_dirs
 from ulidtools.project import VERSION  # the extension's version
@@ -37,9 +37,10 @@ class DebianServerError(ToolError):
     """A command that failed, with its output."""
 
 
-def run(*args, **kw) -> subprocess.CompletedProcess:
-    """Runs a command; a failure stops with its output."""
-    p = subprocess.run([str(a) for a in args], capture_output=True, text=True, **kw)
+def run_captured(*args, **kw) -> subprocess.CompletedProcess:
+    """Runs a command (base.run) with its output captured; a failure stops
+    with that output."""
+    p = run(list(args), capture_output=True, text=True, **kw)
     if p.returncode != 0:
         raise DebianServerError(f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}")
     return p
@@ -66,21 +67,21 @@ class System:
     def clone(cls, name: str, major: str, directory: Path) -> "System":
         """A copy of the Debian system NAME (scripts/debian-system) in
         DIRECTORY, to change and throw away (`discard`)."""
-        run(*DEBIAN_SYSTEM, "-s", name, "clone", directory)
+        run_captured(*DEBIAN_SYSTEM, "-s", name, "clone", directory)
         return cls(major, directory, [*DEBIAN_SYSTEM, "-s", name, "-r", str(directory), "run"])
 
     def discard(self) -> None:
         """Stops every server of a copy and removes it."""
         self("sh", "-c", "pg_lsclusters -h | while read -r v n _; do pg_ctlcluster --mode immediate $v $n stop; done",
              check=False)
-        run("rm", "-rf", "--one-file-system", self.root)
+        run_captured("rm", "-rf", "--one-file-system", self.root)
 
     @classmethod
     def of(cls, major: str) -> "System":
         """Debian 12 itself for 15; the sid system for the others."""
         if major == "15":
             return cls("15", Path("/"), [])
-        root = Path(run(*DEBIAN_SYSTEM, "root").stdout.strip())
+        root = Path(run_captured(*DEBIAN_SYSTEM, "root").stdout.strip())
         if not (root / f"usr/lib/postgresql/{major}/bin/postgres").is_file():
             raise DebianServerError(f"no postgresql-{major} in the sid system {root}: scripts/setup makes it")
         return cls(major, root, [*DEBIAN_SYSTEM, "run"])
@@ -158,7 +159,7 @@ class System:
 
 def arch_of() -> str:
     """This machine's Debian architecture."""
-    return run("dpkg", "--print-architecture").stdout.strip()
+    return run_captured("dpkg", "--print-architecture").stdout.strip()
 
 
 def deb_path(system: System, arch: str) -> Path:

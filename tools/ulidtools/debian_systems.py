@@ -49,7 +49,6 @@ package's scripts (policy-rc.d), and installing a server makes no cluster.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -60,7 +59,7 @@ import time
 from pathlib import Path
 
 from ulidtools import debian_builds, debian_archive, manifest
-from ulidtools.base import ToolError, as_root, log, pg_home
+from ulidtools.base import ToolError, as_root, log, pg_home, sha256_hex, sha256_of
 from ulidtools.debian_package import apt_index
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
@@ -260,8 +259,8 @@ class System:
 
     def stamp(self) -> str:
         """What the system is made from: its pins and this recipe."""
-        recipe = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-        return hashlib.sha256(("".join(f"{line}\n" for line in self.pins()) + recipe).encode()).hexdigest()
+        recipe = sha256_of(Path(__file__))
+        return sha256_hex("".join(f"{line}\n" for line in self.pins()) + recipe)
 
     def _write(self, path: Path, text: str) -> None:
         as_root(["tee", str(path)], input=text, text=True, stdout=subprocess.DEVNULL)

@@ -38,7 +38,6 @@ docs/development.md.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -47,7 +46,7 @@ import time
 from pathlib import Path
 
 from ulidtools import cargo_env, debian_package, project, sign
-from ulidtools.base import ROOT, log
+from ulidtools.base import ROOT, log, sha256_of
 from ulidtools.cargo_env import BuildError
 from ulidtools.debian_package import apt_index
 from ulidtools.package import Artifact
@@ -72,7 +71,7 @@ def sha256sums(out: Path) -> None:
     names = sorted(p.name for p in out.glob("*.tar.gz")) + sorted(p.name for p in out.glob("*.deb")) \
         + ["ulid_portable.sql"]
     (out / "SHA256SUMS").write_text(
-        "".join(f"{hashlib.sha256((out / n).read_bytes()).hexdigest()}  {n}\n" for n in names))
+        "".join(f"{sha256_of(out / n)}  {n}\n" for n in names))
 
 
 def pairs_of(only: str | None) -> list[tuple[str, str]]:

