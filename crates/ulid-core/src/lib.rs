@@ -9,7 +9,8 @@
 //! - `rng`: the per-process CSPRNG new values draw from;
 //! - `time`: PostgreSQL `timestamptz` microseconds to and from the Unix
 //!   milliseconds a ULID holds;
-//! - `cipher`: AES on a ULID's 16 bytes, for public ids.
+//! - `cipher`: AES on a ULID's 16 bytes, for public ids (the extension's
+//!   and ulid-tool's `public_ids` modules).
 //!
 //! The extension crate (the repository's root) is the SQL layer on top:
 //! it reads the clock, finds the generator's state, and turns the errors

@@ -8,9 +8,11 @@
 //! - `time`: reading a time given on the command line;
 //! - `exit`: how a command ends, its exit status or the failure it says;
 //! - `new` (and `monotonic`), `from_time`, `parse`, `validate`, `bounds`,
-//!   `crypt`: the commands, each with its `run`, which `dispatch` calls;
-//!   `from_time` makes its ids with `new`'s generator;
-//! - `generate`: the man page and the shell completions.
+//!   `public_ids` (`encrypt` and `decrypt`): the commands, each with its
+//!   `run`, which `dispatch` calls; `from_time` makes its ids with `new`'s
+//!   generator;
+//! - `man_completions`: the man page and the shell completions that
+//!   `--generate` writes.
 //!
 //! This file only wires them: `main.rs` calls `main`, which reads the
 //! command line and runs the command.
@@ -19,14 +21,14 @@
 
 pub mod bounds;
 pub mod cli;
-pub mod crypt;
 mod exit;
 pub mod from_time;
-pub mod generate;
 pub mod input;
+pub mod man_completions;
 pub mod new;
 pub mod output;
 pub mod parse;
+pub mod public_ids;
 pub mod time;
 pub mod validate;
 
@@ -57,7 +59,7 @@ pub fn run(cli: Cli) -> u8 {
     let stdout = io::stdout().lock();
     let mut out = Output::new(stdout);
     let result = match (cli.generate, cli.command) {
-        (Some(kind), _) => generate::generate(kind, &mut out.buf)
+        (Some(kind), _) => man_completions::generate(kind, &mut out.buf)
             .map(|()| OK)
             .map_err(Failure::Io),
         (None, Some(command)) => dispatch(command, &mut out),
@@ -81,7 +83,7 @@ fn dispatch(command: Command, out: &mut Output<io::StdoutLock<'static>>) -> Resu
         Command::Parse(args) => parse::run(&args, &mut reader, &mut errors, out),
         Command::Validate(args) => validate::run(&args, &mut reader, &mut errors, out),
         Command::Bounds(args) => bounds::run(&args, out),
-        Command::Encrypt(args) => crypt::run(args, true, &mut reader, &mut errors, out),
-        Command::Decrypt(args) => crypt::run(args, false, &mut reader, &mut errors, out),
+        Command::Encrypt(args) => public_ids::run(args, true, &mut reader, &mut errors, out),
+        Command::Decrypt(args) => public_ids::run(args, false, &mut reader, &mut errors, out),
     }
 }

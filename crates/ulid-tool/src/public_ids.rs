@@ -1,5 +1,6 @@
-//! `ulid-tool encrypt` and `ulid-tool decrypt`: public ids, with ulid-core's cipher,
-//! the one `ulid_encrypt` and `ulid_decrypt` use. The key is read from one
+//! `ulid-tool encrypt` and `ulid-tool decrypt`: public ids, as the
+//! extension's `public_ids` makes them, with ulid-core's cipher, the one
+//! its `ulid_encrypt` and `ulid_decrypt` use. The key is read from one
 //! place: a file of its raw bytes (`--key-file`), a file whose first line
 //! is its hexadecimal digits (`--key-hex-file`), an environment variable
 //! holding them (`--key-env`), or the digits as an argument (`--key-hex`).
