@@ -11,7 +11,7 @@ use crate::cli::{ParseArgs, ParseFormat};
 use crate::exit::{Failure, INVALID, OK};
 use crate::input::{for_each_id, Item, MAX_LINE};
 use crate::output::{bytea_text, hex_text, push_decimal, time_text, uuid_text, Output, TIME_LEN};
-use serde::Serialize;
+use serde::{Serialize, Serializer as _};
 use std::io::{self, BufReader, Read, Write};
 use ulid_core::codec::{self, BYTES, RANDOM_BYTES, TEXT_LEN};
 use ulid_core::monotonic::is_uuidv7;
@@ -101,17 +101,11 @@ fn note_far_time(item: &Item<'_>, value: &[u8; BYTES], errors: &mut impl Write) 
     )
 }
 
-/// The fields of a parsed id, for JSON.
-#[derive(Serialize)]
-struct Record<'a> {
-    ulid: &'a str,
-    uuid: &'a str,
-    hex: &'a str,
-    time: &'a str,
-    unix_ms: u64,
-    random: &'a str,
-    uuidv7: bool,
-}
+/// The number of fields `parse` writes for an id.
+const FIELDS: usize = 7;
+
+/// The text format's column of names: the longest name and two blanks.
+const NAME_WIDTH: usize = 9;
 
 /// The texts of one value, each in an array of its own size: no
 /// allocation, and every copy of a known length.
@@ -140,9 +134,51 @@ impl Fields {
         }
     }
 
+    /// The fields, by name, in the order every format writes them: the
+    /// text format's labels, TSV's columns, JSON's keys. The one list of
+    /// them each format renders.
     #[inline]
-    fn time(&self) -> &[u8] {
-        &self.time.0[..self.time.1]
+    fn table(&self) -> [(&'static str, Value<'_>); FIELDS] {
+        [
+            ("ulid", Value::Text(&self.ulid)),
+            ("uuid", Value::Text(&self.uuid)),
+            ("hex", Value::Text(&self.hex)),
+            ("time", Value::Text(&self.time.0[..self.time.1])),
+            ("unix_ms", Value::Number(self.unix_ms)),
+            ("random", Value::Text(&self.random)),
+            ("uuidv7", Value::Truth(self.uuidv7)),
+        ]
+    }
+}
+
+/// A field's value, as every format writes it: text (a string in JSON),
+/// a decimal number, or `true` or `false`.
+#[derive(Clone, Copy)]
+enum Value<'a> {
+    Text(&'a [u8]),
+    Number(u64),
+    Truth(bool),
+}
+
+impl Value<'_> {
+    /// Appends the value as the text and TSV formats write it.
+    #[inline]
+    fn push(self, out: &mut Vec<u8>) {
+        match self {
+            Value::Text(text) => out.extend_from_slice(text),
+            Value::Number(n) => push_decimal(out, n),
+            Value::Truth(truth) => out.extend_from_slice(if truth { b"true" } else { b"false" }),
+        }
+    }
+}
+
+impl Serialize for Value<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Value::Text(text) => serializer.serialize_str(ascii(text)),
+            Value::Number(n) => serializer.serialize_u64(n),
+            Value::Truth(truth) => serializer.serialize_bool(truth),
+        }
     }
 }
 
@@ -165,57 +201,37 @@ impl Printer {
     /// Appends what `value` holds to `out`.
     #[inline]
     pub fn print(&mut self, out: &mut Vec<u8>, value: &[u8; BYTES]) {
-        let f = Fields::of(value);
-        let truth: &[u8] = if f.uuidv7 { b"true" } else { b"false" };
+        let fields = Fields::of(value);
+        let table = fields.table();
         match self.format {
+            // a line a field, its name in a column of its own; a blank
+            // line between ids
             ParseFormat::Text => {
                 if self.printed > 0 {
                     out.push(b'\n');
                 }
-                out.extend_from_slice(b"ulid     ");
-                out.extend_from_slice(&f.ulid);
-                out.extend_from_slice(b"\nuuid     ");
-                out.extend_from_slice(&f.uuid);
-                out.extend_from_slice(b"\nhex      ");
-                out.extend_from_slice(&f.hex);
-                out.extend_from_slice(b"\ntime     ");
-                out.extend_from_slice(f.time());
-                out.extend_from_slice(b"\nunix_ms  ");
-                push_decimal(out, f.unix_ms);
-                out.extend_from_slice(b"\nrandom   ");
-                out.extend_from_slice(&f.random);
-                out.extend_from_slice(b"\nuuidv7   ");
-                out.extend_from_slice(truth);
-                out.push(b'\n');
+                for (name, value) in table {
+                    out.extend_from_slice(name.as_bytes());
+                    out.extend_from_slice(&[b' '; NAME_WIDTH][name.len()..]);
+                    value.push(out);
+                    out.push(b'\n');
+                }
             }
+            // a line an id, its fields apart by tabs
             ParseFormat::Tsv => {
-                out.extend_from_slice(&f.ulid);
-                out.push(b'\t');
-                out.extend_from_slice(&f.uuid);
-                out.push(b'\t');
-                out.extend_from_slice(&f.hex);
-                out.push(b'\t');
-                out.extend_from_slice(f.time());
-                out.push(b'\t');
-                push_decimal(out, f.unix_ms);
-                out.push(b'\t');
-                out.extend_from_slice(&f.random);
-                out.push(b'\t');
-                out.extend_from_slice(truth);
+                for (at, (_, value)) in table.into_iter().enumerate() {
+                    if at > 0 {
+                        out.push(b'\t');
+                    }
+                    value.push(out);
+                }
                 out.push(b'\n');
             }
+            // an object a line, its keys in the table's order
             ParseFormat::Json => {
-                let record = Record {
-                    ulid: ascii(&f.ulid),
-                    uuid: ascii(&f.uuid),
-                    hex: ascii(&f.hex),
-                    time: ascii(f.time()),
-                    unix_ms: f.unix_ms,
-                    random: ascii(&f.random),
-                    uuidv7: f.uuidv7,
-                };
                 // writing to a Vec cannot fail, nor can these fields
-                let _ = serde_json::to_writer(&mut *out, &record);
+                let mut json = serde_json::Serializer::new(&mut *out);
+                let _ = (&mut json).collect_map(table);
                 out.push(b'\n');
             }
         }
@@ -288,6 +304,13 @@ mod tests {
         // a range bound, or the nil id: made so, no public id
         assert_eq!(note_of(0, [0; RANDOM_BYTES]), "");
         assert_eq!(note_of(codec::MAX_TIMESTAMP_MS, [0; RANDOM_BYTES]), "");
+    }
+
+    #[test]
+    fn the_text_format_s_names_fit_their_column() {
+        let fields = Fields::of(&[0; BYTES]);
+        let longest = fields.table().iter().map(|(name, _)| name.len()).max();
+        assert_eq!(longest, Some(NAME_WIDTH - 2));
     }
 
     #[test]

@@ -299,6 +299,74 @@ fn parse_formats() {
 }
 
 #[test]
+fn parse_writes_the_same_fields_in_every_format() {
+    let v7 = stdout_of(&["new", "--layout", "uuidv7"]);
+    let ids = [
+        SPEC,
+        SPEC_HEX,
+        v7.trim_end(),
+        "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+        "00000000000000000000000000",
+    ];
+    let written = |format: &str| {
+        let output = ulid()
+            .arg("parse")
+            .args(ids)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "--format {format}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let (text, tsv, json) = (written("text"), written("tsv"), written("json"));
+    let blocks: Vec<&str> = text.split("\n\n").collect();
+    let rows: Vec<&str> = tsv.lines().collect();
+    let objects: Vec<&str> = json.lines().collect();
+    assert_eq!(blocks.len(), ids.len());
+    assert_eq!(rows.len(), ids.len());
+    assert_eq!(objects.len(), ids.len());
+    for ((block, row), object) in blocks.iter().zip(rows).zip(objects) {
+        // text: each name, blanks up to the tenth column, its value
+        let fields: Vec<(&str, &str)> = block
+            .lines()
+            .map(|line| {
+                let (name, value) = line.split_at(9);
+                assert!(name.ends_with("  ") && !name.starts_with(' '), "{line:?}");
+                (name.trim_end(), value)
+            })
+            .collect();
+        let names: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            names,
+            ["ulid", "uuid", "hex", "time", "unix_ms", "random", "uuidv7"]
+        );
+        // TSV: the same values in the same order
+        let values: Vec<&str> = fields.iter().map(|(_, value)| *value).collect();
+        assert_eq!(row.split('\t').collect::<Vec<_>>(), values, "{row}");
+        // JSON: the same names as keys, in the same order, with the same
+        // values (a number and a truth as themselves, not strings)
+        let record: serde_json::Value = serde_json::from_str(object).unwrap();
+        assert_eq!(record.as_object().unwrap().len(), fields.len(), "{object}");
+        let mut at = 0;
+        for (name, value) in &fields {
+            let key = format!("\"{name}\":");
+            at += object[at..]
+                .find(&key)
+                .unwrap_or_else(|| panic!("{key} in {object}"))
+                + key.len();
+            let json_value = match &record[*name] {
+                serde_json::Value::String(text) => text.clone(),
+                other @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_)) => {
+                    other.to_string()
+                }
+                other => panic!("{name}: {other}"),
+            };
+            assert_eq!(json_value, *value, "{name} of {object}");
+        }
+    }
+}
+
+#[test]
 fn parse_says_which_ids_are_uuidv7s_and_reads_the_extremes() {
     let v7 = stdout_of(&["new", "--layout", "uuidv7"]);
     let out = stdout_of(&["parse", v7.trim(), "--format", "json"]);
