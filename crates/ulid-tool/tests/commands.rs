@@ -10,6 +10,9 @@ use std::process::Stdio;
 use ulid_core::codec;
 use ulid_core::monotonic::is_uuidv7;
 
+mod common;
+use common::{fips, FIPS_PLAIN};
+
 fn ulid() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"));
     cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
@@ -968,40 +971,6 @@ fn bounds_refuses_a_range_it_cannot_bound() {
 
 // ---- encrypt and decrypt -------------------------------------------------
 
-/// FIPS-197, appendix C: the plaintext 00112233...ff under keys 000102...
-/// of each length, as tests/vectors/ulid.json holds them.
-const FIPS_PLAIN: &str = "\\x00112233445566778899aabbccddeeff";
-
-/// The key's length and the ciphertext (in the hex form) of each.
-fn fips() -> Vec<(usize, String)> {
-    let vectors: serde_json::Value =
-        serde_json::from_str(include_str!("../../../tests/vectors/ulid.json")).unwrap();
-    let plain = codec::parse(FIPS_PLAIN.as_bytes()).unwrap();
-    let out: Vec<(usize, String)> = vectors["public_ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|case| codec::parse(case["ulid"].as_str().unwrap().as_bytes()) == Ok(plain))
-        .filter(|case| {
-            let key = case["key"].as_str().unwrap();
-            key.len() <= 64
-                && key
-                    == &"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-                        [..key.len()]
-        })
-        .map(|case| {
-            let public = codec::parse(case["public"].as_str().unwrap().as_bytes()).unwrap();
-            let hex: String = public.iter().map(|b| format!("{b:02x}")).collect();
-            (case["key"].as_str().unwrap().len() / 2, format!("\\x{hex}"))
-        })
-        .collect();
-    assert_eq!(
-        out.iter().map(|(len, _)| *len).collect::<Vec<_>>(),
-        [16, 24, 32]
-    );
-    out
-}
-
 fn fips_key(len: usize) -> Vec<u8> {
     (0..len as u8).collect()
 }
@@ -1009,9 +978,9 @@ fn fips_key(len: usize) -> Vec<u8> {
 #[test]
 fn encrypt_and_decrypt_follow_fips_197() {
     let dir = tempdir();
-    for (len, cipher) in fips() {
+    for (key, cipher) in fips() {
         let cipher = cipher.as_str();
-        let key = fips_key(len);
+        let len = key.len();
         let path = dir.join(format!("key{len}"));
         write_key(&path, &key, 0o600);
         let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();

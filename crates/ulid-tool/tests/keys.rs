@@ -9,6 +9,9 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::{fips, hex, FIPS_PLAIN};
+
 fn ulid() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"));
     cmd.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
@@ -16,42 +19,6 @@ fn ulid() -> Command {
 }
 
 const SPEC: &str = "01JGFJJZ00XHF7E02JJ03AE4T7";
-/// FIPS-197, appendix C: the plaintext, as an id in the hex form.
-const FIPS_PLAIN: &str = "\\x00112233445566778899aabbccddeeff";
-
-/// FIPS-197's key of each length, 00 01 02 ..., and the ciphertext of
-/// FIPS_PLAIN under it, as tests/vectors/ulid.json holds them.
-fn fips() -> Vec<(Vec<u8>, String)> {
-    let vectors: serde_json::Value =
-        serde_json::from_str(include_str!("../../../tests/vectors/ulid.json")).unwrap();
-    let out: Vec<(Vec<u8>, String)> = [16u8, 24, 32]
-        .iter()
-        .map(|&len| {
-            let key: Vec<u8> = (0..len).collect();
-            let case = vectors["public_ids"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|case| {
-                    case["key"].as_str() == Some(&hex(&key))
-                        && ulid_core::codec::parse(case["ulid"].as_str().unwrap().as_bytes())
-                            == ulid_core::codec::parse(FIPS_PLAIN.as_bytes())
-                })
-                .unwrap_or_else(|| panic!("no FIPS-197 vector for a {len}-byte key"));
-            let public = case["public"].as_str().unwrap();
-            let public = ulid_core::codec::parse(public.as_bytes()).unwrap();
-            (key, format!("\\x{}", hex(&public)))
-        })
-        .collect();
-    // the three differ: a source that lost a key's length would show
-    assert_ne!(out[0].1, out[1].1);
-    assert_ne!(out[1].1, out[2].1);
-    out
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 fn tempdir() -> PathBuf {
     use std::sync::atomic::{AtomicU32, Ordering};

@@ -8,13 +8,11 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("../../../tests/vectors/ulid.json");
+mod common;
+use common::vectors;
+
 /// The longest line the tool reads whole (ulid_tool::input::MAX_LINE).
 const MAX_LINE: usize = 4096;
-
-fn vectors() -> Value {
-    serde_json::from_str(VECTORS).expect("tests/vectors/ulid.json is JSON")
-}
 
 fn ulid() -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("ulid-tool"));
