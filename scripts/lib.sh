@@ -62,9 +62,6 @@ case ":$PATH:" in
     *) PATH=$ULID_TOOL_DIRS:$PATH ;;
 esac
 export PATH CARGO_PGRX
-# with_build_lock CHECKOUT COMMAND...: COMMAND, a build of CHECKOUT into
-# ULID_CARGO_TARGET, holding its build lock (cargo_env.build_lock)
-with_build_lock() { ulidtools with-build-lock "$@"; }
 
 # manifest KIND [KEY]: the fields of every line of KIND in inputs.manifest
 # (whose first field is KEY), the kind left off (ulidtools.manifest)
@@ -98,9 +95,8 @@ die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 # the unprivileged user that runs postgres when we are root (as
 # ulidtools.clusters.pg_user)
 ULID_PG_USER=${ULID_PG_USER:-postgres}
-# a command as root; a server-side one (initdb, postgres) as that user,
-# since PostgreSQL refuses to run as root
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# a server-side command (initdb, postgres) as that user, since PostgreSQL
+# refuses to run as root
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$ULID_PG_USER" -- "$@"; else "$@"; fi; }
 
 # a build's pg_config (ulidtools.builds.pg_config_for)
@@ -113,8 +109,6 @@ pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 stage_extension() { ulidtools stage-extension "$@"; }
 # the major version of a build: 18-assert -> 18
 pg_major() { build_field "$1" major; }
-# pgrx's environment for BUILD, as `export` lines to eval (cargo_env.py)
-pgrx_env_for() { ulidtools pgrx-env "$1"; }
 
 # The port of BUILD's private cluster in SLOT (0: the demo), as
 # ulidtools.builds.cluster_port gives it

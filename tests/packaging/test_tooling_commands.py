@@ -23,10 +23,9 @@ pytestmark = pytest.mark.once_per_run
 
 # every command the scripts, the tests and the release workflow run
 COMMANDS = {"manifest", "builds", "build-field", "cargo-field", "shell", "tables", "waves", "package-deb",
-            "source-date-epoch", "glibc-needed", "strip", "package", "release", "sign-release", "stage-extension",
-            "pgrx-env", "with-build-lock", "test", "setup", "setup-go", "pypi-download", "fetch-debian",
-            "pin-system", "debian-binary", "debian-system", "install", "pg-config", "cluster-port", "cluster",
-            "build-release"}
+            "package", "release", "sign-release", "stage-extension", "pgrx-env", "with-build-lock", "test",
+            "setup", "setup-go", "pypi-download", "fetch-debian", "pin-system", "debian-binary", "debian-system",
+            "install", "pg-config", "cluster-port", "cluster", "build-release"}
 # the scripts that are a command of it, and the command
 SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
            "test": "test", "release": "release", "sign-release": "sign-release", "package": "package",

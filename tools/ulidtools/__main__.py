@@ -119,24 +119,6 @@ def _package_deb(args) -> None:
     debian_package.make(args.out.absolute(), args.arch, args.what, args.tree)
 
 
-def _source_date_epoch(args) -> None:
-    from ulidtools import debian_package
-
-    print(debian_package.source_date_epoch())
-
-
-def _glibc_needed(args) -> None:
-    from ulidtools import debian_package
-
-    print(debian_package.glibc_needed(args.file))
-
-
-def _strip(args) -> None:
-    from ulidtools import debian_package
-
-    debian_package.strip_library(args.file)
-
-
 def _package(args) -> None:
     from ulidtools import package
 
@@ -354,12 +336,6 @@ def parser() -> Parser:
     c.add_argument("arch", metavar="ARCH")
     c.add_argument("what", metavar="NN|cli")
     c.add_argument("tree", metavar="TREE", type=Path)
-    command("source-date-epoch", _source_date_epoch, "the time a release's files carry", "debian_package")
-    c = command("glibc-needed", _glibc_needed, "the newest glibc version an ELF file asks for",
-                "debian_package")
-    c.add_argument("file", metavar="FILE", type=Path)
-    c = command("strip", _strip, "an ELF file stripped as dh_strip does", "debian_package")
-    c.add_argument("file", metavar="FILE", type=Path)
     c = command("package", _package, "the tarball and the Debian package of each artifact: a build's "
                 "extension, or the command-line tool (cli)", "package")
     c.add_argument("--debug", action="store_true", help="a debug build, linked as this machine links, "
