@@ -442,6 +442,68 @@ def test_a_workflow_changed_to_break_a_rule_is_caught(name):
     assert any(expected in problem for problem in found), found
 
 
+# --- CI, .github/workflows/ci.yml: what "CI" means on the pages
+
+CI = ROOT / ".github" / "workflows" / "ci.yml"
+
+
+def ci_problems(workflow: dict) -> list[str]:
+    """What keeps a CI workflow from being the README's test command run on
+    every push and pull request, reading the repository and nothing else."""
+    found = []
+    triggers = workflow.get("on") or {}
+    for event in ("push", "pull_request"):
+        if not isinstance(triggers, dict) or event not in triggers:
+            found.append(f"not run on every {event}")
+        elif triggers[event]:
+            found.append(f"{event}: narrowed by {sorted(triggers[event])}")
+    if workflow.get("permissions") != {"contents": "read"}:
+        found.append(f"its permissions are {workflow.get('permissions')!r}, not contents: read")
+    if SECRET.search(text_of(workflow)):
+        found.append("it names a secret or a token")
+    ran = []
+    for name, job in workflow.get("jobs", {}).items():
+        if writes(job.get("permissions", {})):
+            found.append(f"{name}: writes {writes(job['permissions'])}")
+        for step in steps(job):
+            if "uses" in step:
+                found.append(f"{name}: runs an action, {step['uses']}")
+            ran += [line.strip() for line in step.get("run", "").splitlines()
+                    if line.strip() == "bash .ci/run" and step.get("working-directory") == "ulid"]
+    if ran != ["bash .ci/run"]:
+        found.append(f"it runs .ci/run {len(ran)} times, not once")
+    return found
+
+
+def test_ci_runs_the_test_command_on_every_push_and_pull_request():
+    assert CI in WORKFLOWS
+    assert ci_problems(load(CI.read_text())) == []
+    # .ci/run is setup and then the README's test command
+    readme = (ROOT / "README.md").read_text()
+    assert "scripts/test" in readme
+    assert (ROOT / ".ci" / "run").read_text().splitlines()[-3:-1] == ["scripts/setup", "scripts/test"]
+
+
+CI_MUTATIONS = {
+    "only on pushes": (lambda w: w["on"].pop("pull_request"), "not run on every pull_request"),
+    "only on main": (lambda w: w["on"].update(push={"branches": ["main"]}), "push: narrowed by"),
+    "may write": (lambda w: w.update(permissions={"contents": "write"}), "its permissions are"),
+    "a job that writes": (lambda w: w["jobs"]["test"].update(permissions={"packages": "write"}), "test: writes"),
+    "a secret": (lambda w: w["jobs"]["test"].update(env={"KEY": "${{ secrets.KEY }}"}), "a secret or a token"),
+    "an action": (lambda w: w["jobs"]["test"]["steps"].insert(0, {"uses": "actions/checkout@v4"}),
+                  "runs an action"),
+    "the tests left out": (lambda w: w["jobs"]["test"]["steps"].pop(), "runs .ci/run 0 times"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CI_MUTATIONS))
+def test_a_ci_workflow_changed_to_break_a_rule_is_caught(name):
+    change, expected = CI_MUTATIONS[name]
+    changed = copy.deepcopy(load(CI.read_text()))
+    change(changed)
+    assert any(expected in problem for problem in ci_problems(changed)), ci_problems(changed)
+
+
 def test_every_image_is_pinned_by_a_digest_with_its_tag_beside_it():
     for path in WORKFLOWS:
         for job in load(path.read_text())["jobs"].values():
