@@ -1,12 +1,13 @@
-"""pg_upgrade to PostgreSQL 17 from 13, 15 and 16, to 18 from 13 and 16, and
-to 19 from 18 (the `upgrade` lines of inputs.manifest; Debian's 15.20 and
+"""pg_upgrade to PostgreSQL 14 from 13, to 17 from 13, 15 and 16, to 18 from
+13, 14 and 16, and to 19 from 18 (the `upgrade` lines of inputs.manifest; Debian's 15.20 and
 17.12 keep a column option 18.6 and 19rc1 refuse), in copy and link modes, of a cluster with two databases: one
 made by the previous release and one by this one. Afterwards the data is
 identical, the indexes pass amcheck and serve index scans, the generators
 work, and one command per database (`ALTER EXTENSION ulid UPDATE`, or the
 re-synchronising command for a database already on this release) makes its
 catalog a fresh install's on the new server. Runs in the sessions of the
-new servers, `--pg 17`, `--pg 18` and `--pg 19` (the builds marker below)."""
+new servers, `--pg 14`, `--pg 17`, `--pg 18` and `--pg 19` (the builds marker
+below)."""
 
 from __future__ import annotations
 
