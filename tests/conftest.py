@@ -38,7 +38,7 @@ import uuid
 import pytest
 
 from ulidtools.debian_servers import System, build_deb
-from harness.pgcluster import BUILDS, Cluster, cluster_port, has_extension, major_version
+from harness.pgcluster import BUILDS, ROOT, Cluster, cluster_port, has_extension, major_version
 from harness.upgrading import InstalledRelease
 
 
@@ -47,6 +47,9 @@ def pytest_addoption(parser):
                      help="PostgreSQL build to test against (a build line of inputs.manifest)")
     parser.addoption("--builds-report", metavar="FILE",
                      help="write to FILE, as JSON, the builds each collected test runs on (builds_of)")
+    parser.addoption("--ran-report", metavar="FILE",
+                     help="write to FILE, as JSON, what became of each test run: passed, failed, or "
+                          "skipped with its reason (tested.rows_not_run reads it)")
 
 
 def pytest_configure(config):
@@ -191,3 +194,34 @@ def db(cluster, request) -> str:
 def conn(cluster, db):
     with cluster.connect(db) as c:
         yield c
+
+
+# What became of each test of the run (--ran-report): the table of what is
+# tested where says a test runs on a build; a run that skipped every test
+# of a row on a build it marks did not test that row there.
+_RAN: dict[str, dict] = {}
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        entry = {"outcome": report.outcome}
+        if report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            entry["reason"] = reason.removeprefix("Skipped: ")
+        if report.when == "call" or report.nodeid not in _RAN or report.outcome == "failed":
+            _RAN[report.nodeid] = entry
+
+
+def pytest_sessionfinish(session):
+    report = session.config.getoption("--ran-report", None)
+    if report:
+        # node ids from the checkout's root, as the table's rows name them,
+        # wherever pytest took its own root
+        def from_root(node: str) -> str:
+            path, _, rest = node.partition("::")
+            path = (session.config.rootpath / path).resolve().relative_to(ROOT).as_posix()
+            return f"{path}::{rest}" if rest else path
+
+        with open(report, "w") as out:
+            json.dump({from_root(node): entry for node, entry in _RAN.items()}, out, indent=1)
+

@@ -55,3 +55,26 @@ def test_the_extensions_marker_follows_the_builds():
     on = tested.builds_of(row, collected)
     for name in BUILDS:
         assert (name in on) == has_extension(name, "postgres_fdw"), name
+
+
+def test_a_row_marked_but_skipped_is_found():
+    """What a build's run records (conftest.py's --ran-report) is checked
+    against the table: a row it marks for the build whose every test was
+    skipped there (a stack whose tool is missing, a node too old) is named,
+    with the reasons; one test of it run is enough; a row the table does
+    not mark for the build, or whose tests the run did not have, is not
+    judged."""
+    page = (ROOT / "docs" / "versions.md").read_text()
+    marks = tested.marked(page)
+    assert set(marks) == {row.anchor for row in tested.ROWS}
+    orms = "tests/clients/test_client_js_orm.py"
+    build = sorted(marks["tested-js-orms"])[0]
+    skipped = {f"{orms}::test_{name}": {"outcome": "skipped", "reason": "node 20.11 is older than 20.19"}
+               for name in ("prisma", "drizzle")}
+    found = tested.rows_not_run(build, skipped, page)
+    assert len(found) == 1 and found[0].startswith("tested-js-orms") and "node 20.11" in found[0], found
+    one_ran = dict(skipped, **{f"{orms}::test_typeorm": {"outcome": "passed"}})
+    assert tested.rows_not_run(build, one_ran, page) == []
+    unmarked = next(name for name in BUILDS if name not in marks["tested-js-orms"])
+    assert tested.rows_not_run(unmarked, skipped, page) == []
+    assert tested.rows_not_run(build, {}, page) == []

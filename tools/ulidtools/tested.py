@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -115,6 +116,39 @@ def table(collected: dict[str, dict]) -> str:
         cells = " | ".join("✓" if name in on else "" for name in names)
         rows.append(f'| <a id="{row.anchor}"></a>{row.what} | {cells} |')
     return "\n".join([START, *rows, END])
+
+
+def marked(page: str) -> dict[str, set[str]]:
+    """The builds the page's table of what is tested where marks (✓) for
+    each row, by the row's anchor."""
+    lines = page[page.index(START):page.index(END)].splitlines()[1:]
+    names = [cell.strip() for cell in lines[0].strip().strip("|").split("|")][1:]
+    marks = {}
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        anchor = re.match(r'<a id="([^"]+)"></a>', cells[0])
+        if anchor:
+            marks[anchor.group(1)] = {name for name, cell in zip(names, cells[1:]) if cell == "✓"}
+    return marks
+
+
+def rows_not_run(build: str, ran: dict[str, dict], page: str) -> list[str]:
+    """The rows the page's table marks for BUILD of which a run of BUILD's
+    tests (RAN: what conftest.py's --ran-report wrote) skipped every test it
+    had: the table says they ran there, and they did not. Each with the
+    reasons the tests gave. A row none of whose tests the run had (those
+    that run once per run) is not judged here."""
+    marks = marked(page)
+    problems = []
+    for row in ROWS:
+        if build not in marks.get(row.anchor, set()):
+            continue
+        mine = [result for node, result in ran.items() if node.startswith(row.tests)]
+        if mine and all(result["outcome"] == "skipped" for result in mine):
+            reasons = "; ".join(sorted({result.get("reason", "") for result in mine}))
+            problems.append(f"{row.anchor} ({row.what}): the table marks {build}, and every test of it "
+                            f"was skipped there: {reasons}")
+    return problems
 
 
 def upgrades_table() -> str:
