@@ -1,0 +1,47 @@
+# frozen_string_literal: true
+
+# ActiveRecord 6.1 and ulid columns without examples/ruby/ulid_active_record.rb:
+# what users see before they add it.
+
+require_relative "helper"
+
+ClientDatabase.connect
+CreateCustomersAndOrders.migrate(:up)
+
+class WithoutAdapterTest < Minitest::Test
+  UNKNOWN = /^unknown OID (\d+): failed to recognize type of 'id'\. It will be treated as String\.$/.freeze
+
+  def test_reading_a_ulid_column_warns_of_an_unknown_oid
+    ClientDatabase.reconnect
+    Customer.reset_column_information
+    _, err = capture_io { Customer.columns }
+    oid = ActiveRecord::Base.connection.select_value("SELECT 'ulid'::regtype::oid")
+    assert_match UNKNOWN, err
+    assert_equal oid.to_s, err[UNKNOWN, 1]
+    assert_nil Customer.columns_hash["id"].type
+  end
+
+  def test_ids_still_read_back_as_the_26_character_text
+    customer = capture_io { Customer.create!(name: "a") } && Customer.last
+    text = Customer.connection.select_value("SELECT max(id)::text FROM customers")
+    assert_equal text, customer.id
+    assert_match(/\A[0-7][0-9A-HJKMNP-TV-Z]{25}\z/, customer.id)
+  end
+
+  def test_schema_rb_cannot_dump_the_tables
+    capture_io { ClientDatabase.reconnect }
+    schema = nil
+    capture_io { schema = ClientDatabase.schema_rb }
+    assert_includes schema, %(# Could not dump table "customers" because of following StandardError\n#   Unknown type 'ulid' for column 'id'\n)
+    assert_includes schema, %(# Could not dump table "orders" because of following StandardError\n#   Unknown type 'ulid' for column 'id'\n)
+    refute_includes schema, %(create_table "customers")
+    refute_includes schema, %(create_table "orders")
+  end
+
+  def test_structure_sql_keeps_the_columns_and_their_defaults
+    sql = ClientDatabase.structure_sql
+    assert_match(/CREATE TABLE public\.customers \(\n    id public\.ulid DEFAULT public\.gen_monotonic_ulid\(\) NOT NULL,\n    name text\n\);/, sql)
+    assert_match(/^    customer_id public\.ulid NOT NULL,$/, sql)
+    assert_includes sql, "CREATE EXTENSION IF NOT EXISTS ulid WITH SCHEMA public;"
+  end
+end
