@@ -59,7 +59,7 @@ final class UlidType extends Type
             return null;
         }
         if ($value instanceof Ulid) {
-            return $value->toBase58();
+            return $value->toBase32();
         }
         if (is_string($value)) {
             // any spelling the server reads (lower case too); it refuses the rest
