@@ -59,6 +59,7 @@ ROWS = (
     Row("tested-psycopg", "Python: psycopg 3", ("tests/clients/test_client_psycopg.py",)),
     Row("tested-sqlalchemy", "Python: SQLAlchemy 2", ("tests/clients/test_client_sqlalchemy.py",)),
     Row("tested-django", "Python: Django", ("tests/clients/test_client_django.py",)),
+    Row("tested-java", "Java: pgjdbc 42.5, in text and in binary", ("tests/clients/test_client_java.py",)),
     Row("tested-ruby", "Ruby: ruby-pg and ActiveRecord 6.1", ("tests/clients/test_client_ruby.py",)),
     Row("tested-php", "PHP: PDO pgsql, Doctrine DBAL 3.6 and ORM 2.14", ("tests/clients/test_client_php.py",)),
     Row("tested-portable", "the portable layer", ("tests/portable/test_portable_generators.py",)),
