@@ -23,14 +23,14 @@ pytestmark = pytest.mark.once_per_run
 
 # every command the scripts, the tests and the release workflow run
 COMMANDS = {"manifest", "builds", "build-field", "cargo-field", "shell", "tables", "waves", "package-deb",
-            "package", "release", "sign-release", "stage-extension", "pgrx-env", "with-build-lock", "test",
-            "setup", "setup-go", "pypi-download", "fetch-debian", "pin-system", "debian-binary", "debian-system",
-            "install", "pg-config", "cluster-port", "cluster", "build-release"}
+            "package", "release", "release-check", "sign-release", "stage-extension", "pgrx-env",
+            "with-build-lock", "test", "setup", "setup-go", "pypi-download", "fetch-debian", "pin-system",
+            "debian-binary", "debian-system", "install", "pg-config", "cluster-port", "cluster", "build-release"}
 # the scripts that are a command of it, and the command
 SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
-           "test": "test", "release": "release", "sign-release": "sign-release", "package": "package",
-           "package-deb": "package-deb", "debian-system": "debian-system", "install": "install",
-           "cluster": "cluster", "build-release": "build-release"}
+           "test": "test", "release": "release", "release-check": "release-check", "sign-release": "sign-release",
+           "package": "package", "package-deb": "package-deb", "debian-system": "debian-system",
+           "install": "install", "cluster": "cluster", "build-release": "build-release"}
 ERROR = "\033[1;31merror:\033[0m "
 
 
@@ -90,6 +90,7 @@ def test_help_lists_every_command():
                                  "DIR"),
     (["release", "--sign", "key.asc", "--sign-key", "ABCD"],
      "python3 -m ulidtools release: argument --sign-key: not allowed with argument --sign"),
+    (["release-check", "--sign", "key.asc"], "python3 -m ulidtools: unrecognized arguments: --sign key.asc"),
     (["stage-extension", "15", "stage", "fast"],
      "python3 -m ulidtools stage-extension: argument PROFILE: invalid choice: 'fast'"),
     (["test", "--no-such-option"], "python3 -m ulidtools: unrecognized arguments: --no-such-option"),
@@ -113,6 +114,7 @@ def test_a_command_line_that_cannot_be_read(args, message):
     (["debian-system", "-s", "no-such-system", "root"], "no Debian system no-such-system"),
     (["debian-binary", "release", "12"], "inputs.manifest pins no debian-binary postgresql-12"),
     (["fetch-debian", "--check", "no-such-package"], "inputs.manifest pins no no-such-package"),
+    (["release-check", "--out", "/dev/null"], "--out /dev/null: not a directory"),
     (["sign-release", "--verify"], "--verify DIR takes a directory and nothing else"),
     (["sign-release", "--fingerprint", "--check"], "--fingerprint takes nothing else"),
     (["cluster-port", "15", "999"], "cluster slot 999 is not below"),

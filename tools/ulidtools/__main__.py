@@ -131,6 +131,12 @@ def _release(args) -> None:
     release.make(args.out.absolute(), args.only, sign.Key(args.sign, args.sign_key))
 
 
+def _release_check(args) -> None:
+    from ulidtools import release
+
+    release.check(args.out.absolute(), args.all)
+
+
 def _sign_release(args) -> None:
     from ulidtools import sign
 
@@ -352,6 +358,12 @@ def parser() -> Parser:
                      "from a GnuPG home made for this run and removed with it")
     key.add_argument("--sign-key", metavar="KEYID", help="a secret key in the keyring or agent of the GnuPG "
                      "home gpg uses (GNUPGHOME, ~/.gnupg)")
+    c = command("release-check", _release_check, "a release's files to check (tests/release) and throw away, "
+                "signed by a key made for this run and removed with it: those CI installs, unless --all", "release")
+    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "target" / "release-check",
+                   help="where (target/release-check unless given)")
+    c.add_argument("--all", action="store_true", help="every file of a release, not only those CI installs "
+                   "(13, 14 and 15 for amd64, and the command-line tool)")
     c = command("sign-release", _sign_release, "a release's files signed, or checked against the release key",
                 "sign")
     c.add_argument("--check", action="store_true", help="only try the key, on a line of text")

@@ -34,6 +34,16 @@ in them carries the commit's time (SOURCE_DATE_EPOCH overrides it), root as
 owner and fixed modes, and no path of the machine goes into the libraries
 and programs (cargo_env.release_env). How a release is cut:
 docs/development.md.
+
+A release's files made to be checked (tests/release) and thrown away,
+`check` (scripts/release-check, python3 -m ulidtools release-check): into
+target/release-check unless --out says, signed by a key made for this run
+only (sign.throwaway_key; a release's own key stays with whoever cuts it).
+Without --all, only the files CI installs (CHECKED), all for amd64: 13
+(its tarball goes into Debian 11), 14 (its tarball goes into the 14
+build), 15 (its package goes into Debian 12 from the apt repository) and
+the command-line tool. The arm64 files, and Debian 12 for arm64 through
+qemu, are for scripts/test-release, which makes every file (--all).
 """
 
 from __future__ import annotations
@@ -63,6 +73,9 @@ VALID_DAYS = 365
 # The file scripts/release leaves in a directory it made: only such a
 # directory is ever emptied by it (out_directory)
 MARKER = sign.MARKER
+# A release's files made to be checked, without --all (check): those
+# scripts/test installs (tools/ulidtools/testrun.py)
+CHECKED = "13/amd64,14/amd64,15/amd64"
 
 
 def sha256sums(out: Path) -> None:
@@ -159,3 +172,13 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
     count = len(list(out.glob("*.tar.gz"))) + len(list(out.glob("*.deb")))
     shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
     log(f"release {version}: {count} files in {shown} in {round(time.monotonic() - started)} s")
+
+
+def check(out: Path, every: bool = False) -> None:
+    """A release's files to check and throw away, into OUT: those CI
+    installs (CHECKED), or EVERY file of a release, signed by a key made
+    for this run and removed with it (sign.throwaway_key)."""
+    # the directory is refused before a key is made
+    out_directory(out)
+    with sign.throwaway_key() as key:
+        make(out, None if every else CHECKED, key)

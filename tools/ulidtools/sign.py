@@ -143,46 +143,86 @@ def _stop(signum, frame):
 
 
 @contextmanager
+def _signals_end_the_run() -> Iterator[None]:
+    """SIGHUP, SIGINT and SIGTERM end the run as an exception would, so that
+    what a `finally` removes is removed; the handlers before are put back."""
+    old = {s: signal.signal(s, _stop) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
+def _remove_home(home: str) -> None:
+    """A GnuPG home made for a run removed, its agent stopped and its
+    sockets gone."""
+    for what in ("--kill", "all"), ("--remove-socketdir",):
+        subprocess.run(["gpgconf", "--homedir", home, *what], capture_output=True)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@contextmanager
+def throwaway_key() -> Iterator[Key]:
+    """A key made for this run only, for a release's files that are made to
+    be checked and thrown away (release.check): an ed25519 signing key
+    without passphrase or expiry, made in a GnuPG home of its own and
+    exported there, secret part and all, into a key file, which is signed
+    with as --sign KEYFILE is (signer). The home, the key file and the
+    home's agent are removed however the run ends, a signal too."""
+    with _signals_end_the_run():
+        home = tempfile.mkdtemp(prefix="ulid-throwaway-key-")
+        try:
+            made = Signer(home, source="a key made for this run")
+            if made.gpg("--passphrase", "", "--quick-gen-key", "ulid release check <check@ulid.invalid>",
+                        "ed25519", "sign", "never").returncode != 0:
+                raise SignError("gpg could not make a key for this run")
+            keyfile = Path(home) / "key.asc"
+            with open(keyfile, "wb") as out:
+                if made.gpg("--armor", "--export-secret-keys", stdout=out).returncode != 0:
+                    raise SignError("gpg could not export the key it made for this run")
+            yield Key(str(keyfile))
+        finally:
+            _remove_home(home)
+
+
+@contextmanager
 def signer(key: Key) -> Iterator[Signer]:
     """The key made ready: a key file imported into a GnuPG home of its
     own (removed with its agent and sockets afterwards, also when a signal
     ends the run), or the user's keyring; exactly one secret key."""
-    home = None
-    old = {s: signal.signal(s, _stop) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
-    try:
-        if key.keyfile:
-            if not Path(key.keyfile).is_file():
-                raise SignError(f"no key file {key.keyfile}")
-            home = tempfile.mkdtemp()
-            source = f"the key file {key.keyfile}"
-        else:
-            source = f"the keyring of {os.environ.get('GNUPGHOME') or Path.home() / '.gnupg'}"
-        ready = Signer(home, source=source)
-        if key.keyfile and ready.gpg("--import", key.keyfile, capture_output=True).returncode != 0:
-            raise SignError(f"{key.keyfile}: not an OpenPGP key gpg can import")
-        listed = ready.gpg("--with-colons", "--list-secret-keys", "--", *([key.keyid] if key.keyid else []),
-                           capture_output=True, text=True).stdout
-        lines = [line.split(":") for line in listed.splitlines()]
-        secrets = sum(1 for fields in lines if fields[0] == "sec")
-        if secrets != 1:
-            named = f" named {key.keyid}" if key.keyid else ""
-            if key.expect:
-                named += f" (the release key {FINGERPRINT_FILE.name} commits)"
-            raise SignError(f"{source} must hold exactly one secret key{named}, not {secrets}")
-        # the primary key's fingerprint: the first fpr after sec
-        after = [fields for fields in lines[[f[0] for f in lines].index("sec") + 1:] if fields[0] == "fpr"]
-        ready.fingerprint = after[0][9]
-        if key.expect and ready.fingerprint != key.expect:
-            raise SignError(f"{source}: its key {ready.fingerprint} is not the release key {key.expect} "
-                            f"({FINGERPRINT_FILE.name})")
-        yield ready
-    finally:
-        if home:
-            for what in ("--kill", "all"), ("--remove-socketdir",):
-                subprocess.run(["gpgconf", "--homedir", home, *what], capture_output=True)
-            shutil.rmtree(home, ignore_errors=True)
-        for s, handler in old.items():
-            signal.signal(s, handler)
+    with _signals_end_the_run():
+        home = None
+        try:
+            if key.keyfile:
+                if not Path(key.keyfile).is_file():
+                    raise SignError(f"no key file {key.keyfile}")
+                home = tempfile.mkdtemp()
+                source = f"the key file {key.keyfile}"
+            else:
+                source = f"the keyring of {os.environ.get('GNUPGHOME') or Path.home() / '.gnupg'}"
+            ready = Signer(home, source=source)
+            if key.keyfile and ready.gpg("--import", key.keyfile, capture_output=True).returncode != 0:
+                raise SignError(f"{key.keyfile}: not an OpenPGP key gpg can import")
+            listed = ready.gpg("--with-colons", "--list-secret-keys", "--", *([key.keyid] if key.keyid else []),
+                               capture_output=True, text=True).stdout
+            lines = [line.split(":") for line in listed.splitlines()]
+            secrets = sum(1 for fields in lines if fields[0] == "sec")
+            if secrets != 1:
+                named = f" named {key.keyid}" if key.keyid else ""
+                if key.expect:
+                    named += f" (the release key {FINGERPRINT_FILE.name} commits)"
+                raise SignError(f"{source} must hold exactly one secret key{named}, not {secrets}")
+            # the primary key's fingerprint: the first fpr after sec
+            after = [fields for fields in lines[[f[0] for f in lines].index("sec") + 1:] if fields[0] == "fpr"]
+            ready.fingerprint = after[0][9]
+            if key.expect and ready.fingerprint != key.expect:
+                raise SignError(f"{source}: its key {ready.fingerprint} is not the release key {key.expect} "
+                                f"({FINGERPRINT_FILE.name})")
+            yield ready
+        finally:
+            if home:
+                _remove_home(home)
 
 
 def listed(directory: Path, hashes: bool = True) -> dict[str, str]:

@@ -28,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -97,6 +98,31 @@ def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Pa
     with open(log_file, "w") as out:
         return subprocess.Popen(["nice", "-n", "10", sys.executable, "-S", "-m", "ulidtools", "test", "--prepare",
                                  ",".join(lint_builds), *group], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+
+
+class InBackground(threading.Thread):
+    """COMMANDS run one after another beside the run, each at a lower
+    priority (nice 10), their output into LOG; the first that fails stops
+    them. wait() gives its status, or 0. A run that stops meanwhile does
+    not wait for them (the thread is a daemon)."""
+
+    def __init__(self, commands: list[list[str]], log_file: Path, env: dict[str, str]) -> None:
+        super().__init__(daemon=True)
+        self.commands, self.log_file, self.env = commands, log_file, env
+        self.status = 1
+        self.start()
+
+    def run(self) -> None:
+        with open(self.log_file, "w") as out:
+            for command in self.commands:
+                self.status = subprocess.run(["nice", "-n", "10", *command], cwd=ROOT, stdout=out,
+                                             stderr=subprocess.STDOUT, env=self.env).returncode
+                if self.status != 0:
+                    return
+
+    def wait(self) -> int:
+        self.join()
+        return self.status
 
 
 def destroy_clusters_of(build: str) -> None:
@@ -170,11 +196,12 @@ def run(versions: list[str]) -> None:
                 "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
                 "tests/packaging/test_tooling_commands.py"))
 
-    # A release's files for 13, 14 and 15 on amd64 (scripts/release-check),
-    # and the checks that install them in Debian systems (tests/release:
-    # 13's tarball into Debian 11, 15's package from the signed apt
-    # repository into Debian 12, every file's glibc floor; the install
-    # pages' commands as written), run in the background while
+    # A release's files for 13, 14 and 15 on amd64 (`python3 -m ulidtools
+    # release-check`, as scripts/release-check: release.check, signed by a
+    # key made for it), and the checks that install them in Debian systems
+    # (tests/release: 13's tarball into Debian 11, 15's package from the
+    # signed apt repository into Debian 12, every file's glibc floor; the
+    # install pages' commands as written), run in the background while
     # the builds are tested: compiling takes the processor time those tests
     # leave unused. They have a cargo target and ports of their own, and
     # drive those servers with the 13 and 15 builds' clients (read only), so
@@ -189,16 +216,12 @@ def run(versions: list[str]) -> None:
     if "13" in versions and "15" in versions:
         log(f"a release's files for 13, 14 and 15 on amd64: built and installed in the background "
             f"(log: {release_log.relative_to(ROOT)})")
-        checks = " && ".join([
-            f"nice -n 10 scripts/release-check --out {release_dist}",
-            "nice -n 10 " + " ".join(pytest("-rs", "tests/release/test_artifacts.py",
-                                            "tests/release/test_installed.py",
-                                            "tests/release/test_install_pages.py"))])
-        with open(release_log, "w") as out:
-            release_checks = subprocess.Popen(
-                ["bash", "-c", checks], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                env={**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
-                     "ULID_RELEASE_DIST": str(release_dist)})
+        release_checks = InBackground(
+            [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
+             pytest("-rs", "tests/release/test_artifacts.py", "tests/release/test_installed.py",
+                    "tests/release/test_install_pages.py")],
+            release_log, {**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
+                          "ULID_RELEASE_DIST": str(release_dist)})
 
     lint_builds = [b for b in versions if b in LINT_BUILDS] or versions[:1]
     # The groups of builds whose server tests run at the same time
@@ -251,10 +274,12 @@ def run(versions: list[str]) -> None:
     step([str(ROOT / "fuzz" / "run.sh"), seconds])
 
     # on a version the full benchmarks run on (the `bench` line of
-    # inputs.manifest), when this run has one
+    # inputs.manifest), when this run has one; the runner itself (bench/run
+    # sets up its versions first, which this run has done)
     bench = next((b for b in builds.BENCH_BUILDS if b in versions), versions[0])
     log(f"the benchmark runner on PostgreSQL {bench}, quick mode (checks it runs; no timings are judged)")
-    step([str(ROOT / "bench" / "run"), "--quick", "--pg", bench], stdout=subprocess.DEVNULL)
+    step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--pg", bench],
+         stdout=subprocess.DEVNULL)
     log("the command-line tool's benchmark runner, quick mode (debug builds, 20,000 ids; seconds)")
     step([str(ROOT / "bench" / "cli"), "--quick"], stdout=subprocess.DEVNULL)
     log(f"all tests passed on PostgreSQL {' '.join(versions)} in {round(time.monotonic() - started)} s")
