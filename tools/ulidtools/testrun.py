@@ -23,6 +23,7 @@ The order, and what runs beside what, is `run` below.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -32,7 +33,7 @@ import threading
 import time
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, package, project
+from ulidtools import builds, cargo_env, package, project, tested
 from ulidtools.clusters import Cluster
 from ulidtools.base import ROOT, ToolError, log
 
@@ -137,9 +138,13 @@ def destroy_clusters_of(build: str) -> None:
 def server_tests(wave: list[str]) -> None:
     """The builds' server tests (pytest): they leave about half of the
     processor idle, so a wave of two runs side by side, each with a log of
-    its own (target/pytest-BUILD.log), shown when both are done."""
+    its own (target/pytest-BUILD.log), shown when both are done. Then what
+    each build's run skipped is held against the table of what is tested
+    where (docs/versions.md): a row it marks for the build whose every test
+    there was skipped fails the run (tested.rows_not_run)."""
     def tests(build: str) -> list[str]:
-        return pytest("-rs", "--durations=12", "tests", "--pg", build)
+        return pytest("-rs", "--durations=12", "tests", "--pg", build,
+                      "--ran-report", str(TARGET / f"ran-{build}.json"))
 
     failed = []
     if len(wave) == 1:
@@ -162,6 +167,11 @@ def server_tests(wave: list[str]) -> None:
             sys.stdout.flush()
     if failed:
         raise TestsFailed(f"PostgreSQL {' '.join(failed)}: the server tests failed")
+    page = (ROOT / "docs" / "versions.md").read_text()
+    not_run = [problem for build in wave
+               for problem in tested.rows_not_run(build, json.loads((TARGET / f"ran-{build}.json").read_text()), page)]
+    if not_run:
+        raise TestsFailed("the table of what is tested where marks what did not run:\n  " + "\n  ".join(not_run))
 
 
 def run(versions: list[str]) -> None:
