@@ -7,18 +7,20 @@ them into target/js-orm, outside the source tree, without install scripts
 (Prisma's would download engines), and the tests find them through
 NODE_PATH. The Prisma client is generated there too: `prisma generate` needs
 no engine, but the CLI insists on finding a schema engine binary, so it is
-given a stub that says it is one (the tests never migrate with Prisma)."""
+given a stub that says it is one (the tests never migrate with Prisma).
+node and npm are the ones inputs.manifest pins (harness.clientrun.node_tool):
+the tests fail, not skip, when that node is missing or older than 20.19,
+which Prisma 7 and TypeORM 1 need."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
-from harness.clientrun import run_node_tests
+from harness.clientrun import node_env, node_tool, npm, run_node_tests
 from harness.pgcluster import ROOT
 
 import pytest
@@ -36,15 +38,19 @@ exit 1
 """
 
 
-def node_version() -> tuple[int, ...] | None:
-    if not (shutil.which("node") and shutil.which("npm")):
-        return None
-    out = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
+# what Prisma 7 and TypeORM 1 need
+MINIMUM_NODE = (20, 19)
+
+
+def node_version() -> tuple[int, ...]:
+    """The pinned node's version; fails when it or its npm is missing."""
+    node_tool("npm")
+    out = subprocess.run([str(node_tool("node")), "--version"], capture_output=True, text=True).stdout
     return tuple(int(x) for x in out.strip().lstrip("v").split("."))
 
 
 def prisma_env() -> dict[str, str]:
-    env = dict(os.environ)
+    env = node_env()
     env.update(
         PRISMA_SCHEMA_ENGINE_BINARY=str(BUILD / "schema-engine-stub"),
         CHECKPOINT_DISABLE="1",  # no version check over the network
@@ -67,8 +73,8 @@ def install() -> Path:
     for p in inputs[:2]:
         shutil.copyfile(p, BUILD / p.name)
     result = subprocess.run(
-        ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(BUILD)],
-        capture_output=True, text=True, timeout=900,
+        npm("ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix", str(BUILD)),
+        env=node_env(), capture_output=True, text=True, timeout=900,
     )
     if result.returncode != 0 and OFFLINE.search(result.stdout + result.stderr):
         pytest.skip("npm cannot reach its registry to install the ORM packages:\n" + result.stderr[-2000:])
@@ -82,7 +88,8 @@ def install() -> Path:
     stub.write_text(STUB_ENGINE)
     stub.chmod(0o755)
     result = subprocess.run(
-        ["node", str(BUILD / "node_modules" / "prisma" / "build" / "index.js"), "generate", "--schema", str(schema)],
+        [str(node_tool("node")), str(BUILD / "node_modules" / "prisma" / "build" / "index.js"), "generate", "--schema",
+         str(schema)],
         cwd=BUILD, env=prisma_env(), capture_output=True, text=True, timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -93,10 +100,9 @@ def install() -> Path:
 @pytest.fixture(scope="module")
 def build() -> Path:
     version = node_version()
-    if version is None:
-        pytest.skip("node and npm are not installed")
-    if version < (20, 19):
-        pytest.skip(f"Prisma 7 and TypeORM 1 need node 20.19 or later; this is {'.'.join(map(str, version))}")
+    if version < MINIMUM_NODE:
+        pytest.fail(f"Prisma 7 and TypeORM 1 need node {'.'.join(map(str, MINIMUM_NODE))} or later; the node "
+                    f"inputs.manifest pins is {'.'.join(map(str, version))}", pytrace=False)
     return install()
 
 

