@@ -13,7 +13,7 @@ META.json broken on purpose.
 docs/install.md#pgxn says what it needs; it is not run here.
 
 Runs once (once_per_run): the validator's first build takes a minute or
-two, into target/pgxn, and seconds after that.
+two, into cargo's target directory (ULID_CARGO_TARGET), and seconds after that.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import zipfile
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools import cargo_env
 from ulidtools.project import VERSION, field
 
 pytestmark = pytest.mark.once_per_run
@@ -34,7 +35,8 @@ pytestmark = pytest.mark.once_per_run
 META_PATH = ROOT / "META.json"
 META = json.loads(META_PATH.read_text())
 CHECKER = ROOT / "tests" / "packaging" / "pgxn"
-TARGET = ROOT / "target" / "pgxn"
+# cargo's target directory outside the checkout: a fresh clone reuses it
+TARGET = cargo_env.cargo_target() / "pgxn"
 
 
 @pytest.fixture(scope="module")
