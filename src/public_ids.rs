@@ -32,7 +32,7 @@ use ulid_core::codec::BYTES;
 extension_sql_file!(
     "../sql/shared/public_ids.sql",
     name = "ulid_public_ids",
-    requires = ["ulid_generators"],
+    requires = ["ulid_shared_places_sql"],
 );
 
 /// What a call site keeps in `fn_extra`: the last key it was given,

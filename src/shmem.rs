@@ -418,17 +418,20 @@ unsafe extern "C-unwind" fn detach(_code: core::ffi::c_int, _arg: pg_sys::Datum)
     }
 }
 
+// The function is declared by this file (the update from 0.4.0 runs the
+// same); pgrx's placeholder for it follows the generators, and the file
+// follows that, so that the install script's blocks form one chain.
 extension_sql_file!(
     "../sql/shared/shared_places.sql",
-    name = "ulid_shared_places",
-    requires = ["ulid_generators"],
+    name = "ulid_shared_places_sql",
+    requires = [ulid_shared_places],
 );
 
 /// `ulid_shared_places()`: every place of the server's table, the database
 /// it serves and how many of that database's backends are attached; no
 /// rows where there is no table (13 to 16 without preloading). For
 /// superusers alone: it names other databases and says how busy they are.
-#[pg_extern(sql = false)]
+#[pg_extern(sql = false, requires = ["ulid_generators"])]
 fn ulid_shared_places() -> TableIterator<
     'static,
     (
