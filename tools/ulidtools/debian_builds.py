@@ -5,8 +5,8 @@ Debian 12, without anything being installed into the system
 (`python3 -m ulidtools debian-binary`).
 
 A build of MAJOR is the server, its client, its headers and libpq5 of the
-suite that has postgresql-MAJOR (13: bullseye-security, 17: trixie, 19:
-experimental), with the libraries of that Debian release its programs need
+suite that has postgresql-MAJOR (13: bullseye-security, 17: trixie, 18:
+sid, 19: experimental), with the libraries of that Debian release its programs need
 beyond Debian 12's (LIBRARIES). Built for sid or trixie, they need its C
 library too (with its loader); built for bullseye, they run on Debian
 12's, which is newer than theirs. scripts/setup installs the builds with

@@ -9,10 +9,11 @@ than this machine's own or one untouched by the build tools:
                   (pg_auto_failover): the Debian package of ulid for 19 is
                   installed and removed there with apt, and ulid meets
                   Debian's TimescaleDB, pg_partman and pg_auto_failover on
-                  18. Its packages are the `debian-system` lines and
-                  PostgreSQL 19's `debian-binary` lines (debian_builds).
+                  18. Its packages are the `debian-system` lines and the
+                  `debian-binary` lines of the 18 and 19 builds
+                  (debian_builds).
                   Its archive also holds, not installed (ARCHIVE_ONLY), the
-                  19 headers and Debian's own ulid-cli, another ULID
+                  18 and 19 headers and Debian's own ulid-cli, another ULID
                   program, which the tests install in a copy beside
                   ulid-tool.
   bookworm        a clean Debian 12 (amd64): only sudo and CA certificates
@@ -70,7 +71,16 @@ KEYRING_IN_SYSTEM = "/etc/apt/keyrings/ulid-local-archive.gpg"
 # what sid's archive holds that setup does not install, for the tests to
 # install in a copy: PostgreSQL 19's headers, and Debian's own ulid-cli
 # (/usr/bin/ulid, another program than ulid-tool)
-ARCHIVE_ONLY = ("postgresql-server-dev-19", "ulid-cli")
+ARCHIVE_ONLY = ("postgresql-server-dev-18", "postgresql-server-dev-19", "ulid-cli")
+
+
+def _sid_builds() -> list:
+    """The `debian-binary` lines of the builds of 18 and 19 (sid's and
+    experimental's), each package once."""
+    lines = debian_builds.pins(19)
+    return lines + [r for r in debian_builds.pins(18) if r not in lines]
+
+
 # what each system is for: the packages the log names, with their versions
 SERVERS = {
     "sid": ["postgresql-19", "postgresql-18", "postgresql-18-timescaledb", "postgresql-18-partman",
@@ -116,7 +126,7 @@ class System:
         """The manifest lines of every package of the system, from the
         archive on (ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256)."""
         if self.name == "sid":
-            return [r.rest() for r in debian_builds.pins(19)] + [r.rest() for r in manifest.of_kind("debian-system")]
+            return [r.rest() for r in _sid_builds()] + [r.rest() for r in manifest.of_kind("debian-system")]
         return [r.rest().split(" ", 1)[1] for r in self._system_lines()]
 
     def pin_names(self) -> list[str]:
@@ -124,7 +134,7 @@ class System:
         KIND:PACKAGE (the manifest pins postgresql-18's source tarball too),
         and a .deb of two suites, libpq5, as KIND:PACKAGE/SUITE."""
         if self.name == "sid":
-            return [f"debian-binary:{r.package}/{r.suite}" for r in debian_builds.pins(19)] + \
+            return [f"debian-binary:{r.package}/{r.suite}" for r in _sid_builds()] + \
                 [f"debian-system:{r.package}" for r in manifest.of_kind("debian-system")]
         return [f"system:{self.name}:{line.split()[2]}" for line in self.pins()]
 
