@@ -225,12 +225,13 @@ def run(versions: list[str]) -> None:
     release_checks = None
     if "13" in versions and "15" in versions:
         log(f"a release's files for 13, 14 and 15 on amd64: built and installed in the background, "
-            f"and META.json checked by PGXN's validator "
+            f"META.json checked by PGXN's validator and the pinned node run in a bare Debian 12 "
             f"(log: {release_log.relative_to(ROOT)})")
         release_checks = InBackground(
             [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
              pytest("-rs", "tests/release/test_artifacts.py", "tests/release/test_installed.py",
-                    "tests/release/test_install_pages.py", "tests/packaging/test_pgxn.py")],
+                    "tests/release/test_install_pages.py", "tests/packaging/test_pgxn.py",
+                    "tests/packaging/test_node_pin.py")],
             release_log, {**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
                           "ULID_RELEASE_DIST": str(release_dist)})
 
