@@ -156,6 +156,18 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
 
 
+def random_bytes(version: int) -> str:
+    """Where the server's gen_random_uuid() and uuidv7() take their random
+    bytes, from how it was built (pg_config --configure): OpenSSL, as
+    Debian's and PGDG's packages are built, or, built without it, reading
+    /dev/urandom on every call."""
+    configure = subprocess.run([str(builds.pg_config_for(version)), "--configure"], capture_output=True,
+                               text=True, check=True).stdout
+    if "--with-openssl" in configure or "--with-ssl=openssl" in configure:
+        return "OpenSSL"
+    return "/dev/urandom on every call (built without OpenSSL)"
+
+
 def source_commit() -> str | None:
     """The commit the build was made from, marked when the checkout had changes."""
     try:

@@ -130,6 +130,7 @@ def version_header(run: dict, results: list[Result]) -> str:
     if run.get("build"):
         method.append(build_text(run))
     method.append(run.get("pg_uuidv7") or "pg_uuidv7 not available")
+    method.append(f"random bytes of gen_random_uuid() and uuidv7(): {run.get('random_bytes', 'not recorded')}")
     if run.get("settings"):
         method.append(f"cluster settings: {settings_text(run['settings'])}")
     difference = session_difference(run)
@@ -274,10 +275,10 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "`ulid_portable.gen_ulid()` at most 3 times `gen_random_uuid()`, which it calls once, and no slower than "
      "the one-line SQL generator people paste (`lpad(to_hex(...)) || encode(gen_random_bytes(10), 'hex')`, "
      "which checks neither the range nor `ulid.layout`). What "
-     "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (Debian's 15 and 19 here, "
-     "and the servers users run) it asks OpenSSL for the bytes; the 18 measured here is built without it and "
-     "reads `/dev/urandom` on every call, several times slower, so its ratios against `gen_random_uuid()` "
-     "are the smaller ones (the times: [bench/results/latest.md](../bench/results/latest.md)).",
+     "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (as Debian's and PGDG's "
+     "packages are) it asks OpenSSL for the bytes; built without it, it reads `/dev/urandom` on every call, "
+     "several times slower. The table of the servers below says which each server measured here does "
+     "(the times: [bench/results/latest.md](../bench/results/latest.md)).",
      [Ratio("portable-gen", "ulid_portable.gen_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "the common one-line SQL generator (pgcrypto)"),
@@ -423,6 +424,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         ["server"] + [run["server_version"] for run in runs],
         ["pg_uuidv7"] + [for_readers(run["pg_uuidv7"]) if run.get("pg_uuidv7") else "not installed"
                          for run in runs],
+        ["random bytes of `gen_random_uuid()`, `uuidv7()`"] + [run.get("random_bytes", "not recorded")
+                                                               for run in runs],
         ["medians of"] + [f"{plural(usual_runs(results_of(run)), 'round')} for most cases" for run in runs],
         ["time of the version's run"] + [f"{run['minutes']:.1f} min (run {source.runs_of(run['version'])[0]})"
                                          for run in runs],

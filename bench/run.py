@@ -103,6 +103,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
         "results": [asdict(r) for r in bench.results],
         "sweep": {str(c): asdict(r) for c, r in bench.sweep.items()},
         "date": clusters.today(), "machine": clusters.machine(),
+        "random_bytes": clusters.random_bytes(version),
         "build": build_kind, "commit": commit, "cases": list(durations),
         "settings": clusters.SETTINGS, "session_settings": clusters.SESSION_SETTINGS,
         "sizes": asdict(sizes), "durations": durations, "series": bench.series,
@@ -160,6 +161,9 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
         note = {key: run[key] for key in ("date", "server_version", "build", "commit", "machine", "minutes")}
         note["cases"] = names
         record = records[run["version"]]
+        if run.get("random_bytes"):
+            # the server the later run measured: a build may have changed origin
+            record["random_bytes"] = run["random_bytes"]
         record["results"] = replaced(record["results"], run["results"])
         if run.get("sweep"):
             record["sweep"] = run["sweep"]
