@@ -102,17 +102,9 @@ pub fn for_each_id<R: Read, W: Write>(
             } else {
                 trim(whole)
             };
-            if text.is_empty() && !truncated {
-                continue;
+            if let Some(item) = line_item(text, number, truncated) {
+                each(out, item)?;
             }
-            each(
-                out,
-                Item {
-                    text,
-                    origin: Origin::Line(number),
-                    truncated,
-                },
-            )?;
         }
         if used > 0 {
             reader.consume(used);
@@ -131,19 +123,20 @@ pub fn for_each_id<R: Read, W: Write>(
             reader.skip_until(b'\n')?;
             line.truncate(MAX_LINE);
         }
-        let text = trim(&line);
-        if text.is_empty() && !truncated {
-            continue;
+        if let Some(item) = line_item(trim(&line), number, truncated) {
+            each(out, item)?;
         }
-        each(
-            out,
-            Item {
-                text,
-                origin: Origin::Line(number),
-                truncated,
-            },
-        )?;
     }
+}
+
+/// Line `number` of the input as an id to answer; none for a blank line
+/// (one that was cut short is answered, as too long).
+fn line_item(text: &[u8], number: u64, truncated: bool) -> Option<Item<'_>> {
+    (!text.is_empty() || truncated).then_some(Item {
+        text,
+        origin: Origin::Line(number),
+        truncated,
+    })
 }
 
 #[cfg(test)]

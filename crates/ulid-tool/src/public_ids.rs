@@ -235,45 +235,37 @@ fn read_into(file: &mut File, buf: &mut [u8], stop: Option<u8>) -> io::Result<us
     Ok(len)
 }
 
-/// A cipher for the raw key in the key file `path` (see `open_key_file`).
-pub fn cipher_from_file(
+/// A cipher for the key in the key file `path` (see `open_key_file`): the
+/// file's bytes, or with `hex` the hexadecimal digits of its first line
+/// (what follows that line is not read as the key). What is read is held
+/// in a buffer wiped when dropped.
+pub fn cipher_from_key_file(
     path: &Path,
+    hex: bool,
     readable: ReadableKey,
     ids_on_stdin: bool,
     warnings: &mut impl Write,
 ) -> Result<Cipher, String> {
     let shown = shown(path);
     let mut file = open_key_file(path, readable, ids_on_stdin, warnings)?;
-    let mut key = Zeroizing::new([0u8; READ_LIMIT]);
-    let len = read_into(&mut file, &mut key[..], None)
-        .map_err(|err| format!("cannot read the key file {shown}: {err}"))?;
-    if len == READ_LIMIT {
-        return Err(format!(
-            "the key file {shown}: {}",
-            length_error(KeyLengthError::message_for(
-                format!("more than {MAX_KEY}"),
-                "bytes"
-            ))
-        ));
+    let cannot_read = |err: io::Error| format!("cannot read the key file {shown}: {err}");
+    if !hex {
+        let mut key = Zeroizing::new([0u8; READ_LIMIT]);
+        let len = read_into(&mut file, &mut key[..], None).map_err(cannot_read)?;
+        if len == READ_LIMIT {
+            return Err(format!(
+                "the key file {shown}: {}",
+                length_error(KeyLengthError::message_for(
+                    format!("more than {MAX_KEY}"),
+                    "bytes"
+                ))
+            ));
+        }
+        return Cipher::new(&key[..len])
+            .map_err(|err| format!("the key file {shown}: {}", length_error(err.message())));
     }
-    Cipher::new(&key[..len])
-        .map_err(|err| format!("the key file {shown}: {}", length_error(err.message())))
-}
-
-/// A cipher for the key whose hexadecimal digits are the first line of the
-/// key file `path` (see `open_key_file`); what follows that line is not
-/// read as the key.
-pub fn cipher_from_hex_file(
-    path: &Path,
-    readable: ReadableKey,
-    ids_on_stdin: bool,
-    warnings: &mut impl Write,
-) -> Result<Cipher, String> {
-    let shown = shown(path);
-    let mut file = open_key_file(path, readable, ids_on_stdin, warnings)?;
     let mut text = Zeroizing::new([0u8; HEX_LINE_LIMIT]);
-    let len = read_into(&mut file, &mut text[..], Some(b'\n'))
-        .map_err(|err| format!("cannot read the key file {shown}: {err}"))?;
+    let len = read_into(&mut file, &mut text[..], Some(b'\n')).map_err(cannot_read)?;
     let line = match text[..len].iter().position(|&b| b == b'\n') {
         Some(end) => &text[..end],
         None if len == HEX_LINE_LIMIT => {
@@ -354,9 +346,9 @@ pub(crate) fn run<R: Read, W: Write>(
     let ids_on_stdin = args.input.ids.is_empty();
     // clap lets exactly one through (the `key` group)
     let cipher = if let Some(path) = &args.key_file {
-        cipher_from_file(path, readable, ids_on_stdin, errors)
+        cipher_from_key_file(path, false, readable, ids_on_stdin, errors)
     } else if let Some(path) = &args.key_hex_file {
-        cipher_from_hex_file(path, readable, ids_on_stdin, errors)
+        cipher_from_key_file(path, true, readable, ids_on_stdin, errors)
     } else if let Some(name) = &args.key_env {
         cipher_from_env(name)
     } else if let Some(hex) = &hex {
