@@ -13,6 +13,9 @@ Unreleased section only.
   an example domain);
 - every "tested on VERSIONS" says what the table of what is tested where
   (docs/versions.md, made from the tests' markers) says of some row;
+- every release file a page names with its version (a package, a tarball)
+  is one this tree makes: Cargo.toml's version, not one written by hand
+  that the tree has moved past;
 - every link to a file of the repository, and to a heading of a page,
   leads somewhere;
 - every script a page names exists;
@@ -40,7 +43,7 @@ from harness.pages import EXTENSION_VERSION, code, paragraphs, prose
 from harness.pgcluster import ROOT
 from harness.upgrading import RELEASES, VERSION
 from ulidtools import builds, tested
-from ulidtools.project import CURRENT_RELEASE, RELEASED
+from ulidtools.project import CLI_VERSION, CURRENT_RELEASE, RELEASED
 
 pytestmark = pytest.mark.builds("15")
 
@@ -215,29 +218,83 @@ def test_every_option_given_to_the_command_line_tool_exists():
     assert not wrong, sorted(set(wrong))
 
 
-# the file names of a release, as scripts/release makes them
-RELEASE_FILE = re.compile(r"ulid-(\d+\.\d+\.\d+)-pg\d+-linux|postgresql-\d+-ulid_(\d+\.\d+\.\d+)-1_"
-                          r"|ulid-tool-(\d+\.\d+\.\d+)-linux|ulid-tool_(\d+\.\d+\.\d+)-1_")
-
-
-def test_the_pages_name_the_current_release_and_no_other():
-    """Every release file a page names is of the release users install
-    (CURRENT_RELEASE: the newest version CHANGELOG.md dates), and so is
-    every version of the extension a page shows PostgreSQL print or take
-    (`version "X" of extension "ulid"`, `'X-resync'`, `extversion`). That
-    release is in sql/RELEASES, or it is this commit's own version (the
-    commit that cuts it); the versions sql/RELEASES gives a commit are the
-    ones CHANGELOG.md dates, but for that commit's own."""
+def test_the_pages_show_the_current_release_and_no_other():
+    """Every version of the extension a page shows PostgreSQL print or take
+    (`version "X" of extension "ulid"`, `'X-resync'`, `extversion`) is of
+    the release users install (CURRENT_RELEASE: the newest version
+    CHANGELOG.md dates). That release is in sql/RELEASES, or it is this
+    commit's own version (the commit that cuts it); the versions
+    sql/RELEASES gives a commit are the ones CHANGELOG.md dates, but for
+    that commit's own."""
     assert CURRENT_RELEASE in RELEASES or CURRENT_RELEASE == VERSION, (CURRENT_RELEASE, RELEASES)
     assert set(RELEASES) == set(RELEASED) - {VERSION}, (RELEASES, RELEASED)
     seen = 0
     for page in TODAY:
-        text = page.read_text()
-        named = {v for m in RELEASE_FILE.finditer(text) for v in m.groups() if v}
-        named |= set(EXTENSION_VERSION.findall(text))
+        named = set(EXTENSION_VERSION.findall(page.read_text()))
         seen += len(named)
         assert named <= {CURRENT_RELEASE}, (name(page), named)
-    assert seen >= 3, seen
+    assert seen >= 1, seen
+
+
+# a release's file name with a version written in it, as scripts/release
+# makes them: the extension's Debian package (postgresql-15-ulid_0.5.0-1_...),
+# its tarball or the directory it unpacks to (ulid-0.5.0-pg15-linux-...),
+# the PGXN zip (ulid-0.5.0.zip), and the tool's (ulid-tool_0.5.0-1_...,
+# ulid-tool-0.5.0-linux-...); not an update script (ulid--0.4.0--0.5.0.sql),
+# nor 0.4.0's ulid-cli, whose files no later release makes
+RELEASE_FILE = re.compile(r"(?<![\w.-])(?:postgresql-\d+-)?ulid(?P<tool>-tool)?[-_]"
+                          r"(?P<version>\d+\.\d+\.\d+(?:[-~](?:alpha|beta|rc)[\w.]*)?)(?![\d])")
+
+
+def deb_version(version: str) -> str:
+    """A Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1 (package-deb)."""
+    return version.replace("-", "~")
+
+
+def release_files_not_of(text: str, version: str, tool_version: str) -> list[str]:
+    """The release file names TEXT writes with another version than the
+    tree's: VERSION for the extension's files, TOOL_VERSION for the tool's."""
+    wrong = []
+    for m in RELEASE_FILE.finditer(text):
+        want = tool_version if m.group("tool") else version
+        if m.group("version") not in (want, deb_version(want)):
+            wrong.append(m.group(0))
+    return wrong
+
+
+def test_release_file_names_are_the_trees():
+    """A page that names a release's file with its version names the one
+    `scripts/release` makes from this tree (Cargo.toml's version, the
+    tool's for its files): a page's command copies a file that exists.
+    The install pages match the version with `*` instead, and the released
+    sections of CHANGELOG.md are history."""
+    wrong = [(name(page), found) for page in TODAY
+             for found in release_files_not_of(page.read_text(), VERSION, CLI_VERSION)]
+    assert not wrong, wrong
+
+
+def test_the_release_file_check_finds_a_hand_written_version():
+    planted = """
+sudo apt install ./postgresql-15-ulid_0.4.0-1_amd64.deb
+tar xzf ulid-0.4.0-pg15-linux-x86_64.tar.gz
+sudo ulid-0.4.0-pg15-linux-x86_64/install.sh /usr/lib/postgresql/15/bin/pg_config
+sudo apt install ./ulid-tool_0.4.0-1_arm64.deb and ulid-tool-0.4.0-linux-x86_64.tar.gz
+pgxn install ./ulid-0.4.0.zip, or ulid_0.4.0
+"""
+    assert release_files_not_of(planted, "0.5.0", "0.5.0") == [
+        "postgresql-15-ulid_0.4.0", "ulid-0.4.0", "ulid-0.4.0", "ulid-tool_0.4.0", "ulid-tool-0.4.0",
+        "ulid-0.4.0", "ulid_0.4.0"]
+    # the tree's own version, a pre-release as Debian writes it, the tool's
+    # own version, a glob or a placeholder, and what is no release file
+    fine = """
+./postgresql-15-ulid_0.5.0-1_amd64.deb ulid-0.5.0-pg15-linux-x86_64.tar.gz
+postgresql-13-ulid_0.6.0~rc.1-1_arm64.deb ulid-0.6.0-rc.1-pg13-linux-aarch64.tar.gz
+ulid-tool_1.2.0-1_amd64.deb ./postgresql-15-ulid_*_amd64.deb ulid-VERSION-pg15-linux-x86_64.tar.gz
+ulid--0.4.0--0.5.0.sql ulid_portable.sql ulid-cli_0.4.0-1_amd64.deb ulid 0.4.0 pg_ulid-0.4.0
+"""
+    assert release_files_not_of(fine, "0.5.0", "1.2.0") == ["postgresql-13-ulid_0.6.0~rc.1",
+                                                            "ulid-0.6.0-rc.1"]
+    assert release_files_not_of(fine, "0.6.0-rc.1", "1.2.0") == ["postgresql-15-ulid_0.5.0", "ulid-0.5.0"]
 
 
 # an address a page made up: a host of dots or an ellipsis, an example or
