@@ -20,8 +20,12 @@ results. Here:
 - the report's own writing agrees: the performance page and every span are
   what bench/report.py makes of the results today, so a page is never left
   behind the results or the code that shows them;
+- no page states a performance figure outside a span (a time per call, a
+  ratio, "several times slower", "four fifths of it"): a figure written by
+  hand is one no run stands behind, and goes stale when the results change;
+  sizes of types ("16 bytes"), versions and counts are no such figures;
 - and the check finds what it should: a changed value, a variant or a case
-  the results lack, a span it cannot read.
+  the results lack, a span it cannot read, a figure written by hand.
 
 Pure Python, on one build (it reads files only).
 """
@@ -35,10 +39,12 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from harness.pages import fenced_blocks
 from harness.pgcluster import ROOT
 
 pytestmark = pytest.mark.builds("15")
@@ -53,7 +59,56 @@ BARE_DECIMAL = re.compile(r"(?<![\w.\-/])(?<!PostgreSQL )\d+\.\d+(?![\w.\-])")
 
 
 def name(page: Path) -> str:
-    return str(page.relative_to(ROOT))
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else page.name
+
+
+# a region a tool writes (`<!-- NAME: generated ... -->...<!-- /NAME -->`),
+# a figure span among them, and inline code
+GENERATED = re.compile(r"<!-- (?P<name>[\w ]+?)(?::[^>]*)? -->.*?<!-- /(?P=name) -->", re.S)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+_WORD_NUMBER = r"(?:a\s+few|several|many|some|tens\s+of|hundreds\s+of|two|three|four|five|six|ten)"
+_COMPARED = r"(?:as|faster|slower|quicker|more|less|longer|shorter|that|its|the)\b"
+# a performance figure written in a page's text: a time per call (120 ns,
+# 1.4 µs, "a few microseconds"), a ratio (0.78 of it, 2.3 times as long,
+# 4×, "several times slower", "twice as fast", "four fifths"), a percentage;
+# not a version (Drizzle 0.45), a size of a type (16 bytes), a count
+PERFORMANCE_FIGURE = re.compile(
+    r"(?<![\w.\-/])\d[\d,]*(?:\.\d+)?\s?(?:ns|µs|μs|us)(?:/\w+)?\b"
+    r"|(?<![\w.\-/])\d[\d,]*(?:\.\d+)?\s?ms(?:/\w+)?\s+(?:a|per)\s+\w+"
+    rf"|\b(?:{_WORD_NUMBER}|\d[\d,]*(?:\.\d+)?)\s+(?:nano|micro)seconds?\b"
+    r"|(?<![\w.\-/])\d[\d,]*(?:\.\d+)?\s?(?:×|x\b(?!-))|×\s?\d"
+    rf"|(?<![\w.\-/])\d[\d,]*(?:\.\d+)?\s+times\s+{_COMPARED}"
+    rf"|\b{_WORD_NUMBER}\s+times\s+{_COMPARED}"
+    r"|\b(?:twice|half|thrice)\s+as\s+(?:fast|slow|long|quick|much)\b"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine)[\s-]+(?:halves|thirds?|quarters?|fifths?|sixths?"
+    r"|sevenths?|eighths?|ninths?|tenths?)\b"
+    r"|(?<![\w.\-/])\d[\d,]*(?:\.\d+)?\s?(?:%|per\s?cent\b)"
+    r"|(?<![\w.\-/])\d*\.\d+(?![\d.\w-])\s+(?:of\s+(?:it|its|the|that)|times)\b"
+    r"|\b(?:about|around|roughly|nearly|almost|only|took|takes|costs?)\s+\d*\.\d+(?![\d.\w-])",
+    re.I)
+
+
+def figures_outside_spans(text: str) -> list[tuple[int, str]]:
+    """The performance figures TEXT (a page's Markdown) writes by hand, with
+    their line: outside fenced blocks, inline code, figure spans and the
+    regions tools write."""
+    lines = text.split("\n")
+    for block in fenced_blocks(lines, "page").values():
+        lines[block.start:block.end + 1] = [""] * (block.end + 1 - block.start)
+    text = GENERATED.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(lines))
+    return [(n, m.group(0)) for n, line in enumerate(text.split("\n"), 1)
+            for m in PERFORMANCE_FIGURE.finditer(INLINE_CODE.sub("", line))]
+
+
+def unreleased() -> Path:
+    """CHANGELOG.md's Unreleased section, as a page of its own (the released
+    sections are history)."""
+    text = (ROOT / "CHANGELOG.md").read_text()
+    start = text.index("## [Unreleased]")
+    end = text.find("\n## [", start + 1)
+    page = Path(tempfile.mkdtemp(prefix="ulid-figures-")) / "CHANGELOG-unreleased.md"
+    page.write_text(text[start:end if end >= 0 else None])
+    return page
 
 
 def load() -> dict:
@@ -149,6 +204,53 @@ def test_no_figure_stands_beside_a_quoted_one_without_its_span():
             if BARE_DECIMAL.search(outside):
                 bare.append(f"{name(page)}:{n}: {BARE_DECIMAL.findall(outside)}")
     assert not bare, bare
+
+
+def test_no_performance_figure_outside_a_span():
+    """The README, docs/ (but the performance page, which the report writes
+    whole), the crates' READMEs and CHANGELOG.md's Unreleased section state
+    no performance figure by hand: one the results have goes in a span,
+    any other is said without a number."""
+    pages = [*PAGES, *sorted(ROOT.glob("crates/*/README.md")), unreleased()]
+    found = [f"{name(page)}:{n}: {figure!r}" for page in pages
+             for n, figure in figures_outside_spans(page.read_text())]
+    assert not found, "put it in a span (bench/spans.py) or say it without a number:\n" + "\n".join(found)
+
+
+def test_the_check_finds_a_figure_written_by_hand():
+    planted = """A page.
+
+`gen_ulid()` takes 120 ns per call, and 1.4 µs in the portable layer.
+The portable layer takes a few microseconds.
+`ulid_encrypt` costs about four fifths of what `gen_ulid()` does.
+Its ratio is 0.78 of it; inserting was 2.3 times as long, a 4× slowdown.
+A temporary table would be several times slower, and twice as slow again.
+Lookups are 12% faster; costs 0.9 in all.
+"""
+    assert [f for _, f in figures_outside_spans(planted)] == [
+        "120 ns", "1.4 µs", "a few microseconds", "four fifths", "0.78 of it", "2.3 times as", "4×",
+        "several times slower", "twice as slow", "12%", "costs 0.9"]
+    assert [n for n, _ in figures_outside_spans(planted)][:2] == [3, 3]
+    # the same in spans, in code, in a region a tool writes; and what is no
+    # performance figure: sizes of types, versions, counts, times of day
+    fine = """A page.
+
+`gen_ulid()` takes <!-- figure: median 19 gen "gen_ulid()" -->111 ns/call<!-- /figure -->; `EXPLAIN` says `0.5 ms`.
+<!-- figure: ratio 19 public-ids "ulid_encrypt(u, key)" -->0.78<!-- /figure --> of its time; 1.86 in
+<!-- tested where: generated by a tool -->
+| 4× | 0.78 of it |
+<!-- /tested where -->
+
+```
+Time: 0.512 ms
+ cost=0.00..35.50 rows=2550 width=16 (4 times the rows)
+```
+
+A ULID is 16 bytes, 128 bits; Drizzle 0.45, pgx v5.9, PostgreSQL 18.1, `ulid` 1.2.
+2,000,000 rows in 31 chunks, 2,000 values a statement, every 10 minutes,
+an id made one millisecond after another, 2^48 values, run it 3 times, the last 30 days.
+"""
+    assert figures_outside_spans(fine) == []
 
 
 def test_the_check_finds_what_differs():
