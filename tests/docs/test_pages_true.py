@@ -21,6 +21,8 @@ Unreleased section only.
 - every script a page names exists;
 - every SQL function of ulid or of the portable layer, and every `ulid.`
   setting a page names, exists on a server with the extension;
+- "CI" on a page is a workflow of `.github/workflows` that runs on push or
+  pull request (and runs `.ci/run` where a page says CI does);
 - every option a page passes to the `ulid-tool` command is one that
   command takes, and no page runs the tool as `ulid`, the program of
   Debian's own ulid-cli.
@@ -37,6 +39,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli import ulid
 from harness.pages import EXTENSION_VERSION, code, paragraphs, prose
@@ -295,6 +298,83 @@ ulid--0.4.0--0.5.0.sql ulid_portable.sql ulid-cli_0.4.0-1_amd64.deb ulid 0.4.0 p
     assert release_files_not_of(fine, "0.5.0", "1.2.0") == ["postgresql-13-ulid_0.6.0~rc.1",
                                                             "ulid-0.6.0-rc.1"]
     assert release_files_not_of(fine, "0.6.0-rc.1", "1.2.0") == ["postgresql-15-ulid_0.5.0", "ulid-0.5.0"]
+
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+# a page that speaks of CI: "CI runs", "in CI", "as CI does", "under CI"
+NAMES_CI = re.compile(r"\bCI\b")
+
+
+def triggers(text: str) -> dict:
+    """A workflow's `on:` as a mapping (YAML 1.1 reads the key `on` as
+    true; `on: push` and `on: [push, pull_request]` are written out)."""
+    workflow = yaml.safe_load(text) or {}
+    on = workflow.get("on", workflow.get(True)) or {}
+    if isinstance(on, str):
+        on = {on: None}
+    elif isinstance(on, list):
+        on = dict.fromkeys(on)
+    return on
+
+
+def ci_workflows(workflows: dict[str, str]) -> list[str]:
+    """The workflows (name: text) that run on every push or on pull
+    requests: CI. A push limited to tags (a release's) is no CI run."""
+    found = []
+    for name_, text in workflows.items():
+        on = triggers(text)
+        push = on.get("push", False)
+        on_push = "push" in on and not (isinstance(push, dict) and set(push) <= {"tags", "tags-ignore"} and push)
+        if on_push or "pull_request" in on or "pull_request_target" in on:
+            found.append(name_)
+    return found
+
+
+def ci_claims_unbacked(pages: dict[str, str], workflows: dict[str, str]) -> list[str]:
+    """What pages (name: text) say of CI that the workflows do not back: a
+    page that names a CI run, where no workflow runs on push or pull
+    request; a paragraph that says CI runs `.ci/run`, where no such
+    workflow runs it."""
+    ci = ci_workflows(workflows)
+    runs = any(".ci/run" in workflows[w] for w in ci)
+    wrong = []
+    for page, text in pages.items():
+        if NAMES_CI.search(text) and not ci:
+            wrong.append(f"{page}: names CI, and no workflow runs on push or pull_request")
+        for paragraph in re.split(r"\n\s*\n", text):
+            if NAMES_CI.search(paragraph) and ".ci/run" in paragraph and ci and not runs:
+                wrong.append(f"{page}: CI runs .ci/run, and no CI workflow ({', '.join(ci)}) runs it")
+    return wrong
+
+
+def test_what_the_pages_say_of_ci_is_a_workflow():
+    """"CI" on a page is .github/workflows' run on every push and pull
+    request: some workflow runs then (release.yml runs on tags only), and
+    it runs `.ci/run` where a page says CI does."""
+    workflows = {p.name: p.read_text() for p in sorted(WORKFLOWS.glob("*.y*ml"))}
+    pages = {name(page): page.read_text() for page in TODAY}
+    assert sum(bool(NAMES_CI.search(text)) for text in pages.values()) >= 2
+    assert not ci_claims_unbacked(pages, workflows), ci_claims_unbacked(pages, workflows)
+
+
+def test_the_ci_check_finds_a_ci_that_is_not_there():
+    workflows = {p.name: p.read_text() for p in sorted(WORKFLOWS.glob("*.y*ml"))}
+    assert ci_workflows(workflows) == ["ci.yml"]
+    page = {"README.md": "Run `scripts/test`, as CI does.\n\nCI runs `.ci/run` on every push.\n"}
+    assert ci_claims_unbacked(page, workflows) == []
+    # the workflows without ci.yml: release.yml runs on tags only
+    without = {n: t for n, t in workflows.items() if n != "ci.yml"}
+    assert ci_claims_unbacked(page, without) == [
+        "README.md: names CI, and no workflow runs on push or pull_request"]
+    # a CI workflow that runs something else than the page says
+    other = {**without, "ci.yml": "on: [push, pull_request]\njobs:\n  t:\n    steps:\n      - run: make check\n"}
+    assert ci_claims_unbacked(page, other) == [
+        "README.md: CI runs .ci/run, and no CI workflow (ci.yml) runs it"]
+    # on pull requests only, or `on: push` written short, is CI too; a page
+    # that names no CI needs none
+    assert ci_workflows({"a.yml": "on: pull_request\n", "b.yml": "on: push\n",
+                         "c.yml": "on:\n  push:\n    tags: [v1]\n"}) == ["a.yml", "b.yml"]
+    assert ci_claims_unbacked({"x.md": "Nothing of the sort.\n"}, without) == []
 
 
 # an address a page made up: a host of dots or an ellipsis, an example or
