@@ -352,6 +352,14 @@ pub struct MonotonicArgs {
     #[command(flatten)]
     pub batch: Batch,
 
+    #[command(flatten)]
+    pub stepping: Stepping,
+}
+
+/// How the ids of `monotonic` and `from-time` follow one another, and how
+/// they are made and written.
+#[derive(Debug, Args)]
+pub struct Stepping {
     /// How far each id steps within one millisecond
     #[arg(long, value_enum, default_value_t = StepArg::Random)]
     pub step: StepArg,
@@ -359,7 +367,8 @@ pub struct MonotonicArgs {
     #[command(flatten)]
     pub making: Making,
 
-    /// Start above this id, as if it had been made last (for tests)
+    /// Start above this id, as if it had been made last (for tests; with
+    /// from-time, an id of TIME's millisecond)
     #[arg(long, value_name = "ID", hide = true)]
     pub after: Option<String>,
 }
@@ -374,17 +383,8 @@ pub struct FromTimeArgs {
     #[arg(value_name = "N", default_value_t = 1)]
     pub count: u64,
 
-    /// How far each id steps within the millisecond
-    #[arg(long, value_enum, default_value_t = StepArg::Random)]
-    pub step: StepArg,
-
     #[command(flatten)]
-    pub making: Making,
-
-    /// Start above this id of TIME's millisecond, as if it had been made
-    /// last (for tests)
-    #[arg(long, value_name = "ID", hide = true)]
-    pub after: Option<String>,
+    pub stepping: Stepping,
 }
 
 #[derive(Debug, Args)]

@@ -15,7 +15,7 @@ use ulid_core::codec;
 /// `ulid-tool from-time`.
 pub(crate) fn run<W: Write>(args: &FromTimeArgs, out: &mut Output<W>) -> Result<u8, Failure> {
     let ms = time::parse_time(&args.time).map_err(Failure::Message)?;
-    let after = match &args.after {
+    let after = match &args.stepping.after {
         Some(text) => {
             let value = parse_after(text)?;
             if codec::timestamp_ms(&value) != ms {
@@ -29,9 +29,9 @@ pub(crate) fn run<W: Write>(args: &FromTimeArgs, out: &mut Output<W>) -> Result<
     };
     let options = NewOptions {
         count: args.count,
-        monotonic: Some(step(args.step)),
-        layout: layout(args.making.layout),
-        format: args.making.output.format,
+        monotonic: Some(step(args.stepping.step)),
+        layout: layout(args.stepping.making.layout),
+        format: args.stepping.making.output.format,
         after,
         one_millisecond: true,
     };

@@ -168,8 +168,14 @@ pub(crate) fn run_monotonic<W: Write>(
     args: &MonotonicArgs,
     out: &mut Output<W>,
 ) -> Result<u8, Failure> {
-    let after = args.after.as_deref();
-    new_ids(&args.batch, Some(args.step), after, &args.making, out)
+    let stepping = &args.stepping;
+    new_ids(
+        &args.batch,
+        Some(stepping.step),
+        stepping.after.as_deref(),
+        &stepping.making,
+        out,
+    )
 }
 
 /// New ids, monotonic when `step` is there.
