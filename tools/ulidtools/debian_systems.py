@@ -9,9 +9,11 @@ than this machine's own or one untouched by the build tools:
                   (pg_auto_failover): the Debian package of ulid for 19 is
                   installed and removed there with apt, and ulid meets
                   Debian's TimescaleDB, pg_partman and pg_auto_failover on
-                  18. Its packages are the `debian-system` lines and the
-                  `debian-binary` lines of the 18 and 19 builds
-                  (debian_builds).
+                  18. It has Ruby 3.3 with ActiveRecord 7.2, ruby-pg and
+                  minitest too, with which the Ruby client tests run
+                  against the 19 build's cluster over TCP. Its packages
+                  are the `debian-system` lines and the `debian-binary`
+                  lines of the 18 and 19 builds (debian_builds).
                   Its archive also holds, not installed (ARCHIVE_ONLY), the
                   18 and 19 headers and Debian's own ulid-cli, another ULID
                   program, which the tests install in a copy beside
