@@ -1,8 +1,9 @@
 # frozen_string_literal: true
 
 # The `ulid` type of the PostgreSQL extension for ActiveRecord 6.1 (Debian 12's
-# ruby-activerecord): copy this file beside your code and require it after
-# active_record, before the first connection.
+# ruby-activerecord) and 7.2 (Debian sid's): copy this file beside your code
+# and require it after active_record, before the first connection (in a
+# Rails application, from config/initializers/).
 #
 # Without it ActiveRecord reads a ulid column as an unknown type: it warns
 # "unknown OID N: failed to recognize type of 'id'. It will be treated as
@@ -72,6 +73,22 @@ module UlidActiveRecord
     end
   end
 
+  # ActiveRecord 7.0 and later keep the adapter's native types and build its
+  # type map in class methods, which each connection's type map starts from.
+  module AdapterClassTypes
+    def native_database_types
+      @ulid_native_database_types ||= super.merge(ulid: { name: "ulid" }).freeze
+    end
+
+    # Registered by name: load_additional_types maps each OID whose typname
+    # is a key of the type map, and builds `ulid[]` on it.
+    def initialize_type_map(m)
+      super
+      m.register_type "ulid", Type.new
+    end
+  end
+
+  # ActiveRecord 6.1: the same, in instance methods.
   module AdapterTypes
     def native_database_types
       @ulid_native_database_types ||= super.merge(ulid: { name: "ulid" }).freeze
@@ -79,8 +96,6 @@ module UlidActiveRecord
 
     private
 
-    # Registered by name: load_additional_types maps each OID whose typname
-    # is a key of the type map, and builds `ulid[]` on it.
     def initialize_type_map(m = type_map)
       super
       m.register_type "ulid", Type.new
@@ -95,7 +110,11 @@ module UlidActiveRecord
   end
 end
 
-ActiveRecord::ConnectionAdapters::PostgreSQLAdapter.prepend(UlidActiveRecord::AdapterTypes)
+if ActiveRecord.gem_version >= Gem::Version.new("7.0")
+  ActiveRecord::ConnectionAdapters::PostgreSQLAdapter.singleton_class.prepend(UlidActiveRecord::AdapterClassTypes)
+else
+  ActiveRecord::ConnectionAdapters::PostgreSQLAdapter.prepend(UlidActiveRecord::AdapterTypes)
+end
 ActiveRecord::ConnectionAdapters::PostgreSQL::TableDefinition.include(UlidActiveRecord::ColumnMethods)
 ActiveRecord::ConnectionAdapters::PostgreSQL::Table.include(UlidActiveRecord::ColumnMethods)
 # `attribute :ref, :ulid` on a model
