@@ -73,8 +73,8 @@ module UlidActiveRecord
     end
   end
 
-  # ActiveRecord 7.0 and later keep the adapter's native types and build its
-  # type map in class methods, which each connection's type map starts from.
+  # ActiveRecord 7.2 keeps the adapter's native types and builds its type map
+  # in class methods, which each connection's type map starts from.
   module AdapterClassTypes
     def native_database_types
       @ulid_native_database_types ||= super.merge(ulid: { name: "ulid" }).freeze
@@ -110,7 +110,9 @@ module UlidActiveRecord
   end
 end
 
-if ActiveRecord.gem_version >= Gem::Version.new("7.0")
+# the class methods where the adapter has them (7.2), else the instance
+# methods (6.1)
+if ActiveRecord::ConnectionAdapters::PostgreSQLAdapter.respond_to?(:initialize_type_map)
   ActiveRecord::ConnectionAdapters::PostgreSQLAdapter.singleton_class.prepend(UlidActiveRecord::AdapterClassTypes)
 else
   ActiveRecord::ConnectionAdapters::PostgreSQLAdapter.prepend(UlidActiveRecord::AdapterTypes)
