@@ -1,5 +1,9 @@
-"""The command-line tool's benchmark (run by bench/cli); pages.py renders
-its section of docs/performance.md from what it writes.
+"""The command-line tool's benchmark (bench/cli, or `python -m
+bench.cli_bench`); pages.py renders its section of docs/performance.md
+from what it writes. It builds what it measures first: ulid-tool and
+ulid-core's loops, in release mode (with --quick, the dev profile) in
+cargo's target directory (ULID_CARGO_TARGET), unless --tool and --core
+name binaries already built.
 
 Each round runs, one after another, `ulid-tool new N`, `ulid-tool new N
 --monotonic` and `ulid-tool parse` of a file of N ids, each writing to
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -25,6 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bench import pages, report, results_files
+from ulidtools import cargo_env
+from ulidtools.base import ROOT
 
 CASES = [
     ("new", ["new", "{n}"], False),
@@ -77,15 +84,31 @@ def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
             "cpu": cpu_model(), "tool": version, "cases": cases}
 
 
+def build(quick: bool) -> tuple[Path, Path]:
+    """ulid-tool and ulid-core's loops (examples/core_loop.rs), built in
+    cargo's target directory: release builds, or debug ones when QUICK."""
+    target = cargo_env.cargo_target()
+    print(f"building ulid-tool and ulid-core's loops ({'dev' if quick else 'release'})", file=sys.stderr)
+    subprocess.run(["cargo", "build", "--quiet", "--profile", "dev" if quick else "release", "-p", "ulid-tool",
+                    "--bin", "ulid-tool", "--example", "core_loop"],
+                   cwd=ROOT, env={**os.environ, "CARGO_TARGET_DIR": str(target)}, check=True)
+    built = target / ("debug" if quick else "release")
+    return built / "ulid-tool", built / "examples" / "core_loop"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tool", type=Path, required=True)
-    parser.add_argument("--core", type=Path, required=True)
+    parser.add_argument("--tool", type=Path, help="a ulid-tool already built (with --core): nothing is built")
+    parser.add_argument("--core", type=Path, help="its core_loop example, built with it")
     parser.add_argument("--ids", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="20,000 ids, one round, into a temporary directory")
     parser.add_argument("--out", type=Path, default=results_files.RESULTS, metavar="DIR")
     args = parser.parse_args()
+    if (args.tool is None) != (args.core is None):
+        parser.error("--tool and --core go together")
+    if args.tool is None:
+        args.tool, args.core = build(args.quick)
     if args.quick:
         args.ids, args.rounds = 20_000, 1
         args.out = Path(tempfile.mkdtemp(prefix="ulid-bench-cli-"))

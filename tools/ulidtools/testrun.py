@@ -293,7 +293,7 @@ def run(versions: list[str]) -> None:
     step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--pg", bench],
          stdout=subprocess.DEVNULL)
     log("the command-line tool's benchmark runner, quick mode (debug builds, 20,000 ids; seconds)")
-    step([str(ROOT / "bench" / "cli"), "--quick"], stdout=subprocess.DEVNULL)
+    step([str(project.VENV / "bin" / "python"), "-m", "bench.cli_bench", "--quick"], stdout=subprocess.DEVNULL)
     log(f"all tests passed on PostgreSQL {' '.join(versions)} in {round(time.monotonic() - started)} s")
 
 
