@@ -7,15 +7,10 @@ set -euo pipefail
 seconds=${1:?usage: fuzz/run.sh SECONDS}
 cd "$(dirname "$0")"
 
-# libfuzzer-sys compiles libFuzzer itself, which is C++.
-if ! command -v c++ >/dev/null; then
-    apt-get update
-    apt-get install -y --no-install-recommends g++
-fi
-# Pinned: a later cargo-fuzz may want a newer compiler than the project's.
-if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz 0.13.2" ]; then
-    cargo install cargo-fuzz --version 0.13.2 --locked
-fi
+# scripts/setup installs the pinned cargo-fuzz (inputs.manifest) and the C++
+# compiler libfuzzer-sys builds libFuzzer with; lib.sh puts them in PATH.
+source ../scripts/lib.sh
+command -v cargo-fuzz >/dev/null || die "cargo-fuzz is not installed: run scripts/setup"
 
 # cargo fuzz defaults to AddressSanitizer, which needs the nightly-only
 # -Zsanitizer; the codec has no unsafe code, so it would find nothing that

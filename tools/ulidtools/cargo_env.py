@@ -51,10 +51,10 @@ def cargo_target() -> Path:
 def tool_dirs() -> list[Path]:
     """The directories every build takes its tools from, first in PATH:
     cargo-pgrx's, built with Debian 12's Rust, then that Rust's links
-    (rustc-web and its tools, pinned: pgrx 0.19 asks for rustc 1.96), as
-    setup installs them."""
-    version = manifest.one("crate", "cargo-pgrx").version
-    return [tools() / f"cargo-pgrx-{version}" / "bin", tools() / "rust-web" / "bin"]
+    (rustc-web and its tools, pinned: pgrx 0.19 asks for rustc 1.96), and
+    cargo-fuzz's (fuzz/run.sh), as setup installs them."""
+    pgrx, fuzz = (manifest.one("crate", name).version for name in ("cargo-pgrx", "cargo-fuzz"))
+    return [tools() / f"cargo-pgrx-{pgrx}" / "bin", tools() / "rust-web" / "bin", tools() / f"cargo-fuzz-{fuzz}" / "bin"]
 
 
 def tool_path(path: str | None = None) -> str:

