@@ -34,7 +34,10 @@ here, not in the tests' harness. Its modules, from the ground floor up:
   commit, for the upgrade tests;
 - `ulidtools.sign`: a release's files signed, and checked;
 - `ulidtools.setup_go`: Go and the pinned Go modules;
-- `ulidtools.setup`: everything building and testing needs, in order;
+- `ulidtools.setup_postgres`: the PostgreSQL builds, and pgrx told of them;
+- `ulidtools.setup_release`: Zig and the arm64 root of release builds;
+- `ulidtools.setup`: the machine's tools, and everything building and
+  testing needs, in order;
 - `ulidtools.testrun`: every test, as CI runs them;
 - `ulidtools.__main__`: the commands the scripts run, each declared once
   (`python3 -m ulidtools --help`).

