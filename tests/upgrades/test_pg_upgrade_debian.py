@@ -4,24 +4,19 @@ not, because Debian's 15.20 stores a column option, pg_attver, on every
 column and 18 refuses it; a dump and restore moves the data, its only
 errors the pg_attver lines, and leaves a fresh install's catalog.
 
-Debian's 18 is sid's postgresql-18 18.6-3 and postgresql-client-18 (the
-`debian-system` lines of inputs.manifest), unpacked with the sid
-libraries it needs by ulidtools.debian_builds.unpack, as PostgreSQL 19's
-build is, and never installed into the system. Debian's 15 is a copy of
-the system's /usr/lib/postgresql/15 and /usr/share/postgresql/15, so
-that nothing is written into the system's own. ulid goes into both as
-scripts/install stages it for builds 15 and 18 (the same major versions:
-a module built against the 18 wheel's headers loads into Debian's 18).
+Debian's 18 is the 18 build: sid's postgresql-18 18.6-3, unpacked by
+setup with the sid libraries it needs (ulidtools.debian_builds), into
+which the 18 run has installed this checkout's ulid. Debian's 15 is a copy
+of the system's /usr/lib/postgresql/15 and /usr/share/postgresql/15, so
+that nothing is written into the system's own, with ulid as
+scripts/install stages it for build 15.
 
-Runs in the 18 session. Costs about half a minute when the stages are up
-to date, as they are after scripts/install has run for 15 and 18; the
-first run downloads Debian's 18 packages (10 MB) unless the sid system's
-setup has.
+Runs in the 18 session. Costs about half a minute when 15's stage is up
+to date, as it is after scripts/install has run for 15.
 """
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,25 +24,10 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from harness.pgcluster import CLUSTER_ROOT, ROOT, SCRIPTS, build_of, cluster_port, install_dirs
+from harness.pgcluster import CLUSTER_ROOT, ROOT, SCRIPTS, bindir_of, build_of, cluster_port, install_dirs
 from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
-from ulidtools import debian_builds, debian_archive, manifest
-from ulidtools.manifest import DebianFile
 
 pytestmark = pytest.mark.builds("18")
-
-# sid's server and client of 18 (the sid system's pins)
-DEBIAN_18_PACKAGES = ("postgresql-18", "postgresql-client-18")
-
-
-def debian_18_pins() -> tuple[list[DebianFile], list[DebianFile]]:
-    """The pins of Debian's 18, and of everything the 19 build unpacks:
-    the 18 packages need the libraries of sid beside Debian 12's that it
-    pins (libpq5 and debian_builds.LIBRARIES['sid'])."""
-    servers = [r for r in manifest.of_kind("debian-system") if r.package in DEBIAN_18_PACKAGES]
-    assert [r.package for r in servers] == list(DEBIAN_18_PACKAGES), servers
-    return servers, debian_builds.pins(19)
-
 
 def lib_sh(command: str) -> str:
     return subprocess.run(["bash", "-c", f'source "{SCRIPTS}/lib.sh"; {command}'],
@@ -107,20 +87,11 @@ def with_staged_ulid(build: str, root: Path, major: int) -> None:
 
 @pytest.fixture(scope="module")
 def debian_18() -> Path:
-    """Debian's PostgreSQL 18 unpacked, with ulid; its bin directory."""
-    root = CLUSTER_ROOT / "debian-18"
-    servers, nineteen = debian_18_pins()
-    stamp = hashlib.sha256("\n".join(r.rest() for r in [*servers, *nineteen]).encode()).hexdigest()
-    pinned = root / ".pins"
-    if not pinned.exists() or pinned.read_text() != stamp:
-        libraries = ["libpq5", *debian_builds.LIBRARIES["sid"]]
-        pins = [*servers, *(r for r in nineteen if r.package in libraries)]
-        assert sorted(r.package for r in pins) == sorted([*DEBIAN_18_PACKAGES, *libraries]), pins
-        debs = [debian_archive.fetch(pin, debian_archive.downloads()) for pin in pins]
-        debian_builds.unpack(root, 18, debs)
-        pinned.write_text(stamp)
-    with_staged_ulid("18", root, 18)
-    return root / "usr/lib/postgresql/18/bin"
+    """Debian's PostgreSQL 18, with ulid: the 18 build's bin directory."""
+    assert build_of("18").origin == "debian-binary", "the 18 build is not Debian's package"
+    bindir = bindir_of("18")
+    assert (install_dirs("18")[0] / "ulid.so").is_file(), "ulid is not installed into the 18 build"
+    return bindir
 
 
 @pytest.fixture(scope="module")
