@@ -1,5 +1,5 @@
 """docs/development.md's map of the tree is the tree's: every top-level
-folder has a row in "Where things live", every folder of tests/ one in the
+folder and file git tracks has a row in "Where things live", every folder of tests/ one in the
 table of what the tests check, and every path either table names exists."""
 
 from __future__ import annotations
@@ -27,15 +27,18 @@ def rows(text: str) -> dict[str, str]:
     return {path: what for path, what in ROW.findall(text)}
 
 
-def tracked_folders() -> set[str]:
+def tracked_top_level() -> set[str]:
+    """The folders and files at the top of the tree that git tracks."""
     listed = subprocess.run(["git", "-C", ROOT, "ls-files"], capture_output=True, text=True, check=True).stdout
-    return {line.split("/")[0] for line in listed.splitlines() if "/" in line and not line.startswith(".")}
+    return {line.split("/")[0] for line in listed.splitlines()}
 
 
-def test_every_top_level_folder_has_a_row():
+def test_every_top_level_folder_and_file_has_a_row():
     mapped = rows(section("Where things live"))
-    assert len(mapped) >= 10, mapped
-    missing = {folder for folder in tracked_folders() if not any(p.split("/")[0] == folder for p in mapped)}
+    assert len(mapped) >= 25, mapped
+    tracked = tracked_top_level()
+    assert {"src", "inputs.manifest", ".ci", "Cargo.toml"} <= tracked, tracked
+    missing = {entry for entry in tracked if not any(p.rstrip("/").split("/")[0] == entry for p in mapped)}
     assert not missing, missing
 
 
