@@ -227,7 +227,8 @@ class Ratio:
 RATIOS: list[tuple[str, str, list[Ratio]]] = [
     ("Generating one value",
      "The cost of one call in `SELECT count(f()) FROM generate_series(...)`, against the uuid generators and "
-     "against `clock_timestamp()`, the cheapest volatile call there is (the executor's own cost per row).",
+     "against `clock_timestamp()`, a volatile call that does almost nothing and so stands for the executor's own "
+     "cost per row.",
      [Ratio("gen", "gen_ulid()"),
       Ratio("gen", "gen_ulid()", "uuidv7()"),
       Ratio("gen", "gen_ulid()", "uuid_generate_v7() (pg_uuidv7)"),
@@ -276,8 +277,9 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "the one-line SQL generator people paste (`lpad(to_hex(...)) || encode(gen_random_bytes(10), 'hex')`, "
      "which checks neither the range nor `ulid.layout`). What "
      "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (as Debian's and PGDG's "
-     "packages are) it asks OpenSSL for the bytes; built without it, it reads `/dev/urandom` on every call, "
-     "several times slower. The table of the servers below says which each server measured here does "
+     "packages are) it asks OpenSSL for the bytes; built without it, it reads `/dev/urandom` on every call "
+     "(PostgreSQL's `src/port/pg_strong_random.c`; what that costs is not measured here). The table of the "
+     "servers above says which each server measured here does "
      "(the times: [bench/results/latest.md](../bench/results/latest.md)).",
      [Ratio("portable-gen", "ulid_portable.gen_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
@@ -626,7 +628,8 @@ def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
         if r and r["steps"]:
             parts.append(f"`{name.split(' ', 1)[1]}` kept {ratio(r, 'rows_per_s', None)} of `bigint`'s rate and "
                          f"wrote {ratio(r, 'wal_bytes_per_row', None)} times its WAL per row at the end"
-                         + (" (what it loses is its generator's cost: [generating one value](#generating-one-value))"
+                         + (" (the run does not say why; its generator alone costs more per call: "
+                            "[generating one value](#generating-one-value))"
                             if name == "uuid uuidv7()" else ""))
     if parts:
         lines[0] += " " + "; ".join(parts) + "."
