@@ -627,10 +627,7 @@ def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
         r = runs.get(name)
         if r and r["steps"]:
             parts.append(f"`{name.split(' ', 1)[1]}` kept {ratio(r, 'rows_per_s', None)} of `bigint`'s rate and "
-                         f"wrote {ratio(r, 'wal_bytes_per_row', None)} times its WAL per row at the end"
-                         + (" (the run does not say why; its generator alone costs more per call: "
-                            "[generating one value](#generating-one-value))"
-                            if name == "uuid uuidv7()" else ""))
+                         f"wrote {ratio(r, 'wal_bytes_per_row', None)} times its WAL per row at the end")
     if parts:
         lines[0] += " " + "; ".join(parts) + "."
     lines[0] += (" What they still cost is size: a 16-byte key makes a larger primary key than `bigint`'s "
