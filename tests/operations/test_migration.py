@@ -41,7 +41,8 @@ def test_alter_column_uuid_to_ulid_without_rewrite(conn):
 
     # No USING clause: the uuid -> ulid cast is binary-coercible and AS
     # ASSIGNMENT. A foreign key between the two columns is dropped while both
-    # change type (no operator compares ulid with uuid) and added back after.
+    # change type, one statement each, and added back after (as
+    # docs/conversions.md shows it).
     with conn.transaction():
         conn.execute("ALTER TABLE payments DROP CONSTRAINT payments_account_fkey")
         conn.execute("ALTER TABLE accounts ALTER COLUMN id TYPE ulid")
