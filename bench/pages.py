@@ -219,6 +219,9 @@ class Ratio:
     key: str
     variant: str
     baseline: str | None = None
+    # the design's target for this ratio (at most), which the page says is
+    # met or not on each server measured
+    target: float | None = None
 
 
 # The comparisons the page shows, by section: (title, what the section
@@ -281,9 +284,9 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "(PostgreSQL's `src/port/pg_strong_random.c`; what that costs is not measured here). The table of the "
      "servers above says which each server measured here does "
      "(the times: [bench/results/latest.md](../bench/results/latest.md)).",
-     [Ratio("portable-gen", "ulid_portable.gen_ulid()"),
+     [Ratio("portable-gen", "ulid_portable.gen_ulid()", target=3),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
-      Ratio("portable-gen", "ulid_portable.gen_ulid()", "the common one-line SQL generator (pgcrypto)"),
+      Ratio("portable-gen", "ulid_portable.gen_ulid()", "the common one-line SQL generator (pgcrypto)", target=1),
       Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()", "gen_monotonic_ulid() (not preloaded)"),
       Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid(), its state in a temporary table",
@@ -363,6 +366,17 @@ def ratio_cell(found: dict[str, Result], ratio: Ratio) -> str:
     if r is None or ratio.variant not in r.values or baseline not in r.values:
         return "n/a"
     return f"{r.ratio(ratio.variant, baseline):.2f}"
+
+
+def target_text(ratio: Ratio, baseline: str, cells: dict[str, str]) -> str:
+    """Whether a ratio's target is met on each server measured (CELLS: the
+    ratio on each, by version)."""
+    met = [v for v, cell in cells.items() if cell != "n/a" and float(cell) <= ratio.target]
+    missed = [v for v, cell in cells.items() if cell != "n/a" and float(cell) > ratio.target]
+    verdict = "; ".join(part for part in (f"met on {', '.join(met)}" if met else "",
+                                          f"not met on {', '.join(missed)}" if missed else "") if part)
+    return (f"Target for `{ratio.variant}` against {baseline}: at most {ratio.target:.2f}; "
+            f"{verdict or 'not measured'}.")
 
 
 def link(target: Path, page: Path) -> str:
@@ -470,6 +484,11 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
             last = ratio.key
         lines += table(["case", "variant", "against"] + pg + ["run"], rows, right_from=3)
         lines.append("")
+        for ratio in ratios:
+            if ratio.target is not None:
+                baseline = ratio.baseline or next((found[v][ratio.key].baseline for v in versions
+                                                   if ratio.key in found[v]), "?")
+                lines += [target_text(ratio, baseline, {str(v): ratio_cell(found[v], ratio) for v in versions}), ""]
 
     lines += ["## Sizes as measured", "",
               "Sizes do not drift from run to run as times do, so here they are as they were measured.", ""]
