@@ -85,7 +85,7 @@ def _shell(args) -> None:
 
     values = {
         "ULID_TOOL_DIRS": ":".join(str(d) for d in cargo_env.tool_dirs()),
-        "CARGO_PGRX": cargo_env.tool_dirs()[0] / "cargo-pgrx",
+        "CARGO_PGRX": cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx",
         "ULID_CARGO_TARGET": cargo_env.cargo_target(),
         "ULID_VERSION": project.VERSION,
         "ULID_PGRX_VERSION": project.PGRX,

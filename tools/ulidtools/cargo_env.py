@@ -48,13 +48,18 @@ def cargo_target() -> Path:
     return _home("ULID_CARGO_TARGET", Path.home() / ".cache" / "ulid" / "target")
 
 
+def crate_bin(name: str) -> Path:
+    """Where setup installs the tool of the manifest's `crate NAME` line:
+    $ULID_TOOLS/NAME-VERSION/bin."""
+    return tools() / f"{name}-{manifest.one('crate', name).version}" / "bin"
+
+
 def tool_dirs() -> list[Path]:
     """The directories every build takes its tools from, first in PATH:
     cargo-pgrx's, built with Debian 12's Rust, then that Rust's links
     (rustc-web and its tools, pinned: pgrx 0.19 asks for rustc 1.96), and
     cargo-fuzz's (fuzz/run.sh), as setup installs them."""
-    pgrx, fuzz = (manifest.one("crate", name).version for name in ("cargo-pgrx", "cargo-fuzz"))
-    return [tools() / f"cargo-pgrx-{pgrx}" / "bin", tools() / "rust-web" / "bin", tools() / f"cargo-fuzz-{fuzz}" / "bin"]
+    return [crate_bin("cargo-pgrx"), tools() / "rust-web" / "bin", crate_bin("cargo-fuzz")]
 
 
 def tool_path(path: str | None = None) -> str:
@@ -119,7 +124,7 @@ def pgrx_env(build: str) -> dict[str, str]:
     major version, so a second build of a major version (18-assert) gets a
     pgrx configuration and a cargo target directory of its own (its
     bindings differ)."""
-    tools = {"PATH": tool_path(), "CARGO_PGRX": str(tool_dirs()[0] / "cargo-pgrx")}
+    tools = {"PATH": tool_path(), "CARGO_PGRX": str(crate_bin("cargo-pgrx") / "cargo-pgrx")}
     if build == str(builds.build_of(build).major):
         return {**tools, "PGRX_HOME": str(pgrx_home()), "CARGO_TARGET_DIR": str(cargo_target())}
     return {**tools, "PGRX_HOME": f"{pgrx_home()}-{build}", "CARGO_TARGET_DIR": f"{cargo_target()}/build-{build}"}

@@ -152,7 +152,7 @@ def install_crate(name: str, version_command: list, debug: bool = False) -> Path
     initdb and the extension's own binaries): some 250 s instead of 610 s
     on 2 cores."""
     pin = manifest.one("crate", name)
-    root = cargo_env.tools() / f"{name}-{pin.version}"
+    root = cargo_env.crate_bin(name).parent
     try:
         said = _run(version_command, capture_output=True, text=True).stdout
     except OSError:
@@ -173,7 +173,7 @@ def install_crate(name: str, version_command: list, debug: bool = False) -> Path
 
 
 def cargo_pgrx() -> Path:
-    return cargo_env.tool_dirs()[0] / "cargo-pgrx"
+    return cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx"
 
 
 def install_cargo_pgrx() -> None:
@@ -183,7 +183,7 @@ def install_cargo_pgrx() -> None:
 def install_cargo_fuzz() -> None:
     """cargo-fuzz for fuzz/run.sh (tool_dirs puts it in PATH); unoptimised:
     it only runs cargo and the fuzzing binaries."""
-    install_crate("cargo-fuzz", [cargo_env.tool_dirs()[2] / "cargo-fuzz", "--version"], debug=True)
+    install_crate("cargo-fuzz", [cargo_env.crate_bin("cargo-fuzz") / "cargo-fuzz", "--version"], debug=True)
 
 
 def node_pin() -> manifest.Pypi:

@@ -25,8 +25,7 @@ class SetupError(ToolError):
 
 
 def cargo_zigbuild() -> Path:
-    version = manifest.one("crate", "cargo-zigbuild").version
-    return cargo_env.tools() / f"cargo-zigbuild-{version}" / "bin" / "cargo-zigbuild"
+    return cargo_env.crate_bin("cargo-zigbuild") / "cargo-zigbuild"
 
 
 def install_release_tools() -> None:
