@@ -470,7 +470,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
     lines += ["", "## Ratios", ""]
     for title, about, ratios in RATIOS:
         lines += [f"### {title}", "", about, ""]
-        rows, last = [], None
+        rows, targets, last = [], [], None
         for ratio in ratios:
             baseline = ratio.baseline or next((found[v][ratio.key].baseline for v in versions
                                                if ratio.key in found[v]), "?")
@@ -481,14 +481,12 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
             measured = source.cell({v: ratio.key for v, cell in zip(versions, cells) if cell != "n/a"})
             rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline]
                         + cells + [measured])
+            if ratio.target is not None:
+                targets += [target_text(ratio, baseline, dict(zip(map(str, versions), cells))), ""]
             last = ratio.key
         lines += table(["case", "variant", "against"] + pg + ["run"], rows, right_from=3)
         lines.append("")
-        for ratio in ratios:
-            if ratio.target is not None:
-                baseline = ratio.baseline or next((found[v][ratio.key].baseline for v in versions
-                                                   if ratio.key in found[v]), "?")
-                lines += [target_text(ratio, baseline, {str(v): ratio_cell(found[v], ratio) for v in versions}), ""]
+        lines += targets
 
     lines += ["## Sizes as measured", "",
               "Sizes do not drift from run to run as times do, so here they are as they were measured.", ""]
