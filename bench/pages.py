@@ -98,6 +98,14 @@ def usual_runs(results: list[Result]) -> int:
     return counts.most_common(1)[0][0] if counts else 1
 
 
+def rounds_text(results: list[Result]) -> str:
+    """How many rounds a version's cases take their medians from: one
+    number, or the fewest and the most (a case measured at one size once
+    beside cases of many rounds)."""
+    counts = sorted({r.runs() for r in results if r.runs()}) or [1]
+    return plural(counts[0], "round") if len(counts) == 1 else f"{counts[0]} to {counts[-1]} rounds, by case"
+
+
 def runs_text(n: int) -> str:
     return "measured once" if n == 1 else f"{n} runs"
 
@@ -442,7 +450,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
                          for run in runs],
         ["random bytes of `gen_random_uuid()`, `uuidv7()`"] + [run.get("random_bytes", "not recorded")
                                                                for run in runs],
-        ["medians of"] + [f"{plural(usual_runs(results_of(run)), 'round')} for most cases" for run in runs],
+        ["medians of"] + [rounds_text(results_of(run)) for run in runs],
         ["time of the version's run"] + [f"{run['minutes']:.1f} min (run {source.runs_of(run['version'])[0]})"
                                          for run in runs],
     ]
@@ -569,8 +577,6 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "bench/callgrind 18       # instructions per call on 18, into bench/results/callgrind-pg18.json",
         "bench/cli                # the command-line tool, into bench/results/cli.json",
         "```",
-        "",
-        f"The run behind this page took {data['minutes']:.0f} minutes in all.",
     ]
     return "\n".join(lines) + "\n"
 
