@@ -13,6 +13,14 @@ every folder. A module that is not for every build says so with a marker,
 handled below for all modules alike:
 - `pytestmark = pytest.mark.builds("15", "19")`: collected on those builds
   only, deselected on the others;
+- `pytestmark = pytest.mark.same_on_every_version`: what the test checks
+  is the same on every PostgreSQL version (no code of ours under a version
+  `#[cfg]`, no server behaviour that changed between the versions): it runs
+  on the oldest and the newest build of a run and on its builds with
+  assertions (harness.pgcluster.sample_of_run), deselected on the others.
+  Whatever differs between versions (the type's SQL, the shared state, the
+  hooks, errors, indexes, pg_dump, pg_upgrade, replication) has no marker
+  and runs on every build;
 - `pytestmark = pytest.mark.once_per_run`: not about a server build at all;
   left out of a run over folders (which scripts/test makes once per build),
   run when its file or its own folder is named (as scripts/test does, once
@@ -38,7 +46,7 @@ import uuid
 import pytest
 
 from ulidtools.debian_servers import System, build_deb
-from harness.pgcluster import BUILDS, ROOT, Cluster, cluster_port, has_extension, major_version
+from harness.pgcluster import BUILDS, ROOT, Cluster, cluster_port, has_extension, major_version, sample_of_run
 from harness.upgrading import InstalledRelease
 
 
@@ -54,17 +62,22 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "builds(*names): run only with --pg set to one of these builds")
+    config.addinivalue_line("markers", "same_on_every_version: run on the oldest and the newest build of a run "
+                            "and on its builds with assertions (sample_of_run)")
     config.addinivalue_line("markers", "once_per_run: not tied to a build; run only when the file is named")
     config.addinivalue_line("markers", "extensions(*names): run only on builds that have these extensions")
 
 
 def builds_of(item) -> list[str]:
     """The builds ITEM runs on: those its `builds` marker names (all of them
-    without one) that have the extensions its `extensions` marker names."""
+    without one; those of sample_of_run with `same_on_every_version`) that
+    have the extensions its `extensions` marker names."""
     names = list(BUILDS)
     builds = item.get_closest_marker("builds")
     if builds is not None:
         names = [name for name in names if name in builds.args]
+    if item.get_closest_marker("same_on_every_version") is not None:
+        names = [name for name in names if name in sample_of_run()]
     extensions = item.get_closest_marker("extensions")
     if extensions is not None:
         names = [name for name in names if all(has_extension(name, e) for e in extensions.args)]
@@ -95,6 +108,8 @@ def pytest_collection_modifyitems(config, items):
     def wanted(item) -> bool:
         builds = item.get_closest_marker("builds")
         if builds is not None and build not in builds.args:
+            return False
+        if item.get_closest_marker("same_on_every_version") and build not in sample_of_run():
             return False
         if item.get_closest_marker("once_per_run") and not {item.path.resolve(), item.path.parent.resolve()} & named:
             return False

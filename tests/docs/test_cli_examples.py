@@ -38,6 +38,9 @@ from harness.cli import ulid_binary
 from harness.pages import fenced_blocks, normalized, output_matches, sh_blocks
 from harness.pgcluster import ROOT
 
+# the tool prints the same on every version (tests/conftest.py)
+pytestmark = pytest.mark.same_on_every_version
+
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DATABASE = "cli_docs"
 # a POSIX shell without bash's extensions; Debian's /bin/sh is dash

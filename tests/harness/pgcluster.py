@@ -33,6 +33,16 @@ def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
     return builds[0], builds[-1]
 
 
+def sample_of_run() -> tuple[str, ...]:
+    """The builds a test of what is the same on every PostgreSQL version
+    runs on (the `same_on_every_version` marker, tests/conftest.py): the
+    oldest and the newest build of this run (ends_of_run), which stand on
+    both sides of every version split of the code, and the run's builds
+    with assertions, where an assertion of the server's own checks what the
+    test makes the extension do."""
+    return tuple(dict.fromkeys([*ends_of_run(), *(name for name in asked() if BUILDS[name].assertions)]))
+
+
 @cache
 def has_extension(build: str, name: str) -> bool:
     """Whether BUILD has the extension NAME installed (its control file)."""

@@ -26,6 +26,9 @@ from harness.pages import sql_blocks
 from harness.pgcluster import ROOT
 from harness.standin import installed_standin
 
+# the moves are casts and ALTER TABLE ... TYPE, the same on every version (tests/conftest.py)
+pytestmark = pytest.mark.same_on_every_version
+
 PAGE = ROOT / "docs" / "migrating.md"
 USERS = 5000
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from ulid import ULID
 
+# the moves are casts and ALTER TABLE ... TYPE, the same on every version (tests/conftest.py)
+pytestmark = pytest.mark.same_on_every_version
+
 
 def relfilenode(conn, table):
     return conn.execute("SELECT pg_relation_filenode(%s::regclass)", [table]).fetchone()[0]

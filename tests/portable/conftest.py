@@ -1,5 +1,10 @@
 """Fixtures of the tests of the portable layer (portable/ulid_portable.sql).
 
+The portable layer is plain SQL with one version split (SQL-standard
+function bodies from PostgreSQL 14), which the oldest and the newest build
+of a run stand on both sides of: its tests run there and on the builds with
+assertions (same_on_every_version, tests/conftest.py).
+
 The native extension is the oracle: a database of the test cluster holds
 both, the extension in a schema of its own (`native`), the portable layer
 in `ulid_portable`, and every test compares the two there. The tests that
@@ -10,10 +15,22 @@ own.
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
 
 from portable_layer import install_portable
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Marks this folder's tests `same_on_every_version`; tests/conftest.py
+    deselects them on the other builds."""
+    for item in items:
+        if HERE in item.path.resolve().parents:
+            item.add_marker(pytest.mark.same_on_every_version)
 
 
 @pytest.fixture(scope="module")

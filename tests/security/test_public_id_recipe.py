@@ -12,6 +12,9 @@ from psycopg import errors
 from harness.pages import sql_blocks
 from harness.pgcluster import ROOT
 
+# the recipe is plain SQL over ulid_encrypt/ulid_decrypt, the same on every version (tests/conftest.py)
+pytestmark = pytest.mark.same_on_every_version
+
 PAGE = ROOT / "docs" / "public-ids.md"
 ROLES = ("app", "id_keeper")
 ROTATE = """BEGIN;

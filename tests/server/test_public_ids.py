@@ -9,6 +9,9 @@ import os
 import pytest
 from psycopg import errors
 
+# the cipher is ulid-core's Rust, and pgcrypto's AES the same, on every version (tests/conftest.py)
+pytestmark = pytest.mark.same_on_every_version
+
 KEY_LENGTHS = (16, 24, 32)
 
 

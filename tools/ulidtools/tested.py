@@ -42,8 +42,14 @@ class Row:
 
 
 ROWS = (
-    Row("tested-sql", "the type, casts, operators, indexes, generators and settings "
-        "(the pg_regress suite, the server and security tests, the pages' examples)", ("tests/pg_regress/",)),
+    Row("tested-sql", "the type, casts, operators, indexes, generators, settings and errors "
+        "(the pg_regress suite; the server, security and upgrade tests of what differs between versions; "
+        "the pages' examples)", ("tests/pg_regress/",)),
+    Row("tested-same-everywhere", "what is the same on every version: public ids against pgcrypto's AES, "
+        "the command-line tool beside a server, the moves from uuid and from pgx_ulid, a backend's memory "
+        "over two million rows", ("tests/server/test_public_ids.py", "tests/cli/test_cli_server.py",
+                                  "tests/operations/test_migration.py", "tests/operations/test_migrating.py",
+                                  "tests/server/test_hostile.py::test_two_million_values_keep_memory_flat")),
     Row("tested-shared-state", "the monotonic state shared by the sessions of a database, and databases "
         "kept apart", ("tests/server/test_databases.py::test_a_database_cannot_watch_another",)),
     Row("tested-many-databases", "more databases than the shared table has places, made by an ordinary role",
