@@ -12,11 +12,15 @@ PostgreSQL build:
   features together reach every version-dependent part of the code;
 - the pg_regress suite, the docs' examples and the client-side tests
   (pytest, psycopg, pg_dump, pgbench...) against private clusters, two
-  builds at a time (waves, below);
+  builds at a time (waves, below): what differs between versions on
+  every build, what does not on the oldest, the newest and the assert
+  build (the tests' markers, tests/conftest.py);
 
-and at the end: the files of a release for amd64, built in the background
-meanwhile and installed in clean Debian systems (tests/release), a short
-fuzzing run of the codec and the benchmark runners in quick mode.
+beside the last two builds' tests, a short fuzzing run of the codec and
+the command-line tool's benchmark runner in quick mode; and at the end:
+the files of a release for amd64, built in the background meanwhile and
+installed in clean Debian systems (tests/release), and the benchmark
+runner in quick mode.
 
 The order, and what runs beside what, is `run` below.
 """
@@ -248,11 +252,25 @@ def run(versions: list[str]) -> None:
         raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
     for build in waves[0]:
         prepare(build, build in lint_builds)
+    # fuzzing and the command-line tool's benchmark runner touch no
+    # PostgreSQL build: they run beside the last group's tests, which
+    # nothing is made ready beside
+    seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
+    beside_last_log = TARGET / "fuzz-and-cli-bench.log"
+    beside_last = None
     for i, wave in enumerate(waves):
         following = waves[i + 1] if i + 1 < len(waves) else None
         if following:
             prepare_log = TARGET / f"prepare-{'-'.join(following)}.log"
             preparing = prepare_in_background(following, lint_builds, prepare_log)
+        else:
+            log(f"fuzzing the codec, {seconds} s a target, and the command-line tool's benchmark runner in "
+                f"quick mode (debug builds, 20,000 ids), beside the last tests (log: "
+                f"{beside_last_log.relative_to(ROOT)})")
+            beside_last = InBackground(
+                [[str(ROOT / "fuzz" / "run.sh"), seconds],
+                 [str(project.VENV / "bin" / "python"), "-m", "bench.cli_bench", "--quick"]],
+                beside_last_log, dict(env))
         try:
             server_tests(wave)
         finally:
@@ -281,9 +299,9 @@ def run(versions: list[str]) -> None:
             "the install page's commands")
         step(pytest("-rs", "-m", "not slow", *over_builds), env={**env, "ULID_RELEASE_DIST": str(release_dist)})
 
-    seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
-    log(f"fuzzing the codec, {seconds} s a target")
-    step([str(ROOT / "fuzz" / "run.sh"), seconds])
+    if beside_last.wait() != 0:
+        sys.stderr.write("\n".join(beside_last_log.read_text().splitlines()[-80:]) + "\n")
+        raise TestsFailed(f"fuzzing or the command-line tool's benchmark runner failed (log: {beside_last_log})")
 
     # on a version the full benchmarks run on (the `bench` line of
     # inputs.manifest), when this run has one; the runner itself (bench/run
@@ -292,8 +310,6 @@ def run(versions: list[str]) -> None:
     log(f"the benchmark runner on PostgreSQL {bench}, quick mode (checks it runs; no timings are judged)")
     step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--pg", bench],
          stdout=subprocess.DEVNULL)
-    log("the command-line tool's benchmark runner, quick mode (debug builds, 20,000 ids; seconds)")
-    step([str(project.VENV / "bin" / "python"), "-m", "bench.cli_bench", "--quick"], stdout=subprocess.DEVNULL)
     log(f"all tests passed on PostgreSQL {' '.join(versions)} in {round(time.monotonic() - started)} s")
 
 
