@@ -415,7 +415,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "How `ulid` compares with the ids PostgreSQL users pick instead: a `bigint` identity column, `uuid` "
         "from `gen_random_uuid()` (version 4), core's `uuidv7()` where the server has it, and "
         "`uuid_generate_v7()` from the pg_uuidv7 extension. Every figure on this page comes from the "
-        f"results in [`{shown_path(out)}/`]({results_dir}/), which `bench/run` and `bench/callgrind` write; "
+        f"results in [`{shown_path(out)}/`]({results_dir}/), which `bench/run`, `bench/callgrind` and `bench/cli` write; "
         f"[`latest.md`]({results_dir}/latest.md) lists every case with its medians in absolute units.",
         "",
         "## How the figures were made",
@@ -656,9 +656,11 @@ def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
     lines[0] += (" What they still cost is size: a 16-byte key makes a larger primary key than `bigint`'s "
                  "8 bytes (the table's primary key column).")
     mono, rand = runs.get("ulid gen_monotonic_ulid()"), runs.get("ulid gen_ulid()")
-    if mono and rand and mono.get("pk_mb") and rand.get("pk_mb"):
+    per_ms = of(rand, "rows_per_s", None, True) if rand and rand["steps"] else None
+    if mono and rand and mono.get("pk_mb") and rand.get("pk_mb") and per_ms:
         lines[0] += (f" `gen_ulid()`'s primary key is {rand['pk_mb'] / mono['pk_mb']:.2f} times "
-                     "`gen_monotonic_ulid()`'s: at these rates a millisecond holds hundreds of ids, which "
+                     f"`gen_monotonic_ulid()`'s: at its rate at the end, {per_ms:,.0f} rows a second, a "
+                     f"millisecond holds about {per_ms / 1000:,.0f} ids, which "
                      "`gen_ulid()` draws in random order, so pages split in the middle and are left part empty; "
                      "`gen_monotonic_ulid()` keeps them in order, so only the last page splits.")
     return [lines[0], ""]
