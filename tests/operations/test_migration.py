@@ -44,8 +44,9 @@ def test_alter_column_uuid_to_ulid_without_rewrite(conn):
 
     # No USING clause: the uuid -> ulid cast is binary-coercible and AS
     # ASSIGNMENT. A foreign key between the two columns is dropped while both
-    # change type, one statement each, and added back after (as
-    # docs/conversions.md shows it).
+    # change type, one statement each, and added back after
+    # (docs/conversions.md keeps it, the referenced column changing first:
+    # its example runs in the docs tests).
     with conn.transaction():
         conn.execute("ALTER TABLE payments DROP CONSTRAINT payments_account_fkey")
         conn.execute("ALTER TABLE accounts ALTER COLUMN id TYPE ulid")
