@@ -44,6 +44,10 @@ def test_every_value_is_a_uuidv7_under_the_setting(conn, pg_version, generator):
         assert conn.execute("""
             SELECT count(*) FILTER (WHERE uuid_extract_timestamp(id) = ulid_timestamp(id::ulid))
             FROM made""").fetchone() == (N,)
+    elif pg_version == 17:
+        # 17's reads the time of version 1 only (docs/generators.md)
+        assert conn.execute(
+            "SELECT count(*) FILTER (WHERE uuid_extract_timestamp(id) IS NULL) FROM made").fetchone() == (N,)
     if generator == "gen_monotonic_ulid()":
         assert made == sorted(made)  # the uuid text sorts as the bytes do
     else:
