@@ -26,10 +26,13 @@ class WithoutAdapterTest < Minitest::Test
     assert_nil Customer.columns_hash["id"].type
   end
 
-  def test_ids_still_read_back_as_the_26_character_text
-    customer = capture_io { Customer.create!(name: "a") } && Customer.last
+  def test_create_reads_the_generated_id_back_as_the_26_character_text
+    customer = nil
+    capture_io { customer = Customer.create!(name: "a") }
+    # the newest row: the column's default is gen_monotonic_ulid()
     text = ClientDatabase.connection.select_value("SELECT max(id)::text FROM customers")
     assert_equal text, customer.id
+    assert_equal text, Customer.last.id
     assert_match(/\A[0-7][0-9A-HJKMNP-TV-Z]{25}\z/, customer.id)
   end
 
