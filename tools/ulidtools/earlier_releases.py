@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, project
@@ -90,10 +91,14 @@ def build(version: str, build: str) -> Path:
         log(f"building ulid {version} ({commit}) for PostgreSQL {build}")
         shutil.rmtree(stage, ignore_errors=True)
         log_file = Path(f"{stage}.log")
+        # (with this tree's debug profile, or the dependencies would be
+        # built again for the release's)
+        profile = {f"CARGO_PROFILE_DEV_{key.upper().replace('-', '_')}": str(value)
+                   for key, value in tomllib.loads((ROOT / "Cargo.toml").read_text())["profile"]["dev"].items()}
         with log_file.open("w") as out:
             built = cargo_env.run_locked(src, ["cargo", "pgrx", "package", "--debug", "--pg-config", str(config),
                                                "--out-dir", str(stage)], cwd=src,
-                                         env={**os.environ, **cargo_env.pgrx_env(build)}, stdout=out,
+                                         env={**os.environ, **cargo_env.pgrx_env(build), **profile}, stdout=out,
                                          stderr=subprocess.STDOUT)
         if built.returncode != 0:
             sys.stderr.write(log_file.read_text())
