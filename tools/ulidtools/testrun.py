@@ -37,7 +37,7 @@ import threading
 import time
 from pathlib import Path
 
-from ulidtools import builds, cargo_env, package, project, tested
+from ulidtools import builds, cargo_env, earlier_releases, package, project, tested
 from ulidtools.clusters import Cluster
 from ulidtools.base import ROOT, ToolError, log
 
@@ -67,7 +67,8 @@ def pytest(*args: str) -> list[str]:
 
 def prepare(build: str, lint: bool) -> None:
     """What a build needs before its server tests: the unit, property and
-    #[pg_test] tests, clippy on the lint builds, and the extension installed.
+    #[pg_test] tests, clippy on the lint builds, the extension installed,
+    and the previous release built.
 
     Clippy lints the very build that is tested: clippy-driver compiles our
     crate for `cargo pgrx test` (the library and its tests, every target the
@@ -94,6 +95,12 @@ def prepare(build: str, lint: bool) -> None:
         raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
     log(f"PostgreSQL {build}: installing the extension")
     package.install(build)
+    # the previous release, which the upgrade tests install into every build
+    # (kept once built): made here, beside the group before, rather than in
+    # the build's own tests, which would wait for the build lock
+    previous = list(project.RELEASE_COMMITS)[-1]
+    log(f"PostgreSQL {build}: ulid {previous} built for the upgrade tests")
+    earlier_releases.build(previous, build)
 
 
 def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Path) -> subprocess.Popen:
