@@ -24,8 +24,8 @@ pinned file is gone are the versions the index lists now tried, newest
 first, each checked against the size and sha256 the index gives; and the
 index is used only once it is checked as apt checks it (verified_index):
 the suite's InRelease signed by a key of Debian's archive keyring (gpgv),
-naming the suite, not expired (sid's and experimental's may be: their
-InRelease is valid for a week only, and mirrors serve them late), and listing the
+naming the suite, not expired (sid's and experimental's may be: a mirror
+that lags serves them after their Valid-Until), and listing the
 index with the size and sha256 it has. A bad or missing signature, a
 signature by a key the keyring lacks beside a good one (gpgv must exit
 0, every signature good), or an index that differs from what the
@@ -73,8 +73,8 @@ MANIFEST = Path(os.environ.get("ULID_MANIFEST") or manifest.PATH)
 # bookworm, trixie, sid, experimental and the security suites: each
 # InRelease carries a signature by a key of it).
 KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
-# The suites whose InRelease may have expired: sid's and experimental's are
-# valid for a week only, and a mirror that lags serves them expired.
+# The suites whose InRelease may have expired: a mirror that lags serves
+# sid's and experimental's after their Valid-Until.
 # Any other suite's expired InRelease is refused, as apt refuses it.
 MAY_EXPIRE = ("sid", "experimental")
 
@@ -258,7 +258,7 @@ def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, st
             if suite not in MAY_EXPIRE:
                 raise Failure(f"{url}: refused: expired on {fields['Valid-Until']}")
             log(f"{suite}'s InRelease expired on {fields['Valid-Until']} (its signature is good; "
-                f"{suite}'s is valid for a week only)")
+                f"an expired {suite} is not refused)")
     listed = {}
     for line in fields.get("SHA256", "").splitlines():
         parts = line.split()
