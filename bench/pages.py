@@ -287,7 +287,7 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "`ulid_portable.gen_ulid()` at most 3 times `gen_random_uuid()`, which it calls once, and no slower than "
      "the one-line SQL generator people paste (`lpad(to_hex(...)) || encode(gen_random_bytes(10), 'hex')`, "
      "which checks neither the range nor `ulid.layout`). What "
-     "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (as Debian's and PGDG's "
+     "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (as Debian's "
      "packages are) it asks OpenSSL for the bytes; built without it, it reads `/dev/urandom` on every call "
      "(PostgreSQL's `src/port/pg_strong_random.c`; what that costs is not measured here). The table of the "
      "servers above says which each server measured here does "
