@@ -136,6 +136,13 @@ class InBackground(threading.Thread):
         self.join()
         return self.status
 
+    def wait_or_fail(self, what: str, tail: int) -> None:
+        """Waits; if a command failed, shows the last TAIL lines of the log
+        and stops the run, saying WHAT failed."""
+        if self.wait() != 0:
+            sys.stderr.write("\n".join(self.log_file.read_text().splitlines()[-tail:]) + "\n")
+            raise TestsFailed(f"{what} failed (log: {self.log_file})")
+
 
 def destroy_clusters_of(build: str) -> None:
     """Stops and removes every private cluster of BUILD (NAME-BUILD, a data
@@ -293,9 +300,7 @@ def run(versions: list[str]) -> None:
 
     if release_checks:
         log("waiting for the release's files and their checks")
-        if release_checks.wait() != 0:
-            sys.stderr.write("\n".join(release_log.read_text().splitlines()[-150:]) + "\n")
-            raise TestsFailed(f"the release checks failed (log: {release_log})")
+        release_checks.wait_or_fail("the release checks", 150)
         summary = [line for line in release_log.read_text().splitlines() if re.match(r"^[0-9]+ passed", line)]
         sys.stderr.write("".join(f"{line}\n" for line in summary))
         # (each installs over a build's own files, so after that build's tests)
@@ -306,9 +311,7 @@ def run(versions: list[str]) -> None:
             "the install page's commands")
         step(pytest("-rs", "-m", "not slow", *over_builds), env={**env, "ULID_RELEASE_DIST": str(release_dist)})
 
-    if beside_last.wait() != 0:
-        sys.stderr.write("\n".join(beside_last_log.read_text().splitlines()[-80:]) + "\n")
-        raise TestsFailed(f"fuzzing or the command-line tool's benchmark runner failed (log: {beside_last_log})")
+    beside_last.wait_or_fail("fuzzing or the command-line tool's benchmark runner", 80)
 
     # on a version the full benchmarks run on (the `bench` line of
     # inputs.manifest), when this run has one; the runner itself (bench/run
