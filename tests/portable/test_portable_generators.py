@@ -362,6 +362,19 @@ def test_a_rolled_back_transaction_takes_the_state_back(cluster, both):
         assert conn.execute("SELECT ulid_portable.gen_monotonic_ulid()::text").fetchone()[0] > kept
 
 
+def test_the_state_moves_in_a_read_only_transaction(cluster, both):
+    """A setting, not a table: the generator writes nothing, so it runs
+    where nothing may be written, one statement after another."""
+    with cluster.connect(both, autocommit=False) as conn:
+        conn.execute("SET TRANSACTION READ ONLY")
+        first = [v for v, in conn.execute(
+            "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 1000)")]
+        then = conn.execute("SELECT ulid_portable.gen_monotonic_ulid()::text").fetchone()[0]
+        assert first == sorted(set(first)) and len(first) == 1000 and then > first[-1]
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            conn.execute("CREATE TEMP TABLE t (id int)")
+
+
 def test_declared_volatility_and_parallel_safety(pconn):
     rows = pconn.execute("""
         SELECT p.oid::regprocedure::text, provolatile, proparallel FROM pg_proc p
