@@ -25,36 +25,9 @@ ulidtools() { python3 -S -m ulidtools "$@"; }
 # ULID_CARGO_PGRX_VERSION), the builds (ULID_BUILDS) and their fields
 # (build_field), the builds' tools (ULID_TOOL_DIRS, CARGO_PGRX) and cargo's
 # target directory (ULID_CARGO_TARGET): `ulidtools shell` says them.
-# Scripts source this file some thousands of times in a test run, so the
-# answer is kept in target/, one file for each environment it depends on
-# (named for it, and its first line), and asked again when a file it comes
-# from is newer.
-ulid_shell_env="# ULID_TOOLS=${ULID_TOOLS:-} ULID_CARGO_TARGET=${ULID_CARGO_TARGET:-} HOME=${HOME:-}"
-ulid_shell_cache=$ULID_ROOT/target/ulidtools-shell${ulid_shell_env//[^A-Za-z0-9]/_}.sh
-ulid_shell_fresh=1
-for ulid_input in "$ULID_ROOT/inputs.manifest" "$ULID_ROOT/Cargo.toml" "$ULID_ROOT/crates/ulid-tool/Cargo.toml" \
-    "$ULID_ROOT"/tools/ulidtools/*.py; do
-    [ "$ulid_shell_cache" -nt "$ulid_input" ] || { ulid_shell_fresh=0; break; }
-done
-# (read once: another process may put a new answer in its place meanwhile)
-ulid_shell=
-[ $ulid_shell_fresh = 0 ] || { IFS= read -r -d '' ulid_shell <"$ulid_shell_cache"; } 2>/dev/null || true
-if [ $ulid_shell_fresh = 1 ] && [ "${ulid_shell%%$'\n'*}" = "$ulid_shell_env" ]; then
-    eval "$ulid_shell"
-else
-    # (the cache is dated before the files are read: one changed meanwhile
-    # is newer, and read again next time)
-    ulid_shell_read=$(date +%s.%N)
-    ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
-    eval "$ulid_shell"
-    # (a user who cannot write target/ reads the files every time)
-    { mkdir -p "$ULID_ROOT/target" && printf '%s\n%s\n' "$ulid_shell_env" "$ulid_shell" >"$ulid_shell_cache.$BASHPID" &&
-        touch -d "@$ulid_shell_read" "$ulid_shell_cache.$BASHPID" &&
-        mv -f "$ulid_shell_cache.$BASHPID" "$ulid_shell_cache"; } 2>/dev/null ||
-        rm -f "$ulid_shell_cache.$BASHPID" 2>/dev/null || true
-    unset ulid_shell ulid_shell_read
-fi
-unset ulid_shell ulid_shell_fresh ulid_input ulid_shell_env
+ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
+eval "$ulid_shell"
+unset ulid_shell
 # the builds' tools first in PATH; pgrx-tests runs the cargo-pgrx
 # CARGO_PGRX names, not the first one in PATH
 case ":$PATH:" in
@@ -104,11 +77,6 @@ pg_config_for() { ulidtools pg-config "$1"; }
 
 pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 
-# stage_extension BUILD STAGE debug|release [ARCH]: the extension built and
-# its files staged as `cargo pgrx package` lays them out (package.py)
-stage_extension() { ulidtools stage-extension "$@"; }
-# the major version of a build: 18-assert -> 18
-pg_major() { build_field "$1" major; }
 
 # The port of BUILD's private cluster in SLOT (0: the demo), as
 # ulidtools.builds.cluster_port gives it

@@ -162,10 +162,9 @@ def test_the_scripts_keep_the_clusters_where_the_harness_looks(base, monkeypatch
     assert lib_sh("cluster_port 15 3").strip() == str(cluster_port("15", 3))
 
 
-def test_lib_sh_asks_again_when_the_tools_move(tmp_path, monkeypatch):
-    """lib.sh keeps ulidtools' answer in target/, for the environment it was
-    asked in: another ULID_TOOLS is asked again, and the tools' directories
-    follow it (cargo_env.tool_dirs)."""
+def test_lib_sh_follows_where_the_tools_are(tmp_path, monkeypatch):
+    """lib.sh asks ulidtools in the environment it runs in: another
+    ULID_TOOLS moves the tools' directories (cargo_env.tool_dirs)."""
     monkeypatch.delenv("ULID_TOOLS", raising=False)
     default = lib_sh("echo $CARGO_PGRX").strip()
     monkeypatch.setenv("ULID_TOOLS", str(tmp_path))
@@ -195,7 +194,7 @@ def test_a_port_base_whose_ports_reach_the_ephemeral_range_is_refused(base, monk
 
 
 def test_a_script_stops_on_a_build_the_manifest_does_not_declare():
-    run = subprocess.run(["bash", "-c", "source scripts/lib.sh; x=$(pg_major 12345); echo reached"], cwd=ROOT,
+    run = subprocess.run(["bash", "-c", "source scripts/lib.sh; x=$(build_field 12345 major); echo reached"], cwd=ROOT,
                          capture_output=True, text=True)
     assert run.returncode != 0 and "reached" not in run.stdout
     assert "PostgreSQL 12345 is not a build inputs.manifest declares" in run.stderr

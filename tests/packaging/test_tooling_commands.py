@@ -22,9 +22,9 @@ from ulidtools.__main__ import parser
 pytestmark = pytest.mark.once_per_run
 
 # every command the scripts, the tests and the release workflow run
-COMMANDS = {"manifest", "builds", "build-field", "cargo-field", "shell", "tables", "waves", "package-deb",
-            "package", "release", "release-check", "sign-release", "stage-extension", "pgrx-env",
-            "with-build-lock", "test", "setup", "setup-go", "pypi-download", "fetch-debian", "pin-system",
+COMMANDS = {"manifest", "builds", "cargo-field", "shell", "tables", "waves", "package-deb",
+            "package", "release", "release-check", "sign-release", "pgrx-env",
+            "test", "setup", "setup-go", "pypi-download", "fetch-debian", "pin-system",
             "debian-binary", "debian-system", "install", "pg-config", "cluster-port", "cluster", "build-release"}
 # the scripts that are a command of it, and the command
 SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
@@ -82,8 +82,6 @@ def test_help_lists_every_command():
 @pytest.mark.parametrize("args, message", [
     (["no-such-command"], "python3 -m ulidtools: argument COMMAND: invalid choice: 'no-such-command'"),
     ([], "python3 -m ulidtools: the following arguments are required: COMMAND"),
-    (["build-field", "15", "colour"], "python3 -m ulidtools build-field: argument FIELD: invalid choice: 'colour' "
-                                      "(choose from 'major', 'version', 'from', 'port')"),
     (["waves"], "python3 -m ulidtools waves: the following arguments are required: BUILD"),
     (["debian-system", "-s"], "python3 -m ulidtools debian-system: argument -s: expected one argument"),
     (["debian-system", "clone"], "python3 -m ulidtools debian-system clone: the following arguments are required: "
@@ -91,8 +89,6 @@ def test_help_lists_every_command():
     (["release", "--sign", "key.asc", "--sign-key", "ABCD"],
      "python3 -m ulidtools release: argument --sign-key: not allowed with argument --sign"),
     (["release-check", "--sign", "key.asc"], "python3 -m ulidtools: unrecognized arguments: --sign key.asc"),
-    (["stage-extension", "15", "stage", "fast"],
-     "python3 -m ulidtools stage-extension: argument PROFILE: invalid choice: 'fast'"),
     (["test", "--no-such-option"], "python3 -m ulidtools: unrecognized arguments: --no-such-option"),
     (["fetch-debian"], "python3 -m ulidtools fetch-debian: name the directory to download into"),
     (["cluster", "start", "15", "x", "fsync"], "python3 -m ulidtools cluster start: fsync is not SETTING=VALUE"),
@@ -110,7 +106,7 @@ def test_a_command_line_that_cannot_be_read(args, message):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["build-field", "99", "major"], "PostgreSQL 99 is not a build inputs.manifest declares"),
+    (["pgrx-env", "99"], "PostgreSQL 99 is not a build inputs.manifest declares"),
     (["debian-system", "-s", "no-such-system", "root"], "no Debian system no-such-system"),
     (["debian-binary", "release", "12"], "inputs.manifest pins no debian-binary postgresql-12"),
     (["fetch-debian", "--check", "no-such-package"], "inputs.manifest pins no no-such-package"),
@@ -134,8 +130,6 @@ def test_a_command_run_inside_keeps_its_own_options():
     args = parser().parse_args(["debian-system", "-s", "bookworm", "-r", "/copy", "run", "sh", "-c", "ls -h"])
     assert (args.system, args.root, args.action, args.program, args.arguments) == \
         ("bookworm", "/copy", "run", "sh", ["-c", "ls -h"])
-    args = parser().parse_args(["with-build-lock", "/src", "cargo", "pgrx", "package", "--debug", "-h"])
-    assert (args.checkout, args.program, args.arguments) == ("/src", "cargo", ["pgrx", "package", "--debug", "-h"])
     args = parser().parse_args(["test", "--prepare", "13,16", "15", "16"])
     assert (args.prepare, args.builds) == ("13,16", ["15", "16"])
 

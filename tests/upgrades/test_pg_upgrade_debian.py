@@ -24,15 +24,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from harness.pgcluster import CLUSTER_ROOT, ROOT, SCRIPTS, bindir_of, build_of, cluster_port, install_dirs
+from harness.pgcluster import CLUSTER_ROOT, bindir_of, build_of, cluster_port, install_dirs
 from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
+from ulidtools import package
 
 pytestmark = pytest.mark.builds("18")
-
-def lib_sh(command: str) -> str:
-    return subprocess.run(["bash", "-c", f'source "{SCRIPTS}/lib.sh"; {command}'],
-                          check=True, capture_output=True, text=True).stdout.strip()
-
 
 class Server:
     """A private cluster of a PostgreSQL that is not one of the builds:
@@ -76,8 +72,8 @@ class Server:
 def with_staged_ulid(build: str, root: Path, major: int) -> None:
     """This checkout's ulid for BUILD, as scripts/install stages it, copied
     into the tree of a Debian PostgreSQL MAJOR unpacked or copied at ROOT."""
-    stage = ROOT / "target" / "stage" / f"pg{build}-debug"
-    lib_sh(f'stage_extension {build} "{stage}" debug')
+    stage = package.stage_dir(build, "debug")
+    package.stage_extension(build, stage, "debug")
     libdir, extdir = install_dirs(build)
     shutil.copy2(stage / str(libdir).lstrip("/") / "ulid.so", root / f"usr/lib/postgresql/{major}/lib/ulid.so")
     for f in (stage / str(extdir).lstrip("/")).glob("ulid*"):

@@ -68,12 +68,6 @@ def _builds(args) -> None:
             print(build.name)
 
 
-def _build_field(args) -> None:
-    from ulidtools import builds
-
-    print(getattr(builds.build_of(args.build), FIELDS[args.field]))
-
-
 def _cargo_field(args) -> None:
     from ulidtools import project
 
@@ -149,12 +143,6 @@ def _sign_release(args) -> None:
               checking=args.check, verifying=args.verify, fingerprint=args.fingerprint,
               only_listed=args.only_listed, files=args.release_files, renewing=args.renew_apt,
               valid_days=valid_days)
-
-
-def _stage_extension(args) -> None:
-    from ulidtools import package
-
-    package.stage_extension(args.build, args.stage.absolute(), args.profile, args.arch)
 
 
 def _test(args) -> None:
@@ -272,15 +260,6 @@ def _pgrx_env(args) -> None:
     print(cargo_env.exports(cargo_env.pgrx_env(args.build)), end="")
 
 
-def _with_build_lock(args) -> int:
-    from ulidtools import cargo_env
-
-    try:
-        return cargo_env.run_locked(args.checkout, [args.program, *args.arguments]).returncode
-    except KeyboardInterrupt:
-        return 130
-
-
 def _fetch_debian(args) -> None:
     from ulidtools import debian_archive
 
@@ -317,9 +296,6 @@ def parser() -> Parser:
     c.add_argument("key", metavar="KEY", nargs="?")
     c = command("builds", _builds, "the builds' names (only those from FROM)", "builds")
     c.add_argument("origin", metavar="FROM", nargs="?")
-    c = command("build-field", _build_field, "a field of a build's line", "builds")
-    c.add_argument("build", metavar="BUILD")
-    c.add_argument("field", metavar="FIELD", choices=FIELDS)
     c = command("cargo-field", _cargo_field, "a [package] field of the extension's Cargo.toml (or of TOML's), "
                 "empty when it has none", "project")
     c.add_argument("field", metavar="FIELD")
@@ -382,12 +358,6 @@ def parser() -> Parser:
     c.add_argument("--renew-apt", action="store_true", help="sign the apt repository DIR/apt again, valid for "
                    "a year from now, its packages and indexes unchanged (with a key option)")
     c.add_argument("directory", metavar="DIR", nargs="?", type=Path)
-    c = command("stage-extension", _stage_extension, "the extension built and staged as cargo pgrx package "
-                "lays it out (a release build for ARCH, if given)", "package")
-    c.add_argument("build", metavar="BUILD")
-    c.add_argument("stage", metavar="STAGE", type=Path)
-    c.add_argument("profile", metavar="PROFILE", choices=("debug", "release"))
-    c.add_argument("arch", metavar="ARCH", nargs="?")
     c = command("install", _install, "the extension built and installed into BUILD's PostgreSQL", "package")
     c.add_argument("build", metavar="BUILD")
     c.add_argument("--release", action="store_true", help="a release build (debug unless given)")
@@ -422,11 +392,6 @@ def parser() -> Parser:
     action("dir", "its data directory")
     c = command("pgrx-env", _pgrx_env, "pgrx's environment for BUILD, as export lines", "cargo_env")
     c.add_argument("build", metavar="BUILD")
-    c = command("with-build-lock", _with_build_lock, "COMMAND run holding the cargo target directory's build "
-                "lock, claimed for CHECKOUT", "cargo_env")
-    c.add_argument("checkout", metavar="CHECKOUT")
-    c.add_argument("program", metavar="COMMAND")
-    c.add_argument("arguments", metavar="ARGUMENT", nargs=argparse.REMAINDER, help="its arguments")
 
     c = command("test", _test, "every test, as CI runs them, on the builds named (every build unless named)",
                 "testrun")

@@ -1,9 +1,8 @@
 """Where and how the extension and the command-line tool are compiled: the
 cargo target directory every checkout shares and its build lock, pgrx's
-environment for each build, and a release build's environment (Zig links
-against glibc 2.28's symbols; arm64 is cross-compiled). scripts/lib.sh's
-pgrx_env_for and with_build_lock ask this module (`python3 -m ulidtools
-pgrx-env` and `with-build-lock`).
+environment for each build (`python3 -m ulidtools pgrx-env BUILD`, to run
+cargo pgrx by hand), and a release build's environment (Zig links against
+glibc 2.28's symbols; arm64 is cross-compiled).
 """
 
 from __future__ import annotations
@@ -172,9 +171,11 @@ def exports(env: dict[str, str]) -> str:
 
 
 @contextmanager
-def build_lock(checkout: Path | str) -> Iterator[None]:
-    """Holds the build lock of the cargo target directory, claimed for
-    CHECKOUT first.
+def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[None]:
+    """Holds the build lock of a cargo target directory (TARGET, or
+    cargo_target()), claimed for CHECKOUT first: one lock a directory, so
+    that a build with a target directory of its own (18-assert) waits for
+    no other.
 
     Cargo locks the directory while it compiles, but `cargo pgrx` then
     copies the library it built, and runs the schema generator, after cargo
@@ -190,7 +191,7 @@ def build_lock(checkout: Path | str) -> Iterator[None]:
     judge this one's sources by that checkout's files. So when the
     checkout changes, how our own crates were built is forgotten (the
     dependencies' builds stay) and cargo rebuilds them."""
-    target = cargo_target()
+    target = target or cargo_target()
     target.mkdir(parents=True, exist_ok=True)
     with open(target / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -219,7 +220,9 @@ def claim(checkout: Path | str) -> None:
 
 def run_locked(checkout: Path | str, command: list[str], **kwargs) -> subprocess.CompletedProcess:
     """Runs COMMAND (a build of CHECKOUT's sources into the cargo target
-    directory) holding the build lock. Its children (a server `cargo pgrx
-    test` starts) do not inherit the lock's descriptor."""
-    with build_lock(checkout):
+    directory its environment names, or cargo_target()) holding that
+    directory's build lock. Its children (a server `cargo pgrx test`
+    starts) do not inherit the lock's descriptor."""
+    target = (kwargs.get("env") or os.environ).get("CARGO_TARGET_DIR")
+    with build_lock(checkout, Path(target) if target else None):
         return subprocess.run(command, close_fds=True, **kwargs)

@@ -31,7 +31,9 @@ artifacts and calls `make`.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,11 +41,40 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_package, project
-from ulidtools.base import ROOT, as_root, log, output
+from ulidtools.base import ROOT, as_root, log, output, sha256_hex
 from ulidtools.cargo_env import BuildError
 
 # an ELF file's machine (e_machine), by architecture
 ELF_MACHINE = {"amd64": 62, "arm64": 183}
+
+
+# what the extension's files are built from: the crates it links, its SQL,
+# and how cargo builds them
+SOURCES = ("src", "sql", "crates/ulid-core", "Cargo.toml", "Cargo.lock", "build.rs", "ulid.control", ".cargo")
+
+
+def _fingerprint(config: Path, env: dict[str, str], command: list[str]) -> str | None:
+    """What a stage is built from: every file of SOURCES (git's tracked and
+    untracked ones), the PostgreSQL build's pg_config, the compiler, cargo's
+    and pgrx's environment and the command; None outside a git checkout."""
+    files = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard", "--", *SOURCES],
+                           capture_output=True)
+    if files.returncode != 0:
+        return None
+    parts = []
+    for name in sorted(set(files.stdout.split(b"\0")) - {b""}):
+        path = ROOT / os.fsdecode(name)
+        parts += [name, path.read_bytes() if path.is_file() else b""]
+    rustc = subprocess.run(["rustc", "-vV"], capture_output=True, text=True, env=env).stdout
+    settings = sorted((k, v) for k, v in env.items() if re.match(r"(CARGO|RUST|PGRX|CC_|CFLAGS)", k))
+    parts.append(repr((str(config), config.stat().st_mtime_ns, rustc, settings, command)).encode())
+    return sha256_hex(b"\0".join(parts))
+
+
+def stage_dir(build: str, profile: str, arch: str | None = None) -> Path:
+    """Where BUILD's extension is staged for a PROFILE build (for ARCH, a
+    release build of that architecture; None: as this machine links)."""
+    return ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
 
 
 def stage_extension(build: str, stage: Path, profile: str, arch: str | None = None) -> None:
@@ -53,7 +84,12 @@ def stage_extension(build: str, stage: Path, profile: str, arch: str | None = No
     (rendered by build.rs). PROFILE is debug or release; the build's log is
     STAGE.log. With ARCH (amd64 or arm64), it is a release build for that
     architecture (cargo_env.release_env): linked by Zig, cross-compiled for
-    arm64 against that major version's arm64 headers."""
+    arm64 against that major version's arm64 headers.
+
+    A stage made from the same sources, build and settings (_fingerprint,
+    kept in STAGE.source) is kept as it is, without the build lock: the
+    tests install and package builds that were made ready while another
+    build's tests hold the lock."""
     config = builds.pg_config_for(build)
     env = {**os.environ, **cargo_env.pgrx_env(build)}
     if arch:
@@ -65,14 +101,24 @@ def stage_extension(build: str, stage: Path, profile: str, arch: str | None = No
         command.append("--debug")
     if arch:
         command += ["--target", cargo_env.rust_target(arch)]
-    shutil.rmtree(stage, ignore_errors=True)
     stage.parent.mkdir(parents=True, exist_ok=True)
-    log_file = Path(f"{stage}.log")
-    with open(log_file, "w") as out:
-        done = cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        sys.stderr.write(log_file.read_text())
-        raise BuildError(f"build for PostgreSQL {build}{f' ({arch})' if arch else ''} failed")
+    stamp = Path(f"{stage}.source")
+    with open(f"{stage}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        fingerprint = _fingerprint(config, env, command)
+        if fingerprint and stage.is_dir() and stamp.is_file() and stamp.read_text() == fingerprint:
+            log(f"PostgreSQL {build}: the extension staged in {stage.relative_to(ROOT)} is current")
+            return
+        stamp.unlink(missing_ok=True)
+        shutil.rmtree(stage, ignore_errors=True)
+        log_file = Path(f"{stage}.log")
+        with open(log_file, "w") as out:
+            done = cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        if done.returncode != 0:
+            sys.stderr.write(log_file.read_text())
+            raise BuildError(f"build for PostgreSQL {build}{f' ({arch})' if arch else ''} failed")
+        if fingerprint:
+            stamp.write_text(fingerprint)
 
 
 def install(build: str, profile: str = "debug") -> None:
@@ -82,7 +128,7 @@ def install(build: str, profile: str = "debug") -> None:
     over it, so that a server with the old library mapped keeps running on
     it instead of crashing. Scripts of versions the new files do not have
     are removed: they would offer versions this one cannot install."""
-    stage = ROOT / "target" / "stage" / f"pg{build}-{profile}"
+    stage = stage_dir(build, profile)
     stage_extension(build, stage, profile)
     extdir = Path(output([builds.pg_config_for(build), "--sharedir"], check=True)) / "extension"
     for old in sorted(extdir.glob("ulid--*.sql")):
@@ -162,9 +208,9 @@ class Artifact:
         if build != major:
             raise BuildError(f"PostgreSQL {build} is a test-only build: "
                              f"a package of it would install into any PostgreSQL {major}")
-        stage = ROOT / "target" / "package" / f"pg{build}-{self.arch}-{self.profile}"
-        native = self.profile == "debug" and self.arch == "amd64"
-        stage_extension(build, stage, self.profile, None if native else self.arch)
+        arch = None if self.profile == "debug" and self.arch == "amd64" else self.arch
+        stage = stage_dir(build, self.profile, arch)
+        stage_extension(build, stage, self.profile, arch)
         # (tree.sh lays it out for install-from-source too, which users run)
         subprocess.run(["sh", str(ROOT / "scripts" / "tarball" / "tree.sh"), str(stage), str(tree), build],
                        check=True)
