@@ -420,7 +420,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "",
         "## How the figures were made",
         "",
-        "- Each PostgreSQL version runs every case on private clusters of its own, on one machine. Within a "
+        "- Each PostgreSQL version runs every case it can (\"Not available\" below lists what it could not) on "
+        "private clusters of its own, on one machine. Within a "
         "case the variants run in rounds, one after another (A, B, C, A, B, C, ...), so that whatever the "
         "machine does meanwhile hits all of them alike; a figure is the median of a variant's rounds "
         "(how many rounds each case had is in `latest.md`).",
