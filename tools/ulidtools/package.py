@@ -268,6 +268,5 @@ def make_all(whats: list[str], arch: str, profile: str, out: Path) -> None:
     for what in whats:
         if what != "cli":
             builds.build_of(what)
-    cargo_env.claim(ROOT)
     for what in whats:
         Artifact(what, arch, profile).make(out)
