@@ -112,6 +112,24 @@ def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Pa
                                  ",".join(lint_builds), *group], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
 
 
+class After(threading.Thread):
+    """A process started once FIRST (a process) has ended well; wait()
+    gives the first status that is not 0, or 0."""
+
+    def __init__(self, first: subprocess.Popen, start) -> None:
+        super().__init__(daemon=True)
+        self.first, self.begin, self.then = first, start, None
+        self.start()
+
+    def run(self) -> None:
+        if self.first.wait() == 0:
+            self.then = self.begin()
+
+    def wait(self) -> int:
+        self.join()
+        return self.first.returncode or (self.then.wait() if self.then else 1)
+
+
 class InBackground(threading.Thread):
     """COMMANDS run one after another beside the run, each at a lower
     priority (nice 10), their output into LOG; the first that fails stops
@@ -264,6 +282,15 @@ def run(versions: list[str]) -> None:
     waves = builds.waves(versions)
     if not waves:
         raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
+    # A build with a cargo target directory of its own (18-assert: its
+    # bindings differ) compiles pgrx and its dependencies once more, some
+    # ten minutes on two cores. It is made ready from the start, beside
+    # the first builds' preparation and tests, which leave the processor
+    # idle at times, rather than when its group is next: it touches no
+    # build, target directory or cluster of theirs.
+    own_target = [b for wave in waves[1:] for b in wave if b != str(builds.build_of(b).major)]
+    early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
+    early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
     for build in waves[0]:
         prepare(build, build in lint_builds)
     # fuzzing and the command-line tool's benchmark runner touch no
@@ -274,10 +301,19 @@ def run(versions: list[str]) -> None:
     beside_last = None
     for i, wave in enumerate(waves):
         following = waves[i + 1] if i + 1 < len(waves) else None
-        if following:
-            prepare_log = TARGET / f"prepare-{'-'.join(following)}.log"
-            preparing = prepare_in_background(following, lint_builds, prepare_log)
-        else:
+        to_prepare = [b for b in following or [] if b not in own_target]
+        prepare_log = TARGET / f"prepare-{'-'.join(to_prepare)}.log"
+        logs = [prepare_log] if to_prepare else []
+        if early and following and len(to_prepare) < len(following):
+            # (the rest of its group is made ready once it is: pgrx tests a
+            # major version's builds on one port)
+            logs.insert(0, early_log)
+            preparing = After(early, lambda: prepare_in_background(to_prepare, lint_builds, prepare_log)) \
+                if to_prepare else early
+            early = None
+        elif to_prepare:
+            preparing = prepare_in_background(to_prepare, lint_builds, prepare_log)
+        if not following:
             log(f"fuzzing the codec, {seconds} s a target, and the command-line tool's benchmark runner in "
                 f"quick mode (debug builds, 20,000 ids), beside the last tests (log: "
                 f"{beside_last_log.relative_to(ROOT)})")
@@ -288,10 +324,11 @@ def run(versions: list[str]) -> None:
         try:
             server_tests(wave)
         finally:
-            if following:
+            if logs:
                 prepared = preparing.wait()
-                sys.stderr.write(prepare_log.read_text())
-        if following and prepared != 0:
+                for made in logs:
+                    sys.stderr.write(made.read_text() if made.exists() else "")
+        if logs and prepared != 0:
             raise TestsFailed(f"PostgreSQL {' '.join(following)}: their preparation failed (above)")
         # a build's clusters stay for a look when its tests fail, and go
         # when they pass: a run of every build would otherwise hold some 15 GB
