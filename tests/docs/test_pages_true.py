@@ -7,7 +7,7 @@ What CHANGELOG.md says of a release already made is history (the scripts,
 versions and names of then), so the checks of what exists today read its
 Unreleased section only.
 
-- `cargo pgrx install`, which writes into the library a running server has
+- `cargo pgrx install --sudo`, which writes into the library a running server has
   loaded, is named only in a paragraph that warns against it;
 - no page offers an address it made up: a placeholder host (`https://…/`,
   an example domain);

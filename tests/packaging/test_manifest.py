@@ -16,7 +16,7 @@ import pytest
 
 from harness.pgcluster import ROOT
 from ulidtools import manifest, project
-from ulidtools.manifest import Build, DebianFile, ManifestError, Wheel
+from ulidtools.manifest import Build, DebianFile, Lock, ManifestError, Wheel
 from ulidtools.builds import cluster_port, cluster_root, pg_config_for
 from ulidtools.cargo_env import release_builds
 
@@ -234,3 +234,15 @@ def test_the_groups_of_builds_tested_side_by_side():
     out = subprocess.run(["python3", "-S", "-m", "ulidtools", "waves", *builds.BUILDS],
                          cwd=ROOT / "tools", capture_output=True, text=True, check=True).stdout
     assert [line.split() for line in out.splitlines()] == every
+
+
+def test_every_lock_file_is_listed():
+    """A lock file pins what its tests download from a registry: each one
+    the repository holds is a `lock` line, so that the manifest lists every
+    outside input."""
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files"], check=True, capture_output=True,
+                             text=True).stdout.split()
+    locks = sorted(p for p in tracked
+                   if p.rsplit("/", 1)[-1] in ("Cargo.lock", "package-lock.json", "requirements.txt"))
+    listed = sorted(r.path for r in manifest.read() if isinstance(r, Lock))
+    assert locks == listed

@@ -6,7 +6,7 @@ never restarted. (The from-source command is checked the same way in a
 clean Debian 12: test_from_source.py.)
 
 The same check catches what writing into the loaded library does, as
-`cargo pgrx install` and a plain `cp` do: the server's next call into ulid
+`cargo pgrx install --sudo` (`sudo cp`) and a plain `cp` do: the server's next call into ulid
 crashes it. That is why no documented way of installing does so.
 """
 
@@ -56,7 +56,7 @@ def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(releas
 
         # the running server still has the library it started with (the old
         # file, which install.sh replaced and did not touch): a restart loads
-        # the new one. Then what `cargo pgrx install` does: another build
+        # the new one. Then what `cargo pgrx install --sudo` does: another build
         # written into that loaded file itself (the same inode)
         cluster.start()
         call_every_generator(lambda: cluster.connect(db), sessions=1)
