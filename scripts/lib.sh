@@ -77,7 +77,6 @@ pg_config_for() { ulidtools pg-config "$1"; }
 
 pg_bindir() { "$(pg_config_for "$1")" --bindir; }
 
-
 # The port of BUILD's private cluster in SLOT (0: the demo), as
 # ulidtools.builds.cluster_port gives it
 cluster_port() { ulidtools cluster-port "$@"; }

@@ -72,8 +72,7 @@ class Server:
 def with_staged_ulid(build: str, root: Path, major: int) -> None:
     """This checkout's ulid for BUILD, as scripts/install stages it, copied
     into the tree of a Debian PostgreSQL MAJOR unpacked or copied at ROOT."""
-    stage = package.stage_dir(build, "debug")
-    package.stage_extension(build, stage, "debug")
+    stage = package.stage_extension(build, "debug")
     libdir, extdir = install_dirs(build)
     shutil.copy2(stage / str(libdir).lstrip("/") / "ulid.so", root / f"usr/lib/postgresql/{major}/lib/ulid.so")
     for f in (stage / str(extdir).lstrip("/")).glob("ulid*"):

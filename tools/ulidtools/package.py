@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_package, project
-from ulidtools.base import ROOT, as_root, log, output, sha256_hex
+from ulidtools.base import ROOT, as_root, log, output, sha256_hex, stamp_is
 from ulidtools.cargo_env import BuildError
 
 # an ELF file's machine (e_machine), by architecture
@@ -71,25 +71,21 @@ def _fingerprint(config: Path, env: dict[str, str], command: list[str]) -> str |
     return sha256_hex(b"\0".join(parts))
 
 
-def stage_dir(build: str, profile: str, arch: str | None = None) -> Path:
-    """Where BUILD's extension is staged for a PROFILE build (for ARCH, a
-    release build of that architecture; None: as this machine links)."""
-    return ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
-
-
-def stage_extension(build: str, stage: Path, profile: str, arch: str | None = None) -> None:
+def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
     """Builds the extension for BUILD and stages every file it installs under
-    STAGE, laid out from / as `cargo pgrx package` writes them: the library,
+    the directory it returns (target/stage/pgBUILD-ARCH-PROFILE), laid out
+    from / as `cargo pgrx package` writes them: the library,
     the control file, the generated install script and the update scripts
     (rendered by build.rs). PROFILE is debug or release; the build's log is
-    STAGE.log. With ARCH (amd64 or arm64), it is a release build for that
-    architecture (cargo_env.release_env): linked by Zig, cross-compiled for
+    beside it (STAGE.log). With ARCH (amd64 or arm64), it is a release build
+    for that architecture (cargo_env.release_env): linked by Zig, cross-compiled for
     arm64 against that major version's arm64 headers.
 
     A stage made from the same sources, build and settings (_fingerprint,
     kept in STAGE.source) is kept as it is, without the build lock: the
     tests install and package builds that were made ready while another
     build's tests hold the lock."""
+    stage = ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
     config = builds.pg_config_for(build)
     env = {**os.environ, **cargo_env.pgrx_env(build)}
     if arch:
@@ -106,9 +102,9 @@ def stage_extension(build: str, stage: Path, profile: str, arch: str | None = No
     with open(f"{stage}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         fingerprint = _fingerprint(config, env, command)
-        if fingerprint and stage.is_dir() and stamp.is_file() and stamp.read_text() == fingerprint:
+        if fingerprint and stage.is_dir() and stamp_is(stamp, fingerprint):
             log(f"PostgreSQL {build}: the extension staged in {stage.relative_to(ROOT)} is current")
-            return
+            return stage
         stamp.unlink(missing_ok=True)
         shutil.rmtree(stage, ignore_errors=True)
         log_file = Path(f"{stage}.log")
@@ -119,6 +115,7 @@ def stage_extension(build: str, stage: Path, profile: str, arch: str | None = No
             raise BuildError(f"build for PostgreSQL {build}{f' ({arch})' if arch else ''} failed")
         if fingerprint:
             stamp.write_text(fingerprint)
+    return stage
 
 
 def install(build: str, profile: str = "debug") -> None:
@@ -128,8 +125,7 @@ def install(build: str, profile: str = "debug") -> None:
     over it, so that a server with the old library mapped keeps running on
     it instead of crashing. Scripts of versions the new files do not have
     are removed: they would offer versions this one cannot install."""
-    stage = stage_dir(build, profile)
-    stage_extension(build, stage, profile)
+    stage = stage_extension(build, profile)
     extdir = Path(output([builds.pg_config_for(build), "--sharedir"], check=True)) / "extension"
     for old in sorted(extdir.glob("ulid--*.sql")):
         if not (stage / old.relative_to("/")).exists():
@@ -209,8 +205,7 @@ class Artifact:
             raise BuildError(f"PostgreSQL {build} is a test-only build: "
                              f"a package of it would install into any PostgreSQL {major}")
         arch = None if self.profile == "debug" and self.arch == "amd64" else self.arch
-        stage = stage_dir(build, self.profile, arch)
-        stage_extension(build, stage, self.profile, arch)
+        stage = stage_extension(build, self.profile, arch)
         # (tree.sh lays it out for install-from-source too, which users run)
         subprocess.run(["sh", str(ROOT / "scripts" / "tarball" / "tree.sh"), str(stage), str(tree), build],
                        check=True)

@@ -288,7 +288,8 @@ def run(versions: list[str]) -> None:
     # the first builds' preparation and tests, which leave the processor
     # idle at times, rather than when its group is next: it touches no
     # build, target directory or cluster of theirs.
-    own_target = [b for wave in waves[1:] for b in wave if b != str(builds.build_of(b).major)]
+    own_target = [b for wave in waves[1:] for b in wave
+                  if cargo_env.pgrx_env(b)["CARGO_TARGET_DIR"] != str(cargo_env.cargo_target())]
     early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
     early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
     for build in waves[0]:
