@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import subprocess
 
 import pytest
@@ -152,3 +153,40 @@ def test_a_cluster_starts_with_its_slot_and_settings_as_scripts_citus_gives_them
     with open(ROOT / "scripts" / "citus") as script:
         starts = [line.split() for line in script if "scripts/cluster\" start" in line]
     assert starts and all(words[2:4] == ["--slot", "$((20"] for words in starts), starts
+
+
+def test_a_staged_extension_is_kept_only_while_what_made_it_is_the_same(tmp_path, monkeypatch):
+    """package._fingerprint, which lets an install or a package reuse a
+    stage without the build lock: the same for the same files and settings,
+    another for a changed, added or untracked file of the sources, another
+    pg_config or another cargo setting."""
+    from ulidtools import package
+
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "lib.rs").write_text("fn a() {}\n")
+    (repo / "README.md").write_text("not a source\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True)
+    config = tmp_path / "pg_config"
+    config.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(package, "ROOT", repo)
+    env = {"PATH": os.environ["PATH"]}
+    command = ["cargo", "pgrx", "package"]
+    first = package._fingerprint(config, env, command)
+    assert first and package._fingerprint(config, env, command) == first
+    (repo / "README.md").write_text("still not a source\n")
+    assert package._fingerprint(config, env, command) == first
+    (repo / "src" / "lib.rs").write_text("fn b() {}\n")
+    changed = package._fingerprint(config, env, command)
+    assert changed != first
+    (repo / "src" / "new.rs").write_text("fn c() {}\n")
+    added = package._fingerprint(config, env, command)
+    assert added not in (first, changed)
+    assert package._fingerprint(config, {**env, "CARGO_PROFILE_DEV_DEBUG": "0"}, command) != added
+    other = tmp_path / "other_pg_config"
+    other.write_text("#!/bin/sh\n")
+    assert package._fingerprint(other, env, command) != added
+    monkeypatch.setattr(package, "ROOT", tmp_path / "not-a-checkout")
+    (tmp_path / "not-a-checkout").mkdir()
+    assert package._fingerprint(config, env, command) is None
