@@ -190,3 +190,32 @@ def test_a_staged_extension_is_kept_only_while_what_made_it_is_the_same(tmp_path
     monkeypatch.setattr(package, "ROOT", tmp_path / "not-a-checkout")
     (tmp_path / "not-a-checkout").mkdir()
     assert package._fingerprint(config, env, command) is None
+
+
+def test_claiming_a_target_directory_forgets_only_its_own_builds_of_our_crates(tmp_path):
+    """cargo_env.build_lock, when another checkout claims a target
+    directory: our crates' fingerprints there go, so cargo builds them
+    again from this checkout's files; a dependency's stay, and so do those
+    in a target directory of its own inside it (a build's, which may be
+    compiling under its own lock that very moment)."""
+    from ulidtools import cargo_env
+
+    target = tmp_path / "target"
+    ours = [target / "debug/.fingerprint/ulid-0123abcd",
+            target / "x86_64-unknown-linux-gnu/release/.fingerprint/ulid-0123abcd"]
+    kept = [target / "debug/.fingerprint/serde-0123abcd",
+            target / "build-18-assert/debug/.fingerprint/ulid-4567cdef",
+            target / "debug/.fingerprint/ulid-rust-client-check-89abcdef"]
+    for fingerprint in ours + kept:
+        fingerprint.mkdir(parents=True)
+    (target / ".rustc_info.json").write_text("{}")
+    (target / "build-18-assert" / ".rustc_info.json").write_text("{}")
+    with cargo_env.build_lock(tmp_path / "one", target):
+        pass
+    assert (target / ".checkout").read_text() == f"{tmp_path / 'one'}\n"
+    assert [f for f in ours if f.exists()] == [] and all(f.is_dir() for f in kept)
+    for fingerprint in ours:
+        fingerprint.mkdir(parents=True)
+    with cargo_env.build_lock(tmp_path / "one", target):
+        pass
+    assert all(f.is_dir() for f in ours + kept)

@@ -170,6 +170,13 @@ def exports(env: dict[str, str]) -> str:
     return "".join(f"export {name}={shlex.quote(value)}\n" for name, value in env.items())
 
 
+def _nested_target(target: Path, found: Path) -> bool:
+    """Whether FOUND lies in another cargo target directory inside TARGET
+    (cargo writes .rustc_info.json at the top of every target directory)."""
+    return any((parent / ".rustc_info.json").exists()
+               for parent in found.parents if parent != target and target in parent.parents)
+
+
 @contextmanager
 def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[None]:
     """Holds the build lock of a cargo target directory (TARGET, or
@@ -201,11 +208,13 @@ def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[Non
             # (the .fingerprint directories of the workspace's crates, NAME-HASH,
             # up to 4 levels down: debug/.fingerprint/, TRIPLE/release/.fingerprint/;
             # never those of what else builds here without this lock, such as
-            # the Rust client tests' ulid-rust-client-check)
+            # the Rust client tests' ulid-rust-client-check, nor those of a
+            # target directory of its own inside this one, such as a build's
+            # (pgrx_env), which its own lock guards while it compiles)
             own = re.compile(rf"({'|'.join(map(re.escape, project.CRATES))})-[0-9a-f]+")
             for depth in ("", "*/", "*/*/"):
                 for found in target.glob(f"{depth}.fingerprint/ulid*"):
-                    if found.is_dir() and own.fullmatch(found.name):
+                    if found.is_dir() and own.fullmatch(found.name) and not _nested_target(target, found):
                         shutil.rmtree(found, ignore_errors=True)
             marker.write_text(f"{checkout}\n")
         yield
