@@ -28,6 +28,7 @@ from bench.past_memory import window
 from bench.provenance import build_text, monotonic_state, provenance, run_measured
 from bench.results_files import by_key, load_cli, results_of, runs_of, sweep_of
 from ulidtools.base import ROOT
+from ulidtools.builds import BENCH_BUILDS
 
 # the ratio the section on the command-line tool (bench/cli) aims at
 CLI_TARGET = 2.0
@@ -569,7 +570,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "release build of `ulid` first):",
         "",
         "```sh",
-        "bench/run                # every version, into bench/results/ and this page",
+        f"bench/run                # {', '.join(BENCH_BUILDS[:-1])} and {BENCH_BUILDS[-1]}, into bench/results/ "
+        "and this page",
         "bench/run --pg 18        # one version",
         "bench/run --pg 18 --case portable   # chosen cases only, merged into bench/results/latest.json",
         "bench/run --pg 18 --case past_memory   # past memory: tens of minutes, run only when named",
