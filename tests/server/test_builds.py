@@ -1,11 +1,26 @@
 """Each PostgreSQL build is what inputs.manifest declares: the version its
 line names, and assertions on exactly in the assert-enabled builds (an
 assertion failure there kills the backend, so every other test doubles as
-a check that no assertion fires)."""
+a check that no assertion fires); and made with the options
+docs/development.md says it was (`pg_config --configure`, and LLVM's JIT
+library beside it)."""
 
 from __future__ import annotations
 
-from harness.pgcluster import build_of
+import subprocess
+from pathlib import Path
+
+from harness.pgcluster import build_of, pg_config_for
+
+# what docs/development.md's list under "The PostgreSQL builds" says of
+# each build's options: those it names, and those it says the build lacks
+CONFIGURED = {
+    "14": ({"--with-openssl", "--with-lz4", "--with-libxml", "--without-icu"}, {"--with-llvm"}),
+    "18-assert": ({"--with-openssl", "--with-icu", "--with-system-tzdata=/usr/share/zoneinfo", "--with-lz4",
+                   "--with-zstd", "--enable-cassert", "--enable-debug"}, set()),
+}
+# the builds that have LLVM's JIT (llvmjit.so), as the page says
+JIT = {"13", "15", "17"}
 
 
 def test_server_is_the_declared_build(cluster, pg_build, pg_version):
@@ -18,3 +33,13 @@ def test_server_is_the_declared_build(cluster, pg_build, pg_version):
     # "15.20 (Debian 15.20-0+deb12u1)", "19rc1 (Debian 19~rc1-1)"
     assert version.split()[0] == build.version, (version, build)
     assert assertions == ("on" if build.assertions else "off")
+
+
+def test_the_build_has_the_options_the_development_page_names(pg_build):
+    config = pg_config_for(pg_build)
+    options = {option.strip("'") for option in
+               subprocess.run([config, "--configure"], capture_output=True, text=True, check=True).stdout.split()}
+    named, lacking = CONFIGURED.get(pg_build, (set(), set()))
+    assert named <= options and not lacking & options, (pg_build, sorted(options))
+    libdir = subprocess.run([config, "--pkglibdir"], capture_output=True, text=True, check=True).stdout.strip()
+    assert (pg_build in JIT) == (Path(libdir) / "llvmjit.so").is_file(), pg_build
