@@ -118,6 +118,26 @@ def major_version(build: int | str) -> int:
     return build_of(build).major
 
 
+# The builds whose features between them take every arm of every
+# version-dependent #[cfg] in src/ (the arms split the versions at 14 to
+# 19; an assert-enabled build has its major version's features): clippy
+# lints the extension on them, and its own tests (`cargo pgrx test`: the
+# unit, property and in-server #[pg_test] tests) run on them; every other
+# build gets the extension built and installed for its server tests.
+LINT_BUILDS = ("13", "16", "18-assert", "19")
+
+
+def lint_builds(names: list[str]) -> list[str]:
+    """Of the builds NAMES, those LINT_BUILDS stands for: each, or in its
+    place a build of the same major version (18 when 18-assert is not
+    among them); the first of NAMES when none is."""
+    chosen = []
+    for lint in LINT_BUILDS:
+        same = [n for n in names if n == lint] or [n for n in names if major_version(n) == major_version(lint)]
+        chosen += same[:1]
+    return chosen or names[:1]
+
+
 # How many builds' server tests run at once (scripts/test): two, as a
 # build's tests leave about half of two cores idle.
 WAVE_SIZE = 2

@@ -1,6 +1,7 @@
 """What is tested on which build: the table of docs/versions.md, made from
 the tests' own markers (`builds`, `extensions`, and the client tests'
-oldest and newest build), as pytest collects them, so that narrowing a
+oldest and newest build), as pytest collects them, and for the Rust tests
+from the builds scripts/test lints (builds.lint_builds), so that narrowing a
 test's builds changes the table, and a test (tests/docs/test_versions_table.py)
 fails until the page says so; and the pairs of builds `pg_upgrade` is
 tested between, from the `upgrade` lines of inputs.manifest.
@@ -34,6 +35,11 @@ UPGRADES_START = "<!-- pg_upgrade pairs: generated from inputs.manifest (python3
 UPGRADES_END = "<!-- /pg_upgrade pairs -->"
 
 
+# what a row stands for when its tests are not pytest's: `cargo pgrx test`,
+# which scripts/test runs on the lint builds (builds.lint_builds)
+CARGO_PGRX_TEST = "cargo pgrx test"
+
+
 @dataclass(frozen=True)
 class Row:
     anchor: str
@@ -50,6 +56,9 @@ ROWS = (
         "over two million rows", ("tests/server/test_public_ids.py", "tests/cli/test_cli_server.py",
                                   "tests/operations/test_migration.py", "tests/operations/test_migrating.py",
                                   "tests/server/test_hostile.py::test_two_million_values_keep_memory_flat")),
+    Row("tested-in-server", "the extension's own unit, property and in-server (`#[pg_test]`) tests "
+        "(`cargo pgrx test`), compiled by clippy: on the builds whose features reach every version-dependent "
+        "`#[cfg]`", (CARGO_PGRX_TEST,)),
     Row("tested-shared-state", "the monotonic state shared by the sessions of a database, and databases "
         "kept apart", ("tests/server/test_databases.py::test_a_database_cannot_watch_another",)),
     Row("tested-many-databases", "more databases than the shared table has places, made by an ordinary role",
@@ -112,6 +121,8 @@ def collect() -> dict[str, dict]:
 
 def builds_of(row: Row, collected: dict[str, dict]) -> list[str]:
     """The builds on which a test of ROW runs."""
+    if row.tests == (CARGO_PGRX_TEST,):
+        return builds.lint_builds(list(builds.BUILDS))
     tests = [t for node, t in collected.items() if node.startswith(row.tests)]
     if not tests:
         raise ValueError(f"{row.anchor}: no test is {' or '.join(row.tests)}")

@@ -41,10 +41,6 @@ from ulidtools import builds, cargo_env, earlier_releases, package, project, tes
 from ulidtools.clusters import Cluster
 from ulidtools.base import ROOT, ToolError, log
 
-# clippy lints the builds whose features between them take every arm of
-# every version-dependent #[cfg] in src/ (the arms split the versions at 14
-# to 19); when none of them is tested, the first build tested
-LINT_BUILDS = ("13", "16", "18", "19")
 PG_USER = os.environ.get("ULID_PG_USER") or "postgres"
 TARGET = ROOT / "target"
 
@@ -66,9 +62,10 @@ def pytest(*args: str) -> list[str]:
 
 
 def prepare(build: str, lint: bool) -> None:
-    """What a build needs before its server tests: the unit, property and
-    #[pg_test] tests, clippy on the lint builds, the extension installed,
-    and the previous release built.
+    """What a build needs before its server tests: on a lint build
+    (builds.lint_builds), the unit, property and #[pg_test] tests, compiled
+    by clippy; on every build, the extension installed and the previous
+    release built.
 
     Clippy lints the very build that is tested: clippy-driver compiles our
     crate for `cargo pgrx test` (the library and its tests, every target the
@@ -77,22 +74,20 @@ def prepare(build: str, lint: bool) -> None:
     that nothing is compiled a second time, in check mode, for clippy alone
     (on a fresh machine, pgrx and its bindings once more per major
     version)."""
-    major = builds.major_version(build)
-    env = {**os.environ, **cargo_env.pgrx_env(build)}
     if lint:
         driver = shutil.which("clippy-driver")
         if not driver:
             raise TestsFailed("clippy-driver is not in PATH (scripts/setup links it)")
-        env.update(RUSTC_WORKSPACE_WRAPPER=driver, CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
+        env = {**os.environ, **cargo_env.pgrx_env(build), "RUSTC_WORKSPACE_WRAPPER": driver,
+               "CLIPPY_ARGS": "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"}
         log(f"PostgreSQL {build}: unit, property and #[pg_test] tests, built by clippy -D warnings")
-    else:
-        log(f"PostgreSQL {build}: unit, property and #[pg_test] tests")
-    pgdata = builds.cluster_root() / f"pgrx-{build}"
-    pgdata.mkdir(parents=True, exist_ok=True)
-    shutil.chown(pgdata, PG_USER)
-    command = ["cargo", "pgrx", "test", f"pg{major}", "--runas", PG_USER, "--pgdata", str(pgdata)]
-    if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env).returncode != 0:
-        raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
+        pgdata = builds.cluster_root() / f"pgrx-{build}"
+        pgdata.mkdir(parents=True, exist_ok=True)
+        shutil.chown(pgdata, PG_USER)
+        command = ["cargo", "pgrx", "test", f"pg{builds.major_version(build)}", "--runas", PG_USER,
+                   "--pgdata", str(pgdata)]
+        if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env).returncode != 0:
+            raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
     log(f"PostgreSQL {build}: installing the extension")
     package.install(build)
     # the previous release, which the upgrade tests install into every build
@@ -271,7 +266,7 @@ def run(versions: list[str]) -> None:
             release_log, {**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
                           "ULID_RELEASE_DIST": str(release_dist)})
 
-    lint_builds = [b for b in versions if b in LINT_BUILDS] or versions[:1]
+    lint_builds = builds.lint_builds(versions)
     # The groups of builds whose server tests run at the same time
     # (builds.waves): none of a group installs into another build of it, or
     # into the same build as another of it (the pg_upgrade tests install
