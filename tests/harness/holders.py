@@ -61,6 +61,7 @@ class Looper:
         self.server = server
         self.conn = server.connect(db)
         (self.pid,) = self.conn.execute("SELECT pg_backend_pid()").fetchone()
+        self.error: psycopg.Error | None = None
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.thread.start()
 
@@ -70,8 +71,27 @@ class Looper:
         try:
             self.conn.execute("SELECT count(gen_monotonic_ulid()), count(gen_monotonic_ulid()), "
                               "count(gen_monotonic_ulid()) FROM (SELECT generate_series(1, 10000000000)) AS rows")
-        except psycopg.Error:
-            pass
+        except psycopg.Error as exc:
+            self.error = exc
+
+    def wait_running(self, seconds: float = 30.0) -> None:
+        """Returns once its loop is running in its backend (its statement
+        active there), or fails with what ended it."""
+        deadline = time.monotonic() + seconds
+        with self.server.connect() as conn:
+            while time.monotonic() < deadline:
+                self.check_running()
+                (state,) = conn.execute("SELECT state FROM pg_stat_activity WHERE pid = %s",
+                                        [self.pid]).fetchone() or (None,)
+                if state == "active":
+                    return
+                time.sleep(0.01)
+        raise AssertionError(f"the holder's loop did not start within {seconds} s")
+
+    def check_running(self) -> None:
+        """Fails if its loop has ended, with the error that ended it."""
+        if not self.thread.is_alive():
+            raise AssertionError(f"the holder's loop ended: {self.error!r}")
 
     def end(self):
         """Lets it run again, cancels its loop and closes it (whatever
@@ -92,13 +112,21 @@ class Looper:
             pass
 
 
-def stop_inside_lock(holder: Looper, waiter: Waiter, attempts: int = 500) -> None:
+def stop_inside_lock(holder: Looper, waiter: Waiter, seconds: float = 120.0) -> None:
     """Stops HOLDER (SIGSTOP) until it is stopped while it holds its
     database's lock: until WAITER, a session of the same database that has
     drawn a value before (so that it waits on that lock and no other), does
-    not get its next value within 2 seconds. WAITER is then waiting."""
-    time.sleep(0.3)
-    for _ in range(attempts):
+    not get its next value within 2 seconds. WAITER is then waiting.
+
+    Each try stops the holder at a random point of its loop, inside the
+    lock a few times in a hundred; the tries go on for up to SECONDS, as
+    many as that takes on a machine however busy."""
+    holder.wait_running()
+    deadline = time.monotonic() + seconds
+    tries = 0
+    while time.monotonic() < deadline:
+        holder.check_running()
+        tries += 1
         os.kill(holder.pid, signal.SIGSTOP)
         time.sleep(0.002)
         waiter.call()
@@ -106,7 +134,7 @@ def stop_inside_lock(holder: Looper, waiter: Waiter, attempts: int = 500) -> Non
             return
         assert waiter.outcome == "returned", waiter.outcome
         os.kill(holder.pid, signal.SIGCONT)
-    raise AssertionError("the holder was never stopped while holding the lock")
+    raise AssertionError(f"the holder was never stopped while holding the lock ({tries} tries in {seconds} s)")
 
 
 def new_sessions_draw(server, databases: list[str], sessions: int = 8) -> list[str]:
