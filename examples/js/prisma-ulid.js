@@ -2,10 +2,9 @@
 
 // Prisma 7 (with @prisma/adapter-pg) support for the PostgreSQL type `ulid`.
 //
-// Prisma's schema language has no ulid type, and an `Unsupported("ulid")`
-// field can be neither an @id nor read or written by the client. Map a ulid
-// column to a String field, and create the table with SQL (a migration you
-// write yourself):
+// Prisma's schema language has no ulid type, and the client neither reads
+// nor writes an `Unsupported("ulid")` field. Map a ulid column to a String
+// field, and create the table with SQL (a migration you write yourself):
 //
 //   model Order {
 //     id       String   @id @default(dbgenerated("gen_monotonic_ulid()"))
@@ -19,8 +18,8 @@
 // Prisma sends strings without a type, so the server reads them as ulids
 // where a ulid is expected, and a ulid comes back as its 26-character string.
 // A ulid[] comes back as its text, '{01JGFJJZ00XHF7E02JJ03AE4T7,...}', which
-// Prisma cannot read as a String[] ("e.map is not a function") until the
-// adapter parses it: give ulidTypeParser() to PrismaPg.
+// Prisma cannot read as a String[] until the adapter parses it: give
+// ulidTypeParser() to PrismaPg.
 //
 //   const adapter = new PrismaPg({ connectionString }, { userDefinedTypeParser: ulidTypeParser() })
 //   const prisma = new PrismaClient({ adapter })

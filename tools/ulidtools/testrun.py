@@ -7,9 +7,11 @@ tool's clippy and tests; the pinned downloads, the manifest's reader, the
 tarball's install.sh, the crates and the release workflow. Then on each
 PostgreSQL build:
 
-- the extension's unit tests and in-server #[pg_test]s (cargo pgrx test),
-  compiled by clippy with warnings as errors on 13, 16, 18 and 19, whose
-  features together reach every version-dependent part of the code;
+- the extension built and installed, with the earlier release for the
+  upgrade tests; on the lint builds (builds.LINT_BUILDS: 13, 16, 18-assert
+  and 19, whose features together reach every version-dependent part of
+  the code) also its unit tests and in-server #[pg_test]s (cargo pgrx
+  test), compiled by clippy with warnings as errors;
 - the pg_regress suite, the docs' examples and the client-side tests
   (pytest, psycopg, pg_dump, pgbench...) against private clusters, two
   builds at a time (waves, below): what differs between versions on
