@@ -93,6 +93,16 @@ def later_text(note: dict) -> str:
             f"in {note.get('minutes', 0):.1f} min")
 
 
+def run_time(run: dict, source) -> str:
+    """How long the version's run took, and which run it is; or, where no
+    figure of it is left, how long the later runs of its cases took."""
+    numbers = source.runs_of(run["version"])
+    if run.get("superseded"):
+        minutes = sum(note.get("minutes", 0) for note in run.get("later", []))
+        return f"{minutes:.1f} min (every case again: runs {', '.join(map(str, numbers))})"
+    return f"{run['minutes']:.1f} min (run {numbers[0]})"
+
+
 def usual_runs(results: list[Result]) -> int:
     """The number of runs most cases take their medians from."""
     counts = Counter(r.runs() for r in results)
@@ -128,7 +138,8 @@ def render_latest(data: dict) -> str:
 def version_header(run: dict, results: list[Result]) -> str:
     quick = " (quick mode: sizes too small to mean anything)" if run.get("quick") else ""
     lines = [f"## PostgreSQL {run['server_version']}{quick}", ""]
-    facts = [x for x in (run.get("date"), run.get("machine")) if x]
+    superseded = run.get("superseded")
+    facts = [x for x in (None if superseded else run.get("date"), run.get("machine")) if x]
     if facts:
         lines.append(", ".join(facts) + ".  ")
     method = [f"Medians of {plural(usual_runs(results), 'interleaved run')}"
@@ -136,7 +147,7 @@ def version_header(run: dict, results: list[Result]) -> str:
                  else "")
               + (f" (client sweep: {plural(run['sweep_repeats'], 'round')} of {run['sweep_seconds']} s per point)"
                  if run.get("sweep") else "")]
-    if run.get("build"):
+    if run.get("build") and not superseded:
         method.append(build_text(run))
     method.append(run.get("pg_uuidv7") or "pg_uuidv7 not available")
     method.append(f"random bytes of gen_random_uuid() and uuidv7(): {run.get('random_bytes', 'not recorded')}")
@@ -146,12 +157,16 @@ def version_header(run: dict, results: list[Result]) -> str:
     if difference:
         method.append(f"\"not preloaded\" runs on a second cluster with the same settings and {difference}")
     lines.append("; ".join(method) + ".  ")
-    took = f"This version's run took {run['minutes']:.1f} min"
-    if "client_sweep" in run.get("durations", {}):
-        took += f" (client sweep {run['durations']['client_sweep'] / 60:.1f} min)"
-    lines.append(took + ".")
+    if superseded:
+        lines.append("Every case of this version's first run was measured again since, in the runs below; "
+                     "none of that run's figures is left.")
+    else:
+        took = f"This version's run took {run['minutes']:.1f} min"
+        if "client_sweep" in run.get("durations", {}):
+            took += f" (client sweep {run['durations']['client_sweep'] / 60:.1f} min)"
+        lines.append(took + ".")
     for note in run.get("later", []):
-        lines[-1] += f"  \nRun on its own since (`bench/run --case`): {later_text(note)}."
+        lines[-1] += f"  \nRun on its own{'' if superseded else ' since'} (`bench/run --case`): {later_text(note)}."
     if run.get("attempt", 1) > 1:
         lines[-1] += (f"  \nThis is attempt {run['attempt']}: the earlier ones stopped because ulid was "
                       "reinstalled by something else on this machine while they ran.")
@@ -453,8 +468,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         ["random bytes of `gen_random_uuid()`, `uuidv7()`"] + [run.get("random_bytes", "not recorded")
                                                                for run in runs],
         ["medians of"] + [rounds_text(results_of(run)) for run in runs],
-        ["time of the version's run"] + [f"{run['minutes']:.1f} min (run {source.runs_of(run['version'])[0]})"
-                                         for run in runs],
+        ["time of the version's run"] + [run_time(run, source) for run in runs],
     ]
     if any(run.get("quick") for run in runs):
         rows.append(["sizes"] + ["quick mode: too small to mean anything" if run.get("quick") else "full"

@@ -57,10 +57,11 @@ class Run:
 
 def run_entries(record: dict) -> list[dict]:
     """A version's record as the runs that measured it: the version's run,
-    then each case measured on its own since (`later`), oldest first."""
+    then each case measured on its own since (`later`), oldest first; the
+    version's run not when none of its figures is left (`superseded`)."""
     first = {key: record.get(key) for key in ("date", "build", "commit", "machine")}
     first["cases"] = record.get("cases")  # recorded since runs record it; before, every case
-    return [first, *record.get("later", [])]
+    return ([] if record.get("superseded") else [first]) + record.get("later", [])
 
 
 def run_key(entry: dict) -> tuple[str, str]:

@@ -151,7 +151,10 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
     those of an earlier run: in each version's record, the cases' results
     (the client sweep's and the plots' data included) replace the ones they
     had, and `later` notes when, on what server and from which build they
-    were measured. A version the earlier run did not measure gets the new
+    were measured (a note whose cases were all measured again since goes).
+    Once the notes cover every case of the version's run, none of that
+    run's figures is left: the record is `superseded`, and its server is
+    the later runs'. A version the earlier run did not measure gets the new
     record as it is."""
     records = {run["version"]: run for run in earlier["versions"]}
     for run in later["versions"]:
@@ -170,7 +173,17 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
             record.update({key: run[key] for key in ("sweep_seconds", "sweep_repeats")})
         record["series"] = {**record.get("series", {}), **run.get("series", {})}
         record["durations"] = {**record.get("durations", {}), **run["durations"]}
-        record["later"] = [n for n in record.get("later", []) if not set(n["cases"]) <= set(names)] + [note]
+        notes = record.get("later", []) + [note]
+        # a note all of whose cases a later one measured again says nothing any more
+        record["later"] = [n for k, n in enumerate(notes)
+                           if not set(n["cases"]) <= {c for m in notes[k + 1:] for c in m["cases"]}]
+        if set(record["durations"]) <= {c for n in record["later"] for c in n["cases"]}:
+            # nothing of the version's own run is left: the server is the one
+            # the later runs measured
+            record["superseded"] = True
+            record["server_version"] = run["server_version"]
+            if run.get("pg_uuidv7"):
+                record["pg_uuidv7"] = run["pg_uuidv7"]
     earlier["versions"] = sorted(records.values(), key=lambda r: r["version"])
     return earlier
 

@@ -332,3 +332,31 @@ def test_each_row_of_the_performance_page_says_its_run():
             last = row.strip("|").split("|")[-1].strip()
             named = re.findall(r"(?:^|, )(\d+)(?: \(|$)", last)
             assert named and set(named) <= set(numbers), row
+
+
+def test_a_version_measured_again_case_by_case_keeps_only_what_stands():
+    """bench/run --case merges a later run into the results: a note whose
+    cases were all measured again since goes, and once later runs cover
+    every case of a version's own run, the version is theirs (its server,
+    no word of the first run's date or time)."""
+    done = report(
+        "import json, sys\nfrom bench.run import merge\n"
+        "def run(server, cases, date):\n"
+        "    return {'version': 18, 'server_version': server, 'date': date, 'build': 'release build',\n"
+        "            'commit': date, 'machine': 'm', 'minutes': 1.0, 'results': [],\n"
+        "            'durations': {c: 1.0 for c in cases}, 'pg_uuidv7': None}\n"
+        "data = {'minutes': 3.0, 'versions': [run('18.6', ['a', 'b', 'c'], 'd1')]}\n"
+        "steps = []\n"
+        "for cases, date in ((['a', 'b'], 'd2'), (['b'], 'd3'), (['a', 'c'], 'd4')):\n"
+        "    data = merge(data, {'versions': [run('18.6 (Debian)', cases, date)]}, cases)\n"
+        "    record = data['versions'][0]\n"
+        "    steps.append([[n['date'] for n in record['later']], record['server_version'],\n"
+        "                  bool(record.get('superseded'))])\n"
+        "json.dump(steps, sys.stdout)\n")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [
+        [["d2"], "18.6", False],
+        [["d2", "d3"], "18.6", False],
+        # d2's a and b were measured again by d4 and d3: it goes; a, b and c are all later runs'
+        [["d3", "d4"], "18.6 (Debian)", True],
+    ]
