@@ -21,8 +21,7 @@
 // but a NULL element comes back as the text 'NULL', and sql.array(ids) is sent
 // as text[], which no ulid[] operator takes. With ulidType(), NULL elements
 // are null, `sql.typed.ulid` and `sql.array(ids, oid)` send ulid and ulid[],
-// and `parse` decides what a ulid becomes. postgres.js reads every result as
-// text, so values travel as text.
+// and `parse` decides what a ulid becomes.
 //
 // Copy this file into your application; it needs postgres itself.
 

@@ -3,7 +3,8 @@
 // Prisma 7 (with @prisma/adapter-pg) support for the PostgreSQL type `ulid`.
 //
 // Prisma's schema language has no ulid type, and the client neither reads
-// nor writes an `Unsupported("ulid")` field. Map a ulid column to a String
+// nor writes an `Unsupported("ulid")` field (as Prisma documents it; not
+// tested here). Map a ulid column to a String
 // field, and create the table with SQL (a migration you write yourself):
 //
 //   model Order {

@@ -6,8 +6,8 @@
 // TypeORM refuses column types its driver does not list
 // (DataTypeNotSupportedError), and node-postgres returns a ulid[] as its
 // text, '{01JGFJJZ00XHF7E02JJ03AE4T7,...}'. supportUlid() adds `ulid` to the
-// driver's supported types, so schema synchronization and migrations create
-// ulid columns, and has every pooled connection parse ulid[] into arrays,
+// driver's supported types, so schema synchronization creates ulid
+// columns (as the tests check; a generated migration should too), and has every pooled connection parse ulid[] into arrays,
 // looking the type's OIDs up by name when the connection opens (with
 // node-postgres' pool hook `onConnect`). Call it before initialize():
 //
@@ -27,7 +27,8 @@
 //   await dataSource.getRepository(Order).findBy({ id: ulidTimeRange(start, end) })
 //
 // Values are the 26-character strings; parameters go as text, which the
-// server reads as ulids. With decorators: @PrimaryColumn({ type: 'ulid', ... }).
+// server reads as ulids. With decorators, the same options (the tests use
+// an EntitySchema): @PrimaryColumn({ type: 'ulid', ... }).
 //
 // Copy this file into your application; it needs typeorm and pg.
 

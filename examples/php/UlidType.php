@@ -1,6 +1,7 @@
 <?php
 // A Doctrine DBAL 3 type for PostgreSQL's ulid: Symfony's Ulid in PHP, the
-// 26-character text on the wire (PDO pgsql sends and reads text only).
+// 26-character text on the wire (PDO pgsql sends a string parameter as
+// text and reads every result as text).
 //
 // Register it once per connection, before the first schema read:
 //     UlidType::register($connection);

@@ -9,8 +9,8 @@
 //!
 //! This is how sqlx supports `uuid` itself: the value travels in binary as
 //! its 16 bytes, timestamp first. The type is declared by name, and sqlx
-//! looks its OID up once per connection, since the OID is assigned when the
-//! extension is created and differs from one database to the next.
+//! looks its OID up on the connection (the OID is assigned when the
+//! extension is created and differs from one database to the next).
 //!
 //! ```ignore
 //! let id = PgUlid(ulid::Ulid::new());

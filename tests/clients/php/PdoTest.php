@@ -1,7 +1,7 @@
 <?php
-// PDO pgsql alone, no adapter: it sends parameters and reads results as
-// text only (it has no binary mode), so a ulid is its 26-character text;
-// the server checks what is sent.
+// PDO pgsql alone, no adapter: it sends a string parameter as text and
+// reads results as text, so a ulid is its 26-character text; the server
+// checks what is sent.
 
 declare(strict_types=1);
 
