@@ -437,7 +437,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "## How the figures were made",
         "",
         "- Each PostgreSQL version runs every case it can (\"Not available\" below lists what it could not) on "
-        "private clusters of its own, on one machine. Within a "
+        "private clusters of its own, all on the one machine of that run (the table of runs below says "
+        "each run's machine). Within a "
         "case the variants run in rounds, one after another (A, B, C, A, B, C, ...), so that whatever the "
         "machine does meanwhile hits all of them alike; a figure is the median of a variant's rounds "
         "(how many rounds each case had is in `latest.md`).",
@@ -449,8 +450,9 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "and on a second cluster, identical but for that setting (\"not preloaded\"). Where each keeps its "
         "state is what the build of the run measured kept: the table of runs below says it for each run.",
         "- A case can be measured again on its own (`bench/run --case`): its figures then come from that later "
-        "run, and the other cases' from the earlier one. Every table says in its last column which run each "
-        "row's figures come from.",
+        "run, and the other cases' from the earlier one. The tables of ratios and sizes say in their last "
+        "column which run each row's figures come from; the client sweep's tables, the plots and the past "
+        "memory's table, in the sentence beside them.",
         "- n/a: the variant does not exist on that version, or was not installed there (see below).",
         "",
         "### The runs behind the figures",
