@@ -173,10 +173,7 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
             record.update({key: run[key] for key in ("sweep_seconds", "sweep_repeats")})
         record["series"] = {**record.get("series", {}), **run.get("series", {})}
         record["durations"] = {**record.get("durations", {}), **run["durations"]}
-        notes = record.get("later", []) + [note]
-        # a note all of whose cases a later one measured again says nothing any more
-        record["later"] = [n for k, n in enumerate(notes)
-                           if not set(n["cases"]) <= {c for m in notes[k + 1:] for c in m["cases"]}]
+        record["later"] = standing(record.get("later", []) + [note])
         if set(record["durations"]) <= {c for n in record["later"] for c in n["cases"]}:
             # nothing of the version's own run is left: the server is the one
             # the later runs measured
@@ -184,8 +181,17 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
             record["server_version"] = run["server_version"]
             if run.get("pg_uuidv7"):
                 record["pg_uuidv7"] = run["pg_uuidv7"]
+    for record in records.values():
+        record["later"] = standing(record.get("later", []))
     earlier["versions"] = sorted(records.values(), key=lambda r: r["version"])
     return earlier
+
+
+def standing(notes: list[dict]) -> list[dict]:
+    """NOTES, oldest first, but those all of whose cases a later note
+    measured again: they say nothing of the figures any more."""
+    return [n for k, n in enumerate(notes)
+            if not set(n["cases"]) <= {c for m in notes[k + 1:] for c in m["cases"]}]
 
 
 def main() -> int:

@@ -352,6 +352,11 @@ def test_a_version_measured_again_case_by_case_keeps_only_what_stands():
         "    record = data['versions'][0]\n"
         "    steps.append([[n['date'] for n in record['later']], record['server_version'],\n"
         "                  bool(record.get('superseded'))])\n"
+        "other = {**run('15', ['a'], 'd1'), 'version': 15, 'later': [{'date': 'e1', 'cases': ['a']},\n"
+        "                                                      {'date': 'e2', 'cases': ['a']}]}\n"
+        "data = merge({'minutes': 1.0, 'versions': [other, run('18.6', ['a'], 'd1')]},\n"
+        "             {'versions': [run('18.6', ['a'], 'd2')]}, ['a'])\n"
+        "steps.append([n['date'] for n in data['versions'][0]['later']])\n"
         "json.dump(steps, sys.stdout)\n")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [
@@ -359,4 +364,6 @@ def test_a_version_measured_again_case_by_case_keeps_only_what_stands():
         [["d2", "d3"], "18.6", False],
         # d2's a and b were measured again by d4 and d3: it goes; a, b and c are all later runs'
         [["d3", "d4"], "18.6 (Debian)", True],
+        # a version the later run did not measure keeps only its standing notes too
+        ["e2"],
     ]
