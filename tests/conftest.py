@@ -56,8 +56,8 @@ def pytest_addoption(parser):
     parser.addoption("--builds-report", metavar="FILE",
                      help="write to FILE, as JSON, the builds each collected test runs on (builds_of)")
     parser.addoption("--ran-report", metavar="FILE",
-                     help="write to FILE, as JSON, what became of each test run: passed, failed, or "
-                          "skipped with its reason (tested.rows_not_run reads it)")
+                     help="write to FILE, as JSON, what became of each test run (passed, failed, or "
+                          "skipped with its reason; tested.rows_not_run reads it) and its seconds")
 
 
 def pytest_configure(config):
@@ -215,9 +215,12 @@ def conn(cluster, db):
 # tested where says a test runs on a build; a run that skipped every test
 # of a row on a build it marks did not test that row there.
 _RAN: dict[str, dict] = {}
+# each test's seconds, setup, call and teardown together
+_SECONDS: dict[str, float] = {}
 
 
 def pytest_runtest_logreport(report):
+    _SECONDS[report.nodeid] = _SECONDS.get(report.nodeid, 0.0) + report.duration
     if report.when == "call" or report.outcome != "passed":
         entry = {"outcome": report.outcome}
         if report.skipped:
@@ -238,5 +241,6 @@ def pytest_sessionfinish(session):
             return f"{path}::{rest}" if rest else path
 
         with open(report, "w") as out:
-            json.dump({from_root(node): entry for node, entry in _RAN.items()}, out, indent=1)
+            json.dump({from_root(node): {**entry, "seconds": round(_SECONDS.get(node, 0.0), 2)}
+                       for node, entry in _RAN.items()}, out, indent=1)
 

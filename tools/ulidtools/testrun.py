@@ -7,8 +7,8 @@ tool's clippy and tests; the pinned downloads, the manifest's reader, the
 tarball's install.sh, the crates and the release workflow. Then on each
 PostgreSQL build:
 
-- the extension built and installed, with the earlier release for the
-  upgrade tests; on the lint builds (builds.LINT_BUILDS: 13, 16, 18-assert
+- the extension built and installed, with the earlier releases the
+  upgrade tests install; on the lint builds (builds.LINT_BUILDS: 13, 16, 18-assert
   and 19, whose features together reach every version-dependent part of
   the code) also its unit tests and in-server #[pg_test]s (cargo pgrx
   test), compiled by clippy with warnings as errors;
@@ -92,12 +92,17 @@ def prepare(build: str, lint: bool) -> None:
             raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
     log(f"PostgreSQL {build}: installing the extension")
     package.install(build)
-    # the previous release, which the upgrade tests install into every build
-    # (kept once built): made here, beside the group before, rather than in
-    # the build's own tests, which would wait for the build lock
-    previous = list(project.RELEASE_COMMITS)[-1]
-    log(f"PostgreSQL {build}: ulid {previous} built for the upgrade tests")
-    earlier_releases.build(previous, build)
+    # the releases the upgrade tests install (kept once built): the previous
+    # one into every build, every earlier one into the oldest and the newest
+    # build of the run (tests/harness/upgrading.py, earlier_releases); made
+    # here, beside the group before, rather than in the build's own tests,
+    # which would wait for the build lock while the next group compiles
+    releases = list(project.RELEASE_COMMITS)
+    order = builds.asked()
+    wanted = releases if build in (order[0], order[-1]) else releases[-1:]
+    log(f"PostgreSQL {build}: ulid {', '.join(wanted)} built for the upgrade tests")
+    for version in wanted:
+        earlier_releases.build(version, build)
 
 
 def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Path) -> subprocess.Popen:
@@ -125,6 +130,17 @@ class After(threading.Thread):
     def wait(self) -> int:
         self.join()
         return self.first.returncode or (self.then.wait() if self.then else 1)
+
+
+class Both:
+    """Two processes under way; wait() gives the first status that is not
+    0, or 0."""
+
+    def __init__(self, first, second) -> None:
+        self.first, self.second = first, second
+
+    def wait(self) -> int:
+        return self.first.wait() or self.second.wait()
 
 
 class InBackground(threading.Thread):
@@ -213,6 +229,29 @@ def run(versions: list[str]) -> None:
     env["ULID_VERSIONS"] = " ".join(versions)
     step([sys.executable, "-S", "-m", "ulidtools", "setup"])
 
+    lint_builds = builds.lint_builds(versions)
+    # The groups of builds whose server tests run at the same time
+    # (builds.waves): none of a group installs into another build of it, or
+    # into the same build as another of it (the pg_upgrade tests install
+    # releases into the builds they upgrade from). The next group is made
+    # ready beside a group's tests; it touches nothing the running tests
+    # use: other PostgreSQL builds' files, pgrx clusters of their own, and
+    # the build lock around each build into the shared target directory.
+    waves = builds.waves(versions)
+    if not waves:
+        raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
+    # A build with a cargo target directory of its own (18-assert: its
+    # bindings differ) compiles pgrx and its dependencies once more, some
+    # ten minutes on two cores. It is made ready from the start, beside
+    # everything before its group (the checks below, the first builds'
+    # preparation and tests, which leave the processor idle at times): it
+    # touches no build, target directory or cluster of theirs.
+    own_target = [b for wave in waves[1:] for b in wave
+                  if cargo_env.pgrx_env(b)["CARGO_TARGET_DIR"] != str(cargo_env.cargo_target())]
+    early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
+    TARGET.mkdir(exist_ok=True)
+    early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
+
     log("cargo fmt --check")
     step(["cargo", "fmt", "--all", "--check"])
     step(["cargo", "fmt", "--manifest-path", "fuzz/Cargo.toml", "--check"])
@@ -268,27 +307,6 @@ def run(versions: list[str]) -> None:
             release_log, {**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
                           "ULID_RELEASE_DIST": str(release_dist)})
 
-    lint_builds = builds.lint_builds(versions)
-    # The groups of builds whose server tests run at the same time
-    # (builds.waves): none of a group installs into another build of it, or
-    # into the same build as another of it (the pg_upgrade tests install
-    # releases into the builds they upgrade from). The next group is made
-    # ready beside a group's tests; it touches nothing the running tests
-    # use: other PostgreSQL builds' files, pgrx clusters of their own, and
-    # the build lock around each build into the shared target directory.
-    waves = builds.waves(versions)
-    if not waves:
-        raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
-    # A build with a cargo target directory of its own (18-assert: its
-    # bindings differ) compiles pgrx and its dependencies once more, some
-    # ten minutes on two cores. It is made ready from the start, beside
-    # the first builds' preparation and tests, which leave the processor
-    # idle at times, rather than when its group is next: it touches no
-    # build, target directory or cluster of theirs.
-    own_target = [b for wave in waves[1:] for b in wave
-                  if cargo_env.pgrx_env(b)["CARGO_TARGET_DIR"] != str(cargo_env.cargo_target())]
-    early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
-    early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
     for build in waves[0]:
         prepare(build, build in lint_builds)
     # fuzzing and the command-line tool's benchmark runner touch no
@@ -303,11 +321,16 @@ def run(versions: list[str]) -> None:
         prepare_log = TARGET / f"prepare-{'-'.join(to_prepare)}.log"
         logs = [prepare_log] if to_prepare else []
         if early and following and len(to_prepare) < len(following):
-            # (the rest of its group is made ready once it is: pgrx tests a
-            # major version's builds on one port)
             logs.insert(0, early_log)
-            preparing = After(early, lambda: prepare_in_background(to_prepare, lint_builds, prepare_log)) \
-                if to_prepare else early
+            if not to_prepare:
+                preparing = early
+            elif any(b in lint_builds and builds.major_version(b) in {builds.major_version(o) for o in own_target}
+                     for b in to_prepare):
+                # (made ready once it is: pgrx tests a major version's
+                # builds on one port)
+                preparing = After(early, lambda: prepare_in_background(to_prepare, lint_builds, prepare_log))
+            else:
+                preparing = Both(early, prepare_in_background(to_prepare, lint_builds, prepare_log))
             early = None
         elif to_prepare:
             preparing = prepare_in_background(to_prepare, lint_builds, prepare_log)
