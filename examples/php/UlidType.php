@@ -1,7 +1,7 @@
 <?php
 // A Doctrine DBAL 3 type for PostgreSQL's ulid: Symfony's Ulid in PHP, the
 // 26-character text on the wire (PDO pgsql sends a string parameter as
-// text and reads every result as text).
+// text and asks for every result in text format).
 //
 // Register it once per connection, before the first schema read:
 //     UlidType::register($connection);

@@ -5,7 +5,8 @@
 //! random source itself is `rng.rs`.
 //!
 //! Within one millisecond the monotonic generator steps by a uniformly
-//! random amount in [1, 2^32] (`Step::Random`, as oklog/ulid's default), so
+//! random amount in [1, 2^32] (`Step::Random`, much as oklog/ulid's default
+//! steps by up to 2^32 - 1), so
 //! that a value does not give away its neighbours; `Step::One` is the
 //! specification's +1.
 //!
