@@ -299,8 +299,16 @@ def run(versions: list[str]) -> None:
         log(f"a release's files for 13, 14 and 15 on amd64: built and installed in the background, "
             f"META.json checked by PGXN's validator and the pinned node run in a bare Debian 12 "
             f"(log: {release_log.relative_to(ROOT)})")
+        # (then what the from-source test at the end builds, the extension
+        # in release mode for 15, compiled here into the directory it builds
+        # in, so that the test finds it made rather than compiling it after
+        # the last group, when nothing else is left to run beside it)
+        from_source = [
+            "env", f"CARGO_TARGET_DIR={cargo_env.cargo_target() / 'install-from-source'}", "cargo", "pgrx",
+            "package", "--pg-config", str(builds.pg_config_for("15")), "--out-dir", str(TARGET / "from-source-made")]
         release_checks = InBackground(
             [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
+             from_source,
              pytest("-rs", "tests/release/test_artifacts.py", "tests/release/test_installed.py",
                     "tests/release/test_install_pages.py", "tests/packaging/test_pgxn.py",
                     "tests/packaging/test_node_pin.py")],
