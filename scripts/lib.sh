@@ -20,11 +20,9 @@ if ! command -v python3 >/dev/null; then
 fi
 # tools/ulidtools, without the site packages (-S: nothing it needs is there)
 ulidtools() { python3 -S -m ulidtools "$@"; }
-# What the manifest and the crates say that the scripts need: the
-# versions (ULID_VERSION, ULID_CLI_VERSION, ULID_PGRX_VERSION,
-# ULID_CARGO_PGRX_VERSION), the builds (ULID_BUILDS) and their fields
-# (build_field), the builds' tools (ULID_TOOL_DIRS, CARGO_PGRX) and cargo's
-# target directory (ULID_CARGO_TARGET): `ulidtools shell` says them.
+# What the manifest says that the scripts need: the builds (ULID_BUILDS)
+# and their fields (build_field), and the builds' tools (ULID_TOOL_DIRS,
+# CARGO_PGRX): `ulidtools shell` says them.
 ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
 eval "$ulid_shell"
 unset ulid_shell
@@ -46,7 +44,6 @@ build_field() {
         die "PostgreSQL $1 is not a build inputs.manifest declares (builds: $ULID_BUILDS), or has no field $2"
     echo "${!name}"
 }
-ULID_VERSIONS=${ULID_VERSIONS:-$ULID_BUILDS}
 
 # For a script's command line: with -h or --help first, print the script's
 # opening comment and exit; otherwise stop, before anything is done, on an

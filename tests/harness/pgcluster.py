@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import cache
 
 from ulidtools.base import ROOT
-from ulidtools.builds import (BUILDS, Build, asked, build_of, cluster_port, cluster_root,  # noqa: F401
+from ulidtools.builds import (BUILDS, asked, build_of, cluster_port, cluster_root,  # noqa: F401
                              major_version, pg_config_for)  # (the harness's names)
 from ulidtools.clusters import Cluster, bindir_of, install_dirs  # noqa: F401
 

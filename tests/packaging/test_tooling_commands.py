@@ -23,10 +23,10 @@ from ulidtools.__main__ import parser
 pytestmark = pytest.mark.once_per_run
 
 # every command the scripts, the tests and the release workflow run
-COMMANDS = {"manifest", "builds", "cargo-field", "shell", "tables", "waves", "package-deb",
-            "package", "release", "release-check", "sign-release", "pgrx-env",
-            "test", "setup", "setup-go", "pypi-download", "fetch-debian", "pin-system",
-            "debian-binary", "debian-system", "install", "pg-config", "cluster-port", "cluster", "build-release"}
+COMMANDS = {"manifest", "cargo-field", "shell", "tables", "waves", "package-deb",
+            "package", "release", "release-check", "sign-release",
+            "test", "setup", "setup-go", "fetch-debian", "pin-system",
+            "debian-system", "install", "pg-config", "cluster-port", "cluster", "build-release"}
 # the scripts that are a command of it, and the command
 SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
            "test": "test", "release": "release", "release-check": "release-check", "sign-release": "sign-release",
@@ -107,9 +107,7 @@ def test_a_command_line_that_cannot_be_read(args, message):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["pgrx-env", "99"], "PostgreSQL 99 is not a build inputs.manifest declares"),
     (["debian-system", "-s", "no-such-system", "root"], "no Debian system no-such-system"),
-    (["debian-binary", "release", "12"], "inputs.manifest pins no debian-binary postgresql-12"),
     (["fetch-debian", "--check", "no-such-package"], "inputs.manifest pins no no-such-package"),
     (["release-check", "--out", "/dev/null"], "--out /dev/null: not a directory"),
     (["sign-release", "--verify"], "--verify DIR takes a directory and nothing else"),

@@ -60,14 +60,6 @@ def _manifest(args) -> None:
             print(record.rest())
 
 
-def _builds(args) -> None:
-    from ulidtools import builds
-
-    for build in builds.BUILDS.values():
-        if args.origin is None or build.origin == args.origin:
-            print(build.name)
-
-
 def _cargo_field(args) -> None:
     from ulidtools import project
 
@@ -75,16 +67,11 @@ def _cargo_field(args) -> None:
 
 
 def _shell(args) -> None:
-    from ulidtools import builds, cargo_env, manifest, project
+    from ulidtools import builds, cargo_env
 
     values = {
         "ULID_TOOL_DIRS": ":".join(str(d) for d in cargo_env.tool_dirs()),
         "CARGO_PGRX": cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx",
-        "ULID_CARGO_TARGET": cargo_env.cargo_target(),
-        "ULID_VERSION": project.VERSION,
-        "ULID_PGRX_VERSION": project.PGRX,
-        "ULID_CLI_VERSION": project.CLI_VERSION,
-        "ULID_CARGO_PGRX_VERSION": manifest.one("crate", "cargo-pgrx").version,
         "ULID_BUILDS": " ".join(builds.BUILDS),
     }
     for build in builds.BUILDS.values():
@@ -163,8 +150,6 @@ def _debian_system(args) -> int | None:
         print(system.system)
     elif args.action == "clone":
         system.clone(args.directory)
-    elif args.action == "serves":
-        return 0 if system.serves(args.major) else 1
     return None
 
 
@@ -181,26 +166,6 @@ def _setup_go(args) -> None:
         print(setup_go.print_env(), end="")
     else:
         setup_go.install()
-
-
-def _pypi_download(args) -> None:
-    from ulidtools import pypi
-
-    print(pypi.download(args.project, args.directory))
-
-
-def _debian_binary(args) -> None:
-    from ulidtools import debian_builds
-
-    if args.action == "packages":
-        print("\n".join(debian_builds.packages(args.major)))
-    elif args.action == "pins":
-        for record in debian_builds.pins(args.major):
-            print(record.rest())
-    elif args.action == "release":
-        print(debian_builds.release_of(args.major))
-    elif args.action == "unpack":
-        debian_builds.unpack(args.root, args.major, args.debs)
 
 
 def _install(args) -> None:
@@ -254,12 +219,6 @@ def _cluster(args) -> None:
         print(cluster.dir)
 
 
-def _pgrx_env(args) -> None:
-    from ulidtools import cargo_env
-
-    print(cargo_env.exports(cargo_env.pgrx_env(args.build)), end="")
-
-
 def _fetch_debian(args) -> None:
     from ulidtools import debian_archive
 
@@ -294,17 +253,13 @@ def parser() -> Parser:
                 "without its kind, one per line", "manifest")
     c.add_argument("kind", metavar="KIND")
     c.add_argument("key", metavar="KEY", nargs="?")
-    c = command("builds", _builds, "the builds' names (only those from FROM)", "builds")
-    c.add_argument("origin", metavar="FROM", nargs="?")
     c = command("cargo-field", _cargo_field, "a [package] field of the extension's Cargo.toml (or of TOML's), "
                 "empty when it has none", "project")
     c.add_argument("field", metavar="FIELD")
     c.add_argument("toml", metavar="TOML", nargs="?", type=Path)
-    command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the extension's version "
-            "(ULID_VERSION), its pgrx (ULID_PGRX_VERSION), the command-line tool's version "
-            "(ULID_CLI_VERSION), cargo-pgrx's (ULID_CARGO_PGRX_VERSION), the builds (ULID_BUILDS) and each "
-            "build's fields (ULID_BUILD_PORT_18_assert); the directories of the builds' tools, first in PATH "
-            "(ULID_TOOL_DIRS), cargo-pgrx (CARGO_PGRX) and cargo's target directory (ULID_CARGO_TARGET)")
+    command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the builds (ULID_BUILDS) and "
+            "each build's fields (ULID_BUILD_PORT_18_assert); the directories of the builds' tools, first in "
+            "PATH (ULID_TOOL_DIRS), and cargo-pgrx (CARGO_PGRX)")
     c = command("tables", _tables, "the pages' generated tables of builds and of what is tested where, "
                 "written again", "tested")
     c.add_argument("--write", metavar="PAGE", nargs="+", required=True)
@@ -390,8 +345,6 @@ def parser() -> Parser:
     action("destroy", "stop it at once and remove its data")
     action("env", "the shell exports that reach it: PGHOST, PGPORT, PGUSER, PGDATABASE and its PATH")
     action("dir", "its data directory")
-    c = command("pgrx-env", _pgrx_env, "pgrx's environment for BUILD, as export lines", "cargo_env")
-    c.add_argument("build", metavar="BUILD")
 
     c = command("test", _test, "every test, as CI runs them, on the builds named (every build unless named)",
                 "testrun")
@@ -401,10 +354,6 @@ def parser() -> Parser:
     c = command("setup-go", _setup_go, "Go and the pinned Go modules, installed where they are not", "setup_go")
     c.add_argument("--print-env", action="store_true", help="print the environment to build with, as export "
                    "lines; fail, installing nothing, when something is missing")
-    c = command("pypi-download", _pypi_download, "the wheel of a `pypi` line of inputs.manifest, checked, into "
-                "DIR; prints its path", "pypi")
-    c.add_argument("project", metavar="PROJECT")
-    c.add_argument("directory", metavar="DIR", type=Path)
     c = command("fetch-debian", _fetch_debian, "files of Debian's archive as inputs.manifest pins them, "
                 "downloaded into DIR and verified, each path printed; or, with --check, only checked to "
                 "answer", "debian_archive")
@@ -416,17 +365,6 @@ def parser() -> Parser:
     c.add_argument("name", metavar="NAME")
     c.add_argument("suites", metavar="SUITE[,SUITE...]")
     c.add_argument("packages", metavar="PACKAGE", nargs="+")
-    c = command("debian-binary", _debian_binary, "a PostgreSQL build from Debian's binary packages of another "
-                "release: its packages, pins and release, or the build unpacked", "debian_builds")
-    actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for action, summary in (("packages", "the packages of the build of MAJOR"), ("pins", "their manifest lines"),
-                            ("release", "the Debian release whose packages make it")):
-        actions.add_parser(action, help=summary, description=summary).add_argument("major", metavar="MAJOR")
-    a = actions.add_parser("unpack", help="the .deb files unpacked into ROOT, to run there",
-                           description="the .deb files unpacked into ROOT, to run there")
-    a.add_argument("root", metavar="ROOT", type=Path)
-    a.add_argument("major", metavar="MAJOR")
-    a.add_argument("debs", metavar="DEB", nargs="+", type=Path)
     c = command("debian-system", _debian_system, "a Debian system in a directory, made from the pinned "
                 "packages; a command run in it, or in a copy", "debian_systems")
     c.add_argument("-s", dest="system", metavar="NAME", default="sid", help="the system (sid unless given)")
@@ -442,9 +380,6 @@ def parser() -> Parser:
     a = actions.add_parser("clone", help="copy it to DIR (a system to change and throw away)",
                            description="copy it to DIR (a system to change and throw away)")
     a.add_argument("directory", metavar="DIR")
-    a = actions.add_parser("serves", help="whether it has Debian's postgresql-MAJOR (status 0) or not (1)",
-                           description="whether it has Debian's postgresql-MAJOR (status 0) or not (1)")
-    a.add_argument("major", metavar="MAJOR")
     return top
 
 

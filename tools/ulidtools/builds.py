@@ -195,8 +195,8 @@ def _choose(items: tuple[str, ...], k: int):
 
 
 def debian_release(suite: str) -> str:
-    """The Debian release of a suite, as scripts/lib.sh's debian_release:
-    bullseye-security -> bullseye; experimental, built against sid -> sid."""
+    """The Debian release of a suite: bullseye-security -> bullseye;
+    experimental, built against sid -> sid."""
     return "sid" if suite == "experimental" else suite.split("-")[0]
 
 

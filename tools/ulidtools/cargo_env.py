@@ -1,7 +1,6 @@
 """Where and how the extension and the command-line tool are compiled: the
 cargo target directory every checkout shares and its build lock, pgrx's
-environment for each build (`python3 -m ulidtools pgrx-env BUILD`, to run
-cargo pgrx by hand), and a release build's environment (Zig links against
+environment for each build, and a release build's environment (Zig links against
 glibc 2.28's symbols; arm64 is cross-compiled).
 """
 
@@ -10,7 +9,6 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-import shlex
 import shutil
 import subprocess
 from contextlib import contextmanager
@@ -163,11 +161,6 @@ def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
             env["PGRX_PG_CONFIG_PATH"] = str(release_pg_config(arch, major))
     env[f"CARGO_TARGET_{var}_RUSTFLAGS"] = rustflags
     return env
-
-
-def exports(env: dict[str, str]) -> str:
-    """ENV as `export` lines for a shell to eval."""
-    return "".join(f"export {name}={shlex.quote(value)}\n" for name, value in env.items())
 
 
 def _nested_target(target: Path, found: Path) -> bool:

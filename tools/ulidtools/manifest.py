@@ -2,7 +2,7 @@
 and a line that is not well formed stops the reader with its number.
 
 The file's own header describes each kind of line. Everything else that
-needs the manifest asks this module: scripts/lib.sh through
+needs the manifest asks this module: a script through
 `python3 -m ulidtools manifest KIND [KEY]`, scripts/fetch-debian for the
 files it downloads, `ulidtools.builds` for the builds, the tests and the
 benchmarks for their lists of builds.

@@ -1,7 +1,6 @@
 """Downloads the file of an inputs.manifest `pypi PROJECT` line, a wheel,
 into a directory, with its sha256 checked (pip's --require-hashes), and
-prints its path (`python3 -m ulidtools pypi-download`); a file already
-there with that sha256 is kept.
+gives its path; a file already there with that sha256 is kept.
 
 The wheel's own tags (PYTHON-ABI-PLATFORM) tell pip for which Python,
 ABI and platforms it is, so a wheel for another machine (arm64's
