@@ -45,6 +45,14 @@ def cargo_target() -> Path:
     return _home("ULID_CARGO_TARGET", Path.home() / ".cache" / "ulid" / "target")
 
 
+def from_source_target() -> Path:
+    """Where the from-source test's build (scripts/install-from-source, in
+    release mode) is compiled and kept: beside cargo_target(), not in it,
+    where a claim of that directory for another checkout would forget its
+    fingerprints while it builds."""
+    return Path(f"{cargo_target()}-from-source")
+
+
 def crate_bin(name: str) -> Path:
     """Where setup installs the tool of the manifest's `crate NAME` line:
     $ULID_TOOLS/NAME-VERSION/bin."""

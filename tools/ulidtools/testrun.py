@@ -304,7 +304,7 @@ def run(versions: list[str]) -> None:
         # in, so that the test finds it made rather than compiling it after
         # the last group, when nothing else is left to run beside it)
         from_source = [
-            "env", f"CARGO_TARGET_DIR={cargo_env.cargo_target() / 'install-from-source'}", "cargo", "pgrx",
+            "env", f"CARGO_TARGET_DIR={cargo_env.from_source_target()}", "cargo", "pgrx",
             "package", "--pg-config", str(builds.pg_config_for("15")), "--out-dir", str(TARGET / "from-source-made")]
         release_checks = InBackground(
             [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
