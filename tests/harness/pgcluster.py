@@ -15,22 +15,12 @@ from functools import cache
 
 from ulidtools.base import ROOT
 from ulidtools.builds import (BUILDS, asked, build_of, cluster_port, cluster_root,  # noqa: F401
-                             major_version, pg_config_for)  # (the harness's names)
+                             ends_of_run, major_version, pg_config_for)  # (the harness's names)
 from ulidtools.clusters import Cluster, bindir_of, install_dirs  # noqa: F401
 
 SCRIPTS = ROOT / "scripts"
 # (a run with ports of its own has its own directory)
 CLUSTER_ROOT = cluster_root()
-
-
-def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
-    """The oldest and the newest build of this run: of ULID_VERSIONS (which
-    scripts/test sets to the builds it tests), else of every build; with
-    OLDEST_MAJOR, of those of that major version or newer. Tests that need
-    not run on every build run on these two."""
-    builds = asked()
-    builds = [name for name in builds if BUILDS[name].major >= oldest_major] or builds
-    return builds[0], builds[-1]
 
 
 def sample_of_run() -> tuple[str, ...]:

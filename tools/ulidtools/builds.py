@@ -43,6 +43,16 @@ def build_of(build: int | str) -> Build:
         raise ValueError(f"PostgreSQL {build} is not a build inputs.manifest declares ({', '.join(BUILDS)})") from None
 
 
+def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
+    """The oldest and the newest build of this run: of ULID_VERSIONS (which
+    scripts/test sets to the builds it tests), else of every build; with
+    OLDEST_MAJOR, of those of that major version or newer. Tests that need
+    not run on every build run on these two."""
+    names = asked()
+    names = [name for name in names if BUILDS[name].major >= oldest_major] or names
+    return names[0], names[-1]
+
+
 def asked() -> list[str]:
     """The builds asked for (ULID_VERSIONS, blank-separated, which
     scripts/test sets to the builds it tests), in the manifest's order;

@@ -98,8 +98,7 @@ def prepare(build: str, lint: bool) -> None:
     # here, beside the group before, rather than in the build's own tests,
     # which would wait for the build lock while the next group compiles
     releases = list(project.RELEASE_COMMITS)
-    order = builds.asked()
-    wanted = releases if build in (order[0], order[-1]) else releases[-1:]
+    wanted = releases if build in builds.ends_of_run() else releases[-1:]
     log(f"PostgreSQL {build}: ulid {', '.join(wanted)} built for the upgrade tests")
     for version in wanted:
         earlier_releases.build(version, build)
