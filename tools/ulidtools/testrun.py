@@ -63,25 +63,31 @@ def pytest(*args: str) -> list[str]:
     return [str(project.VENV / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", *args]
 
 
+def clippy_compiles() -> dict[str, str]:
+    """The environment in which cargo has clippy, with warnings as errors,
+    compile the workspace's crates (not their dependencies), as `cargo
+    clippy` itself does (RUSTC_WORKSPACE_WRAPPER, CLIPPY_ARGS): a test
+    build under it is linted, and nothing is compiled a second time, in
+    check mode, for clippy alone."""
+    driver = shutil.which("clippy-driver")
+    if not driver:
+        raise TestsFailed("clippy-driver is not in PATH (scripts/setup links it)")
+    return {"RUSTC_WORKSPACE_WRAPPER": driver, "CLIPPY_ARGS": "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"}
+
+
 def prepare(build: str, lint: bool) -> None:
     """What a build needs before its server tests: on a lint build
     (builds.lint_builds), the unit, property and #[pg_test] tests, compiled
     by clippy; on every build, the extension installed and the previous
     release built.
 
-    Clippy lints the very build that is tested: clippy-driver compiles our
-    crate for `cargo pgrx test` (the library and its tests, every target the
-    crate has, as `cargo clippy --all-targets` would), as `cargo clippy`
-    itself has it check the crate (RUSTC_WORKSPACE_WRAPPER, CLIPPY_ARGS), so
-    that nothing is compiled a second time, in check mode, for clippy alone
-    (on a fresh machine, pgrx and its bindings once more per major
-    version)."""
+    Clippy lints the very build that is tested (clippy_compiles): it
+    compiles our crate for `cargo pgrx test` (the library and its tests,
+    every target the crate has, as `cargo clippy --all-targets` would);
+    checking it apart would compile pgrx and its bindings once more per
+    major version."""
     if lint:
-        driver = shutil.which("clippy-driver")
-        if not driver:
-            raise TestsFailed("clippy-driver is not in PATH (scripts/setup links it)")
-        env = {**os.environ, **cargo_env.pgrx_env(build), "RUSTC_WORKSPACE_WRAPPER": driver,
-               "CLIPPY_ARGS": "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"}
+        env = {**os.environ, **cargo_env.pgrx_env(build), **clippy_compiles()}
         log(f"PostgreSQL {build}: unit, property and #[pg_test] tests, built by clippy -D warnings")
         pgdata = builds.cluster_root() / f"pgrx-{build}"
         pgdata.mkdir(parents=True, exist_ok=True)
@@ -239,25 +245,12 @@ def run(versions: list[str]) -> None:
     waves = builds.waves(versions)
     if not waves:
         raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
-    # A build with a cargo target directory of its own (18-assert: its
-    # bindings differ) compiles pgrx and its dependencies once more, some
-    # ten minutes on two cores. It is made ready from the start, beside
-    # everything before its group (the checks below, the first builds'
-    # preparation and tests, which leave the processor idle at times): it
-    # touches no build, target directory or cluster of theirs.
-    own_target = [b for wave in waves[1:] for b in wave
-                  if cargo_env.pgrx_env(b)["CARGO_TARGET_DIR"] != str(cargo_env.cargo_target())]
-    early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
-    TARGET.mkdir(exist_ok=True)
-    early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
-
     log("cargo fmt --check")
     step(["cargo", "fmt", "--all", "--check"])
     step(["cargo", "fmt", "--manifest-path", "fuzz/Cargo.toml", "--check"])
 
     log("ulid-core: clippy -D warnings, unit and property tests")
-    step(["cargo", "clippy", "--quiet", "-p", "ulid-core", "--all-targets", "--", "-D", "warnings"])
-    step(["cargo", "test", "--quiet", "-p", "ulid-core"])
+    step(["cargo", "test", "--quiet", "-p", "ulid-core"], env={**env, **clippy_compiles()})
 
     # About a minute on a fresh machine (clap, serde, jiff), seconds after
     # that; its tests run the binary some hundred times. The binary they
@@ -265,8 +258,7 @@ def run(versions: list[str]) -> None:
     # (ULID_CLI).
     log("the command-line tool, ulid-tool: clippy -D warnings, its tests")
     target = {**env, "CARGO_TARGET_DIR": str(cargo_env.cargo_target())}
-    step(["cargo", "clippy", "--quiet", "-p", "ulid-tool", "--all-targets", "--", "-D", "warnings"], True, env=target)
-    step(["cargo", "test", "--quiet", "-p", "ulid-tool"], True, env=target)
+    step(["cargo", "test", "--quiet", "-p", "ulid-tool"], True, env={**target, **clippy_compiles()})
     env["ULID_CLI"] = str(cargo_env.cargo_target() / "debug" / "ulid-tool")
 
     log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
@@ -276,6 +268,19 @@ def run(versions: list[str]) -> None:
                 "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
                 "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
                 "tests/packaging/test_tooling_commands.py"))
+
+    # A build with a cargo target directory of its own (18-assert: its
+    # bindings differ) compiles pgrx and its dependencies once more, some
+    # ten minutes on two cores. It is made ready once the checks above are
+    # done (started beside them, it slowed them more than it gained),
+    # beside everything before its group (the first builds' preparation
+    # and tests, which leave the processor idle at times): it touches no
+    # build, target directory or cluster of theirs.
+    own_target = [b for wave in waves[1:] for b in wave
+                  if cargo_env.pgrx_env(b)["CARGO_TARGET_DIR"] != str(cargo_env.cargo_target())]
+    early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
+    TARGET.mkdir(exist_ok=True)
+    early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
 
     # A release's files for 13, 14 and 15 on amd64 (`python3 -m ulidtools
     # release-check`, as scripts/release-check: release.check, signed by a
@@ -303,7 +308,7 @@ def run(versions: list[str]) -> None:
         # in, so that the test finds it made rather than compiling it after
         # the last group, when nothing else is left to run beside it)
         from_source = [
-            "env", f"CARGO_TARGET_DIR={cargo_env.from_source_target()}", "cargo", "pgrx",
+            "env", f"CARGO_TARGET_DIR={cargo_env.native_release_target()}", "cargo", "pgrx",
             "package", "--pg-config", str(builds.pg_config_for("15")), "--out-dir", str(TARGET / "from-source-made")]
         release_checks = InBackground(
             [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
