@@ -30,7 +30,7 @@ from harness.pages import section_blocks
 from harness.pgcluster import ROOT, Cluster, cluster_port, install_dirs
 from harness.preloaded import call_every_generator, crashes_in
 from harness.upgrading import InstalledRelease
-from ulidtools.cargo_env import from_source_target
+from ulidtools.cargo_env import native_release_target
 from ulidtools.project import VERSION
 
 pytestmark = pytest.mark.once_per_run
@@ -73,7 +73,7 @@ def test_install_from_source_over_a_running_preloaded_server(tmp_path):
         inode = library.stat().st_ino
 
         # (what it compiles kept for the next run, in a directory of its own)
-        env = {**os.environ, "CARGO_TARGET_DIR": str(from_source_target())}
+        env = {**os.environ, "CARGO_TARGET_DIR": str(native_release_target())}
         done = subprocess.run(["sh", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-6000:]
         assert f"installed ulid into {libdir}" in done.stdout, done.stdout

@@ -45,11 +45,13 @@ def cargo_target() -> Path:
     return _home("ULID_CARGO_TARGET", Path.home() / ".cache" / "ulid" / "target")
 
 
-def from_source_target() -> Path:
-    """Where the from-source test's build (scripts/install-from-source, in
-    release mode) is compiled and kept: beside cargo_target(), not in it,
-    where a claim of that directory for another checkout would forget its
-    fingerprints while it builds."""
+def native_release_target() -> Path:
+    """Where a release-mode build for this machine is compiled and kept:
+    scripts/install --release (which scripts/demo runs) and the from-source
+    test's scripts/install-from-source run the same cargo command with the
+    same settings, so that either finds what the other compiled. Beside
+    cargo_target(), not in it, where a claim of that directory for another
+    checkout would forget its fingerprints while it builds."""
     return Path(f"{cargo_target()}-from-source")
 
 

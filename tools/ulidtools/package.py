@@ -88,6 +88,9 @@ def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
     stage = ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
     config = builds.pg_config_for(build)
     env = {**os.environ, **cargo_env.pgrx_env(build)}
+    if profile == "release" and not arch and env["CARGO_TARGET_DIR"] == str(cargo_env.cargo_target()):
+        # (where the from-source test compiles the same build)
+        env["CARGO_TARGET_DIR"] = str(cargo_env.native_release_target())
     if arch:
         major = builds.major_version(build)
         config = cargo_env.release_pg_config(arch, major)
