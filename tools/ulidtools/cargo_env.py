@@ -52,7 +52,7 @@ def native_release_target() -> Path:
     same settings, so that either finds what the other compiled. Beside
     cargo_target(), not in it, where a claim of that directory for another
     checkout would forget its fingerprints while it builds."""
-    return Path(f"{cargo_target()}-from-source")
+    return Path(f"{cargo_target()}-native-release")
 
 
 def crate_bin(name: str) -> Path:
