@@ -1,8 +1,6 @@
-"""The servers the benchmarks run on, and what is installed into them.
+"""The servers the benchmarks run on.
 
-Here: the build of ulid installed into a PostgreSQL (ulidtools.package),
-pg_uuidv7 beside it (bench.pg_uuidv7, which records where each copy came
-from), the clusters tuned for benchmarking (SETTINGS: the benchmark cluster
+Here: the clusters tuned for benchmarking (SETTINGS: the benchmark cluster
 preloads ulid, a second one is identical but does not, and a case may start
 more), the guard that stops a run when ulid is reinstalled under it, and the
 description of the machine and build that goes into the results.
@@ -20,8 +18,7 @@ import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench import pg_uuidv7
-from ulidtools import builds, package
+from ulidtools import builds
 from ulidtools.base import ROOT
 from ulidtools.clusters import Cluster, install_dirs
 
@@ -50,24 +47,6 @@ SLOT, SESSION_SLOT, OTHER_SLOTS = 5, 9, 10
 
 # How often one version's run is started again when ulid is reinstalled under it.
 ATTEMPTS = 4
-
-
-
-def install_ulid(version: int, release: bool) -> str:
-    """Builds ulid and installs it into PostgreSQL `version`; returns how
-    the results name the build."""
-    package.install(str(version), "release" if release else "debug")
-    return f"{'release' if release else 'debug'} build"
-
-
-def install_pg_uuidv7(version: int) -> None:
-    """Skips what is already installed; a version it cannot serve is recorded as such."""
-    pg_uuidv7.install(str(version))
-
-
-def pg_uuidv7_origin(build: str) -> str:
-    """What bench.pg_uuidv7 recorded: where this server's copy came from, or why there is none."""
-    return pg_uuidv7.origin(build)
 
 
 class LibraryReplaced(RuntimeError):

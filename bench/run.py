@@ -58,14 +58,18 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
     """Measures one PostgreSQL version (every case, or those named in
     `only`); returns its record for latest.json."""
     # measuring needs a server and psycopg; --report needs neither
-    from bench import cases, clusters
+    from bench import cases, clusters, pg_uuidv7
+    from ulidtools import package
     from bench.measure import FULL, QUICK, Bench
 
     sizes = QUICK if quick else FULL
-    build_kind = clusters.install_ulid(version, release=not quick) if build else "the installed build (--no-build)"
+    profile = "debug" if quick else "release"
+    if build:
+        package.install(str(version), profile)
+    build_kind = f"{profile} build" if build else "the installed build (--no-build)"
     commit = clusters.source_commit() if build else None  # what was built, before others commit more
     guard = clusters.LibraryGuard(version)
-    clusters.install_pg_uuidv7(version)
+    pg_uuidv7.install(str(version))
     started = time.time()
     with clusters.benchmark_clusters(version) as (cluster, session_cluster, start_other):
         guard.check("the start of the clusters")
@@ -73,7 +77,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
         bench.release = not quick  # the build a case packages for another server
         try:
             (server_version,) = bench.sql("SHOW server_version").fetchone()
-            cases.prepare(bench, clusters.pg_uuidv7_origin(cluster.build))
+            cases.prepare(bench, pg_uuidv7.origin(cluster.build))
             durations = {}
             for name, step in cases.CASES:
                 if (name not in only) if only is not None else (name in cases.NAMED_ONLY):
