@@ -500,7 +500,7 @@ BEGIN
     SELECT pg_catalog.string_agg(pg_catalog.encode(pg_catalog.convert_to(
                pg_catalog.substr(alphabet, (i OPERATOR(pg_catalog./) 32) OPERATOR(pg_catalog.+) 1, 1)
                OPERATOR(pg_catalog.||) pg_catalog.substr(alphabet, (i OPERATOR(pg_catalog.%) 32) OPERATOR(pg_catalog.+) 1, 1),
-               'UTF8'::pg_catalog.name), 'hex'::pg_catalog.text), '' ORDER BY i)
+               'UTF8'::pg_catalog.name), 'hex'::pg_catalog.text), ''::pg_catalog.text ORDER BY i)
     INTO pairs FROM pg_catalog.generate_series(0, 1023) AS i;
     SELECT pg_catalog.string_agg(CASE
                WHEN pg_catalog.strpos(alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.>) 0
@@ -508,7 +508,7 @@ BEGIN
                WHEN pg_catalog.strpos(lower_alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.>) 0
                THEN pg_catalog.lpad(pg_catalog.to_hex(pg_catalog.strpos(lower_alphabet, pg_catalog.chr(i)) OPERATOR(pg_catalog.-) 1), 2, '0'::pg_catalog.text)
                ELSE 'ff'
-           END, '' ORDER BY i)
+           END, ''::pg_catalog.text ORDER BY i)
     INTO digits FROM pg_catalog.generate_series(1, 127) AS i;
     digits := 'ff' OPERATOR(pg_catalog.||) digits;  -- byte 0, which no text holds
 
@@ -781,11 +781,12 @@ $fn$;
 -- clock that steps back by less than that still keeps the last value's
 -- millisecond; after a larger step back the values start again from the
 -- clock (the extension would keep the last millisecond however far the
--- clock stepped back). And a state an earlier transaction left with no
--- value above it in its millisecond (its random part all ones, which a
--- client can write) goes on to the next millisecond, at most a second
--- ahead, rather than fail with 2200H: only this transaction's own values
--- can make its calls fail.
+-- clock stepped back). A state an earlier transaction left with fewer
+-- than 2^40 values above it in its millisecond (the random part's bits
+-- above the low 40 all ones, which a client can write, or which one value
+-- in 2^40 has) goes on to the next millisecond, at most a second ahead,
+-- and a state that is not 32 hex digits is ignored: only this
+-- transaction's own values can make its calls fail with 2200H.
 --
 -- An 80-bit random part, or a 74-bit UUIDv7 counter, is two bigints: its
 -- bits above the low 40, and the low 40.
@@ -805,10 +806,11 @@ DECLARE
         WHEN this_xact THEN pg_catalog.substr(raw, 33, pg_catalog.length(raw) OPERATOR(pg_catalog.-) 49)
         ELSE ulid_portable._backend()
     END;
-    -- the last value, if this backend wrote it
+    -- the last value, if this backend wrote it and it is 32 hex digits
     state pg_catalog.text := CASE
         WHEN pg_catalog.left(pg_catalog.substr(raw, 33), pg_catalog.length(me) OPERATOR(pg_catalog.+) 1)
              OPERATOR(pg_catalog.=) (me OPERATOR(pg_catalog.||) '/')
+             AND pg_catalog.left(raw, 32) OPERATOR(pg_catalog.~) '^[0-9a-fA-F]{32}$'::pg_catalog.text
         THEN pg_catalog.left(raw, 32)
         ELSE ''
     END;
@@ -891,10 +893,10 @@ BEGIN
         ELSE
             top := 1099511627775;  -- 2^40 - 1
         END IF;
-        -- no value left above a state an earlier transaction left: the next
-        -- millisecond, not 2200H (see above)
-        IF fresh_ms IS NULL AND NOT this_xact
-           AND hi OPERATOR(pg_catalog.=) top AND lo OPERATOR(pg_catalog.=) 1099511627775
+        -- fewer than 2^40 values left above a state an earlier transaction
+        -- left: the next millisecond, so that its values cannot run out
+        -- (see above)
+        IF fresh_ms IS NULL AND NOT this_xact AND hi OPERATOR(pg_catalog.=) top
         THEN
             fresh_ms := last_ms OPERATOR(pg_catalog.+) 1;
         END IF;

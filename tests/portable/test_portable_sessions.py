@@ -392,27 +392,30 @@ EXHAUSTED = """SELECT pg_catalog.set_config('ulid_portable.monotonic_last',
                    || %s || ulid_portable._backend() || '/', false)"""
 
 
+@pytest.mark.parametrize("left", [0, 1], ids=["none left", "one left"])
 @pytest.mark.parametrize("step", ["random", "one"])
 @pytest.mark.parametrize("layout", ["ulid", "uuidv7"])
 @pytest.mark.parametrize("ahead_ms", [0, 500, HONOURED_IN_ITS_TRANSACTION_MS - 1_000], ids=["now", "half a second", "9 seconds"])
-def test_a_state_with_no_value_left_never_fails_the_next_client(cluster, both, ahead_ms, layout, step):
+def test_a_state_with_no_value_left_never_fails_the_next_client(cluster, both, ahead_ms, layout, step, left):
     """One client of a transaction-mode pool leaves a state at the last
-    value of a millisecond up to nine seconds ahead, stamped as the
-    backend's own, and does so again before every transaction of the next
-    client (before, that client's calls failed with 2200H until the clock
-    got there). The next client's calls never fail, and its values are at
-    most a second ahead of the clock: within the bound, they go on from the
-    state in the next millisecond, so that they are still above it."""
+    value of a millisecond, or one value before it, up to nine seconds
+    ahead, stamped as the backend's own, and does so again before every
+    transaction of the next client (before, that client's calls failed with
+    2200H until the clock got there, or from its second call on). The next
+    client's calls never fail, and its values are at most a second ahead
+    of the clock: within the bound, they go on from the state in the next
+    millisecond, so that they are still above it."""
+    random_part = f"{int(LAST_OF_ITS_MILLISECOND[layout], 16) - left:020x}"
     with cluster.connect(both, autocommit=True) as conn:
         conn.execute(f"SET ulid.layout = {layout}")
         conn.execute(f"SET ulid.monotonic_step = {step}")
         conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
         for _ in range(3):
             with conn.transaction():
-                conn.execute(EXHAUSTED, [ahead_ms, LAST_OF_ITS_MILLISECOND[layout]])
+                conn.execute(EXHAUSTED, [ahead_ms, random_part])
                 state = int(conn.execute("SELECT left(current_setting('ulid_portable.monotonic_last'), 32)").fetchone()[0], 16)
-            # the control: the state is the last value of its millisecond
-            assert (state + 1) >> 80 > state >> 80 or layout == "uuidv7"
+            # the control: LEFT values are left above the state in its millisecond
+            assert (state + left + 1) >> 80 > state >> 80 == (state + left) >> 80 or layout == "uuidv7"
             values, before, after = next_client(conn)
             assert values == sorted(set(values)) and len(values) == 100
             assert all(v >> 80 <= after + HONOURED_MS for v in values), (hex(values[0]), after)
@@ -425,6 +428,21 @@ def test_a_state_with_no_value_left_never_fails_the_next_client(cluster, both, a
                 assert all(before <= v >> 80 <= after for v in values)
             if layout == "uuidv7":
                 assert all((v >> 76) & 0xF == 7 and (v >> 62) & 0x3 == 2 for v in values)
+
+
+def test_a_state_that_is_not_hex_is_ignored(cluster, both):
+    """A client leaves a state whose value is not 32 hex digits, stamped as
+    the backend's own (before, every later call on the backend failed with
+    22P02 and never wrote a state again). The next client's calls read it
+    as no state: they go on from the clock."""
+    with cluster.connect(both, autocommit=True) as conn:
+        conn.execute("SELECT ulid_portable.gen_monotonic_ulid()")
+        for bad in ("z" * 32, "0" * 31 + "-"):
+            conn.execute("""SELECT pg_catalog.set_config('ulid_portable.monotonic_last',
+                                %s || ulid_portable._backend() || '/', false)""", [bad])
+            values, before, after = next_client(conn)
+            assert values == sorted(set(values)) and len(values) == 100
+            assert all(before <= v >> 80 <= after for v in values)
 
 
 def test_a_state_with_no_value_left_in_its_own_transaction_fails(cluster, both):
