@@ -99,7 +99,7 @@ def test_a_well_formed_manifest_gives_typed_records():
 @pytest.mark.parametrize("line, message", [
     ("build 17 17 17.12 debian", "line 13: expected 6 fields"),
     ("build 17 17 17.12 debian port", "line 13: port is not a number"),
-    ("crate cargo-zigbuild 0.24.1 not-a-sha", "line 13: not a sha256"),
+    ("crate cargo-fuzz 0.13.2 not-a-sha", "line 13: not a sha256"),
     ("wheels 16 x 1 y z w", "line 13: no kind of line is called wheels"),
     ("debian postgresql-15 15.21", "line 13: pinned twice (line 9 too)"),
     ("upgrade 19 15", "line 13: 19 is not a build"),

@@ -301,8 +301,6 @@ def main() -> None:
                 setup_postgres.install_wheel_postgres(name)
             if release:
                 setup_release.install_release_tools()
-                # (unoptimised, as cargo-pgrx: it only runs zig)
-                install_crate("cargo-zigbuild", [setup_release.cargo_zigbuild(), "--version"], debug=True)
                 setup_release.install_arm64_root()
             sources.result()
             if systems:

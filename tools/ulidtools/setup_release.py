@@ -1,7 +1,7 @@
 """The release toolchain setup installs (scripts/setup, not with
 ULID_SETUP_RELEASE=0): Zig, from PyPI's ziglang, as the linker for the
-glibc floor through cargo-zigbuild's `zig cc` (setup.main installs
-cargo-zigbuild itself, as the other crates), and the arm64 root of cross
+glibc floor through cargo-zigbuild's `zig cc` (PyPI's cargo-zigbuild, a
+wheel of its program), and the arm64 root of cross
 builds: Debian's arm64 Rust standard library, C library and headers, with
 a pg_config per release major version (cargo_env.release_env).
 """
@@ -25,7 +25,24 @@ class SetupError(ToolError):
 
 
 def cargo_zigbuild() -> Path:
-    return cargo_env.crate_bin("cargo-zigbuild") / "cargo-zigbuild"
+    return cargo_env.tools() / f"cargo-zigbuild-{manifest.one('pypi', 'cargo-zigbuild').version}" / "cargo-zigbuild"
+
+
+def _from_wheel(project: str, member: str, program: Path) -> None:
+    """PROGRAM, the file MEMBER of PROJECT's pinned wheel (pypi),
+    unpacked into its own directory unless it is there."""
+    if _executable(program):
+        return
+    directory = program.parent
+    log(f"{project} {manifest.one('pypi', project).version} from PyPI into {directory}")
+    wheel = pypi.download(project, cargo_env.tools() / "wheels")
+    partial = directory.with_name(directory.name + ".tmp")
+    shutil.rmtree(partial, ignore_errors=True)
+    _unzip(wheel, partial, member)
+    (partial / member).chmod(0o755)
+    (partial / member).rename(partial / program.name)
+    shutil.rmtree(directory, ignore_errors=True)
+    partial.rename(directory)
 
 
 def install_release_tools() -> None:
@@ -45,6 +62,10 @@ def install_release_tools() -> None:
         partial.rename(zig_dir)
     if _run([zig, "version"], capture_output=True).returncode != 0:
         raise SetupError(f"Zig in {zig_dir} does not run")
+    version = manifest.one("pypi", "cargo-zigbuild").version
+    _from_wheel("cargo-zigbuild", f"cargo_zigbuild-{version}.data/scripts/cargo-zigbuild", cargo_zigbuild())
+    if _run([cargo_zigbuild(), "--version"], capture_output=True).returncode != 0:
+        raise SetupError(f"{cargo_zigbuild()} does not run")
     floor = cargo_env.GLIBC_FLOOR
     for arch in cargo_env.ARCHES:
         script = cargo_env.zig_cc(arch)
