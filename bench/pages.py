@@ -439,9 +439,10 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "- Each PostgreSQL version runs every case it can (\"Not available\" below lists what it could not) on "
         "private clusters of its own, all on the one machine of that run (the table of runs below says "
         "each run's machine). Within a "
-        "case the variants run in rounds, one after another (A, B, C, A, B, C, ...), so that whatever the "
-        "machine does meanwhile hits all of them alike; a figure is the median of a variant's rounds "
-        "(how many rounds each case had is in `latest.md`).",
+        "case the variants run in rounds, one after another (A, B, C, A, B, C, ...; the client sweep turns "
+        "the order each round), so that whatever the machine does meanwhile hits all of them alike; a figure "
+        "is the median of a variant's rounds (how many rounds each case had is in `latest.md`). Past memory "
+        "is the exception: each variant runs once, on a server of its own, as its section says.",
         "- A ratio divides one variant's median by another's, both measured in the same run on the same "
         "server. For times and sizes, below one means `ulid` needs less; for transactions per second, above "
         "one means it does more. Compare ratios, not absolute times: those drift from run to run on a "

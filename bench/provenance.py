@@ -37,7 +37,8 @@ MONOTONIC_STATES: list[tuple[str | None, str]] = [
      "preloaded: one state for the whole server; not preloaded: one state per session up to PostgreSQL 16, "
      "one for the whole server from 17 on (in the dynamic shared memory registry)"),
     ("51375affe873f62d368cf349e1de05f33f2acb31",
-     "one state per database, as [generators](generators.md#gen_monotonic_ulid) says today"),
+     "preloaded, or not preloaded on PostgreSQL 17 and later: one state per database; not preloaded up to 16: "
+     "one state per session ([generators](generators.md#gen_monotonic_ulid))"),
 ]
 
 
