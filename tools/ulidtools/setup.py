@@ -279,20 +279,22 @@ def main() -> None:
         setup_postgres.check_sources()
         for name in asked_from("debian-binary"):
             setup_postgres.install_debian_binary_postgres(name)
-        # the sid system (half a minute): ulid's Debian packages installed
-        # with apt beside Debian's own servers of the same major version
+        # the sid system (half a minute; ulid's Debian packages installed
+        # with apt beside Debian's own servers of the same major version)
         sid = System("sid")
-        if any(name == str(builds.build_of(name).major) and sid.serves(name) for name in builds.asked()):
-            sid.setup()
+        systems_made = [sid] if any(name == str(builds.build_of(name).major) and sid.serves(name)
+                                    for name in builds.asked()) else []
+        if release:
+            systems_made += [System(name) for name in RELEASE_SYSTEMS]
         with ThreadPoolExecutor(max_workers=2) as beside:
-            # the clean Debian systems of the release checks (a few minutes
-            # the first time) and the builds from source, beside
+            # the builds from source (the longest step on a fresh machine)
+            # from the start, and the Debian systems (the clean ones of the
+            # release checks: a few minutes the first time), beside
             # cargo-pgrx's build: all CPU-bound, but each has long serial
             # stretches (configure, linking, apt) the others fill
-            systems: Future | None = None
-            if release:
-                systems = beside.submit(lambda: [System(name).setup() for name in RELEASE_SYSTEMS])
             sources = beside.submit(lambda: [setup_postgres.build_postgres(name) for name in asked_from("source", "source+assert")])
+            systems: Future | None = beside.submit(lambda: [system.setup() for system in systems_made]) \
+                if systems_made else None
             install_cargo_pgrx()
             if tests:
                 install_cargo_fuzz()
