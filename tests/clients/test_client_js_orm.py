@@ -14,7 +14,6 @@ which Prisma 7 and TypeORM 1 need."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from harness.clientrun import node_env, node_tool, npm, run_node_tests
 from harness.pgcluster import ROOT
+from ulidtools.base import sha256_hex
 
 import pytest
 
@@ -63,7 +63,7 @@ def install() -> Path:
     """Installs the locked packages and generates the Prisma client, once, and
     again whenever the lock or the Prisma schema changes."""
     inputs = [TESTS / "package.json", TESTS / "package-lock.json", TESTS / "prisma" / "schema.prisma"]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()
+    digest = sha256_hex(b"".join(p.read_bytes() for p in inputs))
     stamp = BUILD / "installed.sha256"
     if stamp.exists() and stamp.read_text() == digest and (BUILD / "node_modules").is_dir():
         return BUILD

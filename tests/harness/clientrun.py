@@ -11,13 +11,13 @@ node_env puts their directory first in PATH for what they start."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+from ulidtools.base import sha256_hex
 from ulidtools import manifest
 from ulidtools.setup import node_bin
 
@@ -51,7 +51,7 @@ def npm_ci(packages: Path, build: Path) -> Path:
     BUILD, outside the source tree: once, and again whenever package.json or
     the lock changes. Returns BUILD's node_modules, for NODE_PATH."""
     manifests = [packages / "package.json", packages / "package-lock.json"]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in manifests)).hexdigest()
+    digest = sha256_hex(b"".join(p.read_bytes() for p in manifests))
     stamp = build / "installed.sha256"
     if not (stamp.exists() and stamp.read_text() == digest and (build / "node_modules").is_dir()):
         build.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,6 @@ the same extension catalog.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ import psycopg
 import pytest
 
 from harness.pgcluster import Cluster, ends_of_run, install_dirs
+from ulidtools.base import sha256_hex, sha256_of
 from ulidtools import project
 from ulidtools.earlier_releases import build as build_release
 from ulidtools.project import VERSION  # the extension's version
@@ -248,7 +248,7 @@ def snapshot(conn: psycopg.Connection) -> dict[str, tuple[int, str]]:
     result = {}
     for name, query in _SNAPSHOT.items():
         rows = [r[0] for r in conn.execute(query).fetchall()]
-        result[name] = (len(rows), hashlib.sha256("\n".join(rows).encode()).hexdigest())
+        result[name] = (len(rows), sha256_hex("\n".join(rows)))
     return result
 
 
@@ -332,7 +332,7 @@ def installed_files(build: str) -> list[Path]:
 
 
 def digests(files: list[Path]) -> dict[str, str]:
-    return {str(f): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+    return {str(f): sha256_of(f) for f in files}
 
 
 class InstalledRelease:

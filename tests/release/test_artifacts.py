@@ -8,7 +8,6 @@ also makes them again from a second checkout: test_reproducible.py).
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 import re
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools.base import sha256_of
 from ulidtools import cargo_env, package
 from ulidtools.project import VERSION
 from ulidtools.release import VALID_DAYS
@@ -80,7 +80,7 @@ def test_the_portable_layer_is_a_file_of_the_release(release):
     assert shipped.read_bytes() == (ROOT / "portable" / "ulid_portable.sql").read_bytes()
     assert f"SELECT '{VERSION}'::pg_catalog.text" in shipped.read_text()
     listed = dict(reversed(line.split()) for line in (release.dir / "SHA256SUMS").read_text().splitlines())
-    assert listed["ulid_portable.sql"] == hashlib.sha256(shipped.read_bytes()).hexdigest()
+    assert listed["ulid_portable.sql"] == sha256_of(shipped)
     assert oct(shipped.stat().st_mode & 0o777) == "0o644"
 
 

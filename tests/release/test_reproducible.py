@@ -13,20 +13,16 @@ the machine is in them (test_artifacts.py).
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 
 import pytest
 
 from harness.pgcluster import ROOT
+from ulidtools.base import sha256_of
 
 pytestmark = [pytest.mark.once_per_run, pytest.mark.slow]
 
 PAIRS = ["13/amd64", "15/arm64"]
-
-
-def sha256(path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_a_second_checkout_makes_the_same_files(release, tmp_path):
@@ -44,8 +40,8 @@ def test_a_second_checkout_makes_the_same_files(release, tmp_path):
     assert made.returncode == 0, made.stderr[-6000:]
     files = sorted(p.name for p in again.iterdir() if p.name.endswith((".tar.gz", ".deb")))
     assert files
-    differ = {name: (sha256(release.dir / name), sha256(again / name)) for name in files
-              if sha256(release.dir / name) != sha256(again / name)}
+    differ = {name: (sha256_of(release.dir / name), sha256_of(again / name)) for name in files
+              if sha256_of(release.dir / name) != sha256_of(again / name)}
     assert not differ, differ
     # and so SHA256SUMS's lines for them, and for ulid_portable.sql, which
     # every SHA256SUMS lists
