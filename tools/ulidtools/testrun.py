@@ -261,18 +261,10 @@ def run(versions: list[str]) -> None:
     step(["cargo", "test", "--quiet", "-p", "ulid-tool"], True, env={**target, **clippy_compiles()})
     env["ULID_CLI"] = str(cargo_env.cargo_target() / "debug" / "ulid-tool")
 
-    log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
-        "the tarball's install.sh against another user's directories; ulid-core and ulid-tool as crates; "
-        "the release workflow; the tooling's imports and commands")
-    step(pytest("tests/packaging/test_debian_archive.py", "tests/packaging/test_manifest.py",
-                "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
-                "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
-                "tests/packaging/test_tooling_commands.py"))
-
     # A build with a cargo target directory of its own (18-assert: its
     # bindings differ) compiles pgrx and its dependencies once more, some
-    # ten minutes on two cores. It is made ready once the checks above are
-    # done (started beside them, it slowed them more than it gained),
+    # ten minutes on two cores. It is made ready once the crates' checks above
+    # are done (started beside them, it slowed them more than it gained),
     # beside everything before its group (the first builds' preparation
     # and tests, which leave the processor idle at times): it touches no
     # build, target directory or cluster of theirs.
@@ -318,6 +310,15 @@ def run(versions: list[str]) -> None:
                     "tests/packaging/test_node_pin.py")],
             release_log, {**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
                           "ULID_RELEASE_DIST": str(release_dist)})
+
+    # (after the two builds above are under way: these leave a core idle)
+    log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
+        "the tarball's install.sh against another user's directories; ulid-core and ulid-tool as crates; "
+        "the release workflow; the tooling's imports and commands")
+    step(pytest("tests/packaging/test_debian_archive.py", "tests/packaging/test_manifest.py",
+                "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
+                "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
+                "tests/packaging/test_tooling_commands.py"))
 
     for build in waves[0]:
         prepare(build, build in lint_builds)
