@@ -444,8 +444,9 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "is the median of a variant's rounds (how many rounds each case had is in `latest.md`). Past memory "
         "is the exception: each variant runs once, on a server of its own, as its section says.",
         "- A ratio divides one variant's median by another's, both measured in the same run on the same "
-        "server. For times and sizes, below one means `ulid` needs less; for transactions per second, above "
-        "one means it does more. Compare ratios, not absolute times: those drift from run to run on a "
+        "machine, and on the same server but for the \"not preloaded\" variants, which run on a second cluster "
+        "with identical settings but that one. For times and sizes, below one means `ulid` needs less; "
+        "for transactions per second, above one means it does more. Compare ratios, not absolute times: those drift from run to run on a "
         "shared machine, and differ from one machine to the next.",
         "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\") "
         "and on a second cluster, identical but for that setting (\"not preloaded\"). Where each keeps its "
