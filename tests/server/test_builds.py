@@ -17,7 +17,7 @@ from harness.pgcluster import build_of, pg_config_for
 CONFIGURED = {
     "14": ({"--with-openssl", "--with-lz4", "--with-libxml", "--without-icu"}, {"--with-llvm"}),
     "18-assert": ({"--with-openssl", "--with-icu", "--with-system-tzdata=/usr/share/zoneinfo", "--with-lz4",
-                   "--with-zstd", "--enable-cassert", "--enable-debug"}, set()),
+                   "--with-zstd", "--enable-cassert"}, set()),
 }
 # the builds that have LLVM's JIT (llvmjit.so), as the page says
 JIT = {"13", "15", "17"}

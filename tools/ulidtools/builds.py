@@ -227,7 +227,7 @@ def origin_text(build: Build) -> str:
     if build.origin.startswith("source"):
         source = pinned("debian-source")
         text = f"built from Debian's source archive (`{source.suite}`, {package} {source.version})"
-        return text + (" with `--enable-cassert --enable-debug`" if build.assertions else "")
+        return text + (" with `--enable-cassert`" if build.assertions else "")
     if build.origin == "debian-binary":
         binary = pinned("debian-binary")
         suite, release = binary.suite, debian_release(binary.suite)
