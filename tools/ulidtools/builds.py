@@ -134,7 +134,7 @@ def major_version(build: int | str) -> int:
 # lints the extension on them, and its own tests (`cargo pgrx test`: the
 # unit, property and in-server #[pg_test] tests) run on them; every other
 # build gets the extension built and installed for its server tests.
-LINT_BUILDS = ("13", "16", "18-assert", "19")
+LINT_BUILDS = ("13", "18-assert", "19")
 
 
 def lint_builds(names: list[str]) -> list[str]:
