@@ -8,7 +8,7 @@ tarball's install.sh, the crates and the release workflow. Then on each
 PostgreSQL build:
 
 - the extension built and installed, with the earlier releases the
-  upgrade tests install; on the lint builds (builds.LINT_BUILDS: 13, 18-assert
+  upgrade tests install; on the lint builds (builds.LINT_BUILDS: 14, 18-assert
   and 19, whose features together reach every version-dependent part of
   the code) also its unit tests and in-server #[pg_test]s (cargo pgrx
   test), compiled by clippy with warnings as errors;
