@@ -138,8 +138,8 @@ def sid(tmp_path):
     """A copy of the sid system. The 18 and 19 runs use sid itself, maybe
     at this moment (these tests run beside the builds' tests): the copy is
     made holding dpkg's locks there, as apt and dpkg take them, so that it
-    holds no half-done install, and it is thrown away without stopping the
-    servers it lists, which may be theirs."""
+    holds no half-done install, and without their clusters, which they may
+    be making or dropping while it is copied."""
     # scripts/setup makes sid for the runs of 18 and 19; this makes it for
     # a run without them (a minute), and finds it made otherwise
     run_captured(*DEBIAN_SYSTEM, "-s", "sid", "setup")
@@ -149,6 +149,7 @@ def sid(tmp_path):
             lock = held.enter_context(open(root / "var" / "lib" / "dpkg" / name, "a"))
             fcntl.lockf(lock, fcntl.LOCK_EX)
         system = System.clone("sid", "19", tmp_path / "root")
+    assert system("pg_lsclusters", "-h").stdout == "", "the copy holds no cluster of the runs that use sid"
     yield system
     run_captured("rm", "-rf", "--one-file-system", system.root)
 

@@ -103,6 +103,10 @@ mount -t proc proc "$system/proc" &&
         DEBIAN_FRONTEND=noninteractive "$@"'''
 
 
+# where a system's clusters keep their data, settings, logs and sockets
+CLUSTER_PLACES = ("var/lib/postgresql", "etc/postgresql", "var/log/postgresql", "run/postgresql")
+
+
 class SystemError_(ToolError):
     """What stops a Debian system from being made or used."""
 
@@ -328,10 +332,17 @@ class System:
             f"({len(self.pins())} pinned packages, {round(time.monotonic() - started)} s)")
 
     def clone(self, directory: str) -> None:
+        """A copy of the system as apt installed it, in DIRECTORY: without
+        the clusters, their settings, logs and sockets, which runs that use
+        the system itself may be making or dropping while it is copied."""
         if not (self.system / ".ulid-system").is_file():
             raise SystemError_(f"there is no Debian system {self.name} in {self.system}: run scripts/setup")
         as_root(["rm", "-rf", directory])
-        as_root(["cp", "-a", str(self.system), directory])
+        as_root(["mkdir", "-p", directory])
+        left_out = [f"--exclude=./{place}/*" for place in CLUSTER_PLACES]
+        as_root(["bash", "-o", "pipefail", "-c",
+                 'tar -C "$1" "${@:3}" --numeric-owner -cf - . | tar -C "$2" --numeric-owner -xpf -',
+                 "bash", str(self.system), directory, *left_out])
 
     def serves(self, major: str) -> bool:
         return any(line.split()[2] == f"postgresql-{major}" for line in self.pins())
