@@ -19,7 +19,6 @@ import fcntl
 import json
 import re
 import shutil
-import subprocess
 import tarfile
 from contextlib import ExitStack
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from harness import regress
-from ulidtools.debian_servers import DEBIAN_SYSTEM, DebianCluster, System, run_captured
+from ulidtools.debian_servers import DEBIAN_SYSTEM, System, run_captured
 from harness.pgcluster import cluster_port
 from ulidtools.project import CLI_VERSION
 
