@@ -782,11 +782,15 @@ $fn$;
 -- millisecond; after a larger step back the values start again from the
 -- clock (the extension would keep the last millisecond however far the
 -- clock stepped back). A state an earlier transaction left with fewer
--- than 2^40 values above it in its millisecond (the random part's bits
--- above the low 40 all ones, which a client can write, or which one value
--- in 2^40 has) goes on to the next millisecond, at most a second ahead,
+-- than 2^56 values above it in its millisecond (the random part's bits
+-- above the low 40 within 2^16 of their largest value, which a client can
+-- write, or which one state in 2^24 has by chance, one in 2^18 under the
+-- UUIDv7 layout) goes on to the next millisecond, at most a second ahead,
 -- and a state that is not 32 hex digits is ignored: only this
--- transaction's own values can make its calls fail with 2200H.
+-- transaction's own values can make its calls fail with 2200H. (A state
+-- continued is less than a second ahead of the clock, so its millisecond
+-- lasts less than a second; a backend makes far fewer than 2^24 calls in
+-- a second, each stepping by at most 2^32.)
 --
 -- An 80-bit random part, or a 74-bit UUIDv7 counter, is two bigints: its
 -- bits above the low 40, and the low 40.
@@ -893,10 +897,10 @@ BEGIN
         ELSE
             top := 1099511627775;  -- 2^40 - 1
         END IF;
-        -- fewer than 2^40 values left above a state an earlier transaction
+        -- fewer than 2^56 values left above a state an earlier transaction
         -- left: the next millisecond, so that its values cannot run out
         -- (see above)
-        IF fresh_ms IS NULL AND NOT this_xact AND hi OPERATOR(pg_catalog.=) top
+        IF fresh_ms IS NULL AND NOT this_xact AND hi OPERATOR(pg_catalog.>) (top OPERATOR(pg_catalog.-) 65536)
         THEN
             fresh_ms := last_ms OPERATOR(pg_catalog.+) 1;
         END IF;

@@ -296,13 +296,13 @@ STAMPED = """SELECT pg_catalog.set_config('ulid_portable.monotonic_last',
 CLOCK_MS = "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 
-def next_client(conn) -> tuple[list[int], int, int]:
-    """A transaction of the next client on the same backend: a hundred
-    values, as integers, and the clock's millisecond before and after."""
+def next_client(conn, calls: int = 100) -> tuple[list[int], int, int]:
+    """A transaction of the next client on the same backend: CALLS values,
+    as integers, and the clock's millisecond before and after."""
     with conn.transaction():
         before = conn.execute(CLOCK_MS).fetchone()[0]
         values = [uuid.UUID(v).int for v, in conn.execute(
-            "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, 100)")]
+            "SELECT ulid_portable.gen_monotonic_ulid()::text FROM generate_series(1, %s)", [calls])]
         after = conn.execute(CLOCK_MS).fetchone()[0]
     return values, before, after
 
@@ -392,19 +392,21 @@ EXHAUSTED = """SELECT pg_catalog.set_config('ulid_portable.monotonic_last',
                    || %s || ulid_portable._backend() || '/', false)"""
 
 
-@pytest.mark.parametrize("left", [0, 1], ids=["none left", "one left"])
+@pytest.mark.parametrize("left", [0, 1, 2**41], ids=["none left", "one left", "2^41 left"])
 @pytest.mark.parametrize("step", ["random", "one"])
 @pytest.mark.parametrize("layout", ["ulid", "uuidv7"])
 @pytest.mark.parametrize("ahead_ms", [0, 500, HONOURED_IN_ITS_TRANSACTION_MS - 1_000], ids=["now", "half a second", "9 seconds"])
 def test_a_state_with_no_value_left_never_fails_the_next_client(cluster, both, ahead_ms, layout, step, left):
     """One client of a transaction-mode pool leaves a state at the last
-    value of a millisecond, or one value before it, up to nine seconds
-    ahead, stamped as the backend's own, and does so again before every
-    transaction of the next client (before, that client's calls failed with
-    2200H until the clock got there, or from its second call on). The next
-    client's calls never fail, and its values are at most a second ahead
-    of the clock: within the bound, they go on from the state in the next
-    millisecond, so that they are still above it."""
+    value of a millisecond, or one value or 2^41 values before it, up to
+    nine seconds ahead, stamped as the backend's own, and does so again
+    before every transaction of the next client (before, that client's
+    calls failed with 2200H until the clock got there: from its first call,
+    its second, or, 2^41 before the last, after some thousand calls of the
+    random step, 2^31 on average, which the next client makes here). The
+    next client's calls never fail, and its values are at most a second
+    ahead of the clock: within the bound, they go on from the state in the
+    next millisecond, so that they are still above it."""
     random_part = f"{int(LAST_OF_ITS_MILLISECOND[layout], 16) - left:020x}"
     with cluster.connect(both, autocommit=True) as conn:
         conn.execute(f"SET ulid.layout = {layout}")
@@ -416,8 +418,9 @@ def test_a_state_with_no_value_left_never_fails_the_next_client(cluster, both, a
                 state = int(conn.execute("SELECT left(current_setting('ulid_portable.monotonic_last'), 32)").fetchone()[0], 16)
             # the control: LEFT values are left above the state in its millisecond
             assert (state + left + 1) >> 80 > state >> 80 == (state + left) >> 80 or layout == "uuidv7"
-            values, before, after = next_client(conn)
-            assert values == sorted(set(values)) and len(values) == 100
+            calls = 4_000 if left > 1 else 100
+            values, before, after = next_client(conn, calls)
+            assert values == sorted(set(values)) and len(values) == calls
             assert all(v >> 80 <= after + HONOURED_MS for v in values), (hex(values[0]), after)
             if ahead_ms < HONOURED_MS:
                 # continued: above the state, from its next millisecond (or
