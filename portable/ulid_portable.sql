@@ -180,13 +180,19 @@ BEGIN
     IF given OPERATOR(pg_catalog.=) '' THEN
         RETURN false;
     END IF;
-    IF pg_catalog.lower(given) OPERATOR(pg_catalog.=) choices[1] THEN
+    -- case folded in ASCII alone, as PostgreSQL reads an enum setting (the
+    -- database's collation could fold otherwise: a Turkish one lowers I to
+    -- a dotless i)
+    IF pg_catalog.lower(given COLLATE "C") OPERATOR(pg_catalog.=) choices[1] THEN
         RETURN false;
     END IF;
-    IF pg_catalog.lower(given) OPERATOR(pg_catalog.=) choices[2] THEN
+    IF pg_catalog.lower(given COLLATE "C") OPERATOR(pg_catalog.=) choices[2] THEN
         RETURN true;
     END IF;
-    RAISE WARNING 'invalid value for parameter "%": "%"', setting, given USING
+    -- the value's characters other than printable ASCII shown as '?': a
+    -- message the next client's encoding cannot hold would fail its call
+    RAISE WARNING 'invalid value for parameter "%": "%"', setting,
+        pg_catalog.regexp_replace(given COLLATE "C", '[^ -~]'::pg_catalog.text, '?'::pg_catalog.text, 'g'::pg_catalog.text) USING
         ERRCODE = '22023',
         DETAIL = pg_catalog.format('The default, %s, is used instead.'::pg_catalog.text, choices[1]),
         HINT = pg_catalog.format('Available values: %s.'::pg_catalog.text, pg_catalog.array_to_string(choices, ', '::pg_catalog.text));
@@ -728,7 +734,9 @@ $fn$;
 
 -- This backend as gen_monotonic_ulid() stamps its state: '/pid/start', its
 -- pid and the microsecond it started, in hexadecimal. Where the server does
--- not show the start (it always shows a backend its own), the pid alone.
+-- not show the start to the current role (a role, after SET ROLE, that is
+-- not a member of the login role and has no pg_read_all_stats), the pid
+-- alone: a state written before such a switch is not continued after it.
 CREATE OR REPLACE FUNCTION ulid_portable._backend()
     RETURNS pg_catalog.text LANGUAGE sql STABLE PARALLEL RESTRICTED
 AS $fn$

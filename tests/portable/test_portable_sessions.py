@@ -530,3 +530,44 @@ def test_a_bad_setting_left_on_a_pooled_backend_is_the_default_with_a_warning(cl
                 monotonic = [uuid.UUID(row[2]).int for row in rows]
                 steps = [b - a for a, b in zip(monotonic, monotonic[1:]) if a >> 80 == b >> 80]
                 assert all(s == 1 for s in steps) if good.lower() == "one" else any(s > 1 for s in steps), good
+
+
+def test_a_bad_setting_the_next_clients_encoding_cannot_hold_fails_no_call(cluster, both):
+    """One client leaves a bad value with a character outside ASCII; the
+    next client on the backend reads in LATIN1, which has no euro sign.
+    Before, the WARNING carried the value as it was, and every call of
+    that client failed in the conversion (22P05); now the characters
+    other than printable ASCII are shown as '?'."""
+    with cluster.connect(both, autocommit=True) as conn:
+        conn.execute("SET ulid.layout = '\u20acx'")
+        conn.execute("SET client_encoding = 'LATIN1'")
+        rows, warned = warnings_of(conn, "SELECT ulid_portable.gen_monotonic_ulid()::text, "
+                                         "ulid_portable.gen_ulid()::text FROM generate_series(1, 3)")
+    assert len(rows) == 3
+    assert {w[1] for w in warned} == {'invalid value for parameter "ulid.layout": "?x"'}
+
+
+def test_the_settings_read_the_same_under_a_turkish_collation(cluster):
+    """In a database whose collation is Turkish, lower('UUIDv7') has a
+    dotless i; PostgreSQL reads an enum setting with ASCII case folding, and
+    so does the portable layer: 'UUIDv7' is uuidv7 there too, with no
+    warning (before, it warned and took the ULID layout)."""
+    if cluster.version < 15:
+        pytest.skip("a database's default collation from ICU exists from PostgreSQL 15")
+    name = "p_tr_" + uuid.uuid4().hex[:8]
+    with cluster.connect(autocommit=True) as conn:
+        if not conn.execute("SELECT count(*) FROM pg_collation WHERE collname = 'tr-TR-x-icu'").fetchone()[0]:
+            pytest.skip(f"PostgreSQL {cluster.build} here has no ICU Turkish collation")
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8' "
+                     "LOCALE_PROVIDER icu ICU_LOCALE 'tr-TR'")
+    try:
+        install_portable(cluster, name)
+        with cluster.connect(name, autocommit=True) as conn:
+            assert conn.execute("SELECT lower('UUIDV7') <> 'uuidv7'").fetchone() == (True,)
+            conn.execute("SET ulid.layout = 'UUIDV7'")
+            rows, warned = warnings_of(conn, "SELECT ulid_portable.gen_ulid()::text FROM generate_series(1, 50)")
+        assert warned == []
+        assert all((uuid.UUID(v).int >> 76) & 0xF == 7 and (uuid.UUID(v).int >> 62) & 0x3 == 2 for v, in rows)
+    finally:
+        with cluster.connect(autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
