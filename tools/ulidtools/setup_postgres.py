@@ -273,10 +273,11 @@ def _pgrx_init(home: Path, args: list[tuple[int, Path]]) -> None:
         before = None
     _run(["cargo", "pgrx", "init", *(a for major, cfg in args for a in (f"--pg{major}", cfg))],
          env={**os.environ, "PGRX_HOME": str(home)}, stdout=subprocess.DEVNULL, check=True)
-    stamp.write_text(_pgrx_stamp([cfg for _, cfg in args]) + "\n")
+    reports = _pgrx_stamp([cfg for _, cfg in args])
+    stamp.write_text(reports + "\n")
     if before is not None:
         lines, stamped, old = before
-        if lines <= set(config.read_text().splitlines()) and stamped <= set(stamp.read_text().splitlines()):
+        if lines <= set(config.read_text().splitlines()) and stamped <= set(reports.splitlines()):
             os.utime(config, ns=(old.st_atime_ns, old.st_mtime_ns))
 
 
