@@ -1,48 +1,25 @@
-"""Debian's archive, as far as the project takes files from it: the files
-inputs.manifest pins, downloaded into a directory and verified (each path
-printed by scripts/fetch-debian: `--help`), or only checked to answer; and
-the suites' indexes, trusted only from an InRelease that Debian's archive
-keyring signs.
+"""Files of Debian's archive that inputs.manifest pins, downloaded into DIR
+and verified, each path printed (scripts/fetch-debian); with --check, only
+checked to answer.
 
 PACKAGE names a `debian-source`, `debian-binary`, `debian-system` or
-`system` line of the manifest: the upstream tarball of a source package,
-or a .deb of another suite or architecture. A source package and a binary
-package can share a name (postgresql-18 is both), and so can the packages
-of two Debian systems: KIND:PACKAGE names the line of that kind, and a
-bare PACKAGE pinned by lines of two kinds is an error. The kind of a
-`system NAME ...` line is `system:NAME` (so `system:bookworm-arm64:libc6`),
-and a .deb of another architecture is pinned as PACKAGE:ARCH
-(`debian-binary:libc6-dev:arm64`), as apt names it. Two suites' .debs of
-one name and kind (libpq5 of sid and of bullseye) are named with their
-suite, PACKAGE/SUITE as apt names it (`debian-binary:libpq5/experimental`).
+`system` line: an upstream tarball or a .deb. Where a name is ambiguous, say
+KIND:PACKAGE (`system:bookworm-arm64:libc6`), PACKAGE:ARCH
+(`debian-binary:libc6-dev:arm64`) or PACKAGE/SUITE (`libpq5/experimental`).
 
-For each, the pinned file comes first: its exact pool path, size and
-sha256. The archive's index (a suite's Sources or Packages) and its pool do
-not move together: the index can list a version whose file the pool does
-not serve yet, and the pinned file can leave the pool. So only when the
-pinned file is gone are the versions the index lists now tried, newest
-first, each checked against the size and sha256 the index gives; and the
-index is used only once it is checked as apt checks it (verified_index):
-the suite's InRelease signed by a key of Debian's archive keyring (gpgv),
-naming the suite, not expired (sid's and experimental's may be: a mirror
-that lags serves them after their Valid-Until), and listing the
-index with the size and sha256 it has. A bad or missing signature, a
-signature by a key the keyring lacks beside a good one (gpgv must exit
-0, every signature good), or an index that differs from what the
-InRelease says, is refused. A file whose
-checksum differs from what it should be is refused, never used. When
-nothing downloads, it stops, naming every URL tried and the manifest line
-to change. What was used goes to standard error, for the log.
+The pinned file (pool path, size, sha256) is tried first. Only when it is
+gone from the pool, which moves apart from the index, are the versions the
+suite's index lists tried, newest first, each checked against the index;
+the index is trusted only as apt would (verified_index): its InRelease
+signed by keys of Debian's archive keyring alone, naming the suite, not
+expired (except sid and experimental, which lagging mirrors serve late).
+A file whose checksum differs is never used; when nothing downloads, the
+error names every URL tried and the manifest line to change. Under CI
+(CI=true) and in a release (ULID_PINNED_ONLY=1) there is no fallback.
 
-Under CI (CI=true, as GitHub Actions and most CI services set it) and in a
-release (ULID_PINNED_ONLY=1, which scripts/release sets), there is no
-fallback: a pinned file that cannot be had is an error, which names the
-manifest line to change.
-
-The archive's host is the one apt uses (ULID_DEBIAN_MIRROR overrides it),
-the keyring Debian 12's debian-archive-keyring (ULID_DEBIAN_KEYRING
-overrides it, for an archive of one's own). Downloads are kept in DIR and
-reused when their checksum still matches.
+The host is apt's (ULID_DEBIAN_MIRROR overrides it), the keyring
+/usr/share/keyrings/debian-archive-keyring.gpg (ULID_DEBIAN_KEYRING). Files
+already in DIR are reused when their checksum matches.
 """
 
 from __future__ import annotations
@@ -65,17 +42,12 @@ from ulidtools.base import ToolError, log, sha256_hex, sha256_of
 from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
 from ulidtools.sign import fingerprints_of
 
-# ULID_MANIFEST points this at another manifest (the tests of this module
-# write their own)
+# ULID_MANIFEST: another manifest (the tests write their own)
 MANIFEST = Path(os.environ.get("ULID_MANIFEST") or manifest.PATH)
-# The keys that sign the archive's suites: Debian 12's debian-archive-keyring.
-# It has every key that signs the suites the manifest names (bullseye,
-# bookworm, trixie, sid, experimental and the security suites: each
-# InRelease carries a signature by a key of it).
+# Debian 12's debian-archive-keyring: it has a key of every suite's InRelease
+# the manifest names
 KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
-# The suites whose InRelease may have expired: a mirror that lags serves
-# sid's and experimental's after their Valid-Until.
-# Any other suite's expired InRelease is refused, as apt refuses it.
+# lagging mirrors serve these expired; any other suite's is refused, as by apt
 MAY_EXPIRE = ("sid", "experimental")
 
 
@@ -92,14 +64,13 @@ class Candidate:
 
 
 def downloads() -> Path:
-    """Where the scripts keep what they download from Debian's archive
-    (ULID_DOWNLOADS), outside the checkout so that every clone reuses it."""
+    """The download cache (ULID_DOWNLOADS), outside the checkout so that
+    every clone reuses it."""
     return Path(os.environ.get("ULID_DOWNLOADS") or Path.home() / ".cache" / "ulid" / "downloads")
 
 
 def read_manifest() -> dict[str, list[Pin]]:
-    """Every pinned file of Debian's archive, by package name (a source
-    tarball and a .deb may share one)."""
+    """Every pinned file of Debian's archive, by package name."""
     pins: dict[str, list[Pin]] = {}
     try:
         records = manifest.read(MANIFEST)
@@ -123,8 +94,7 @@ def split_name(name: str) -> tuple[str, str]:
 
 
 def lookup(pins: dict[str, list[Pin]], name: str) -> Pin:
-    """The pin NAME names: PACKAGE, or KIND:PACKAGE, PACKAGE being
-    NAME[:ARCH][/SUITE]."""
+    """The one pin NAME names: [KIND:]PACKAGE[:ARCH][/SUITE]."""
     kind, package = split_name(name)
     package, _, suite = package.partition("/")
     found = [pin for pin in pins.get(package, []) if kind in ("", pin.kind) and suite in ("", pin.suite)]
@@ -202,8 +172,7 @@ def keyring() -> Path:
 
 
 def pinned_only() -> str:
-    """Why nothing but the pinned files may be used ("" when the fallback
-    is allowed): under CI, or in a release."""
+    """Why only pinned files may be used, or "" when the fallback is allowed."""
     if os.environ.get("ULID_PINNED_ONLY") == "1":
         return "in a release (ULID_PINNED_ONLY=1)"
     if os.environ.get("CI", "").lower() in ("true", "1"):
@@ -212,11 +181,9 @@ def pinned_only() -> str:
 
 
 def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, str]]:
-    """The files an InRelease lists, {name: (size, sha256)}, once gpgv
-    has checked its signatures against the keyring (it exits 0, and every
-    signature is good and made by a key of the keyring), from the text
-    the signatures cover alone; the InRelease must name SUITE and, unless
-    SUITE may expire, be valid still."""
+    """The files the InRelease SIGNED lists, {name: (size, sha256)}, read
+    from the signed text only, once gpgv has checked its signatures; it must
+    name SUITE and, unless SUITE is in MAY_EXPIRE, not have expired."""
     ring = keyring()
     if not ring.is_file():
         raise Failure(f"{url}: no keyring {ring} to check it with (Debian's debian-archive-keyring)")
@@ -230,13 +197,9 @@ def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, st
         said = " ".join(line.strip() for line in checked.stderr.splitlines()[-2:])
         if "BADSIG" in status:
             raise Failure(f"{url}: refused: a BAD signature ({said})")
-        # Every signature good, by a key of the keyring: gpgv exits 0, and
-        # says GOODSIG for each signature it saw (NEWSIG), each made by a
-        # primary key of the keyring (VALIDSIG's last field). A second
-        # signature by a key the keyring lacks, next to a good one, is
-        # refused, not passed over. (The archive signs with two or three
-        # keys; Debian 12's keyring has them all today. One it lacks, when
-        # the archive adds a key, is refused until the keyring has it.)
+        # every signature (NEWSIG) good (GOODSIG) and by a primary key of the
+        # keyring (VALIDSIG's last field): a signature by a key the keyring
+        # lacks is refused even beside a good one
         signers = [fields[-1] for fields in lines if len(fields) > 2 and fields[1] == "VALIDSIG"]
         if checked.returncode != 0 or "GOODSIG" not in status \
                 or status.count("GOODSIG") != max(status.count("NEWSIG"), 1) \
@@ -271,9 +234,8 @@ _released: dict[str, dict[str, tuple[int, str]]] = {}
 
 
 def verified_index(archive: str, suite: str, name: str) -> bytes:
-    """The index NAME of a suite (main/source/Sources.xz), as its
-    InRelease lists it: the InRelease's signature checked (check_signed),
-    then the index's size and sha256 against it."""
+    """The index NAME of a suite (main/source/Sources.xz), checked against
+    its InRelease (check_signed, read once per suite)."""
     base = f"{mirror()}/{archive}/dists/{suite}"
     if base not in _released:
         try:
@@ -298,8 +260,7 @@ def verified_index(archive: str, suite: str, name: str) -> bytes:
 
 def index_candidates(pin: Pin) -> list[Candidate]:
     """What the suite's index lists now for the package, newest first."""
-    # a .deb's architecture is the end of its file name; one for every
-    # architecture (_all) is in each architecture's index
+    # the architecture ends the file name; an _all .deb is in every index
     package, _, arch = pin.package.partition(":")
     if pin.kind == "debian-source":
         index = "main/source/Sources.xz"
@@ -353,8 +314,7 @@ def download(url: str, target: Path, size: int, sha256: str) -> str | None:
 
 
 def listed_candidates(pin: Pin, tried: list[str]) -> list[Candidate]:
-    """What the suite's index lists now for the pin; an index that cannot
-    be read lists nothing, and is added to what was tried."""
+    """index_candidates, or none when the index cannot be read (added to TRIED)."""
     try:
         return index_candidates(pin)
     except Failure as error:
@@ -363,8 +323,7 @@ def listed_candidates(pin: Pin, tried: list[str]) -> list[Candidate]:
 
 
 def only_pinned(pin: Pin, tried: list[str]) -> None:
-    """Under CI or in a release, a pinned file that cannot be had is an
-    error, not a reason to take what the index lists."""
+    """Fails when only pinned files may be used (pinned_only)."""
     why = pinned_only()
     if why:
         raise Failure(f"{pin.package}: the pinned file cannot be had, and {why} only pinned files are used:\n  "
@@ -424,10 +383,8 @@ def check(pin: Pin) -> None:
 
 
 def fetch_named(names: list[str], directory: Path | None, each=None) -> list[Path]:
-    """The files NAMES name (lookup), downloaded into DIRECTORY (EACH called
-    with each path as it is there), and their paths; with no DIRECTORY, only
-    checked (check). Every name is looked up before anything is
-    downloaded."""
+    """The files NAMES name, downloaded into DIRECTORY (EACH called on each
+    path), or with no DIRECTORY only checked; all are looked up first."""
     pins = read_manifest()
     wanted = [lookup(pins, name) for name in names]
     if directory:

@@ -1,16 +1,8 @@
 """PostgreSQL builds from Debian's binary packages of another Debian release
-(`debian-binary` builds of inputs.manifest): which packages make one, their
-pins, and unpacking them into a directory so that the server runs here, on
-Debian 12, without anything being installed into the system
-(`python3 -m ulidtools debian-binary`).
-
-A build of MAJOR is the server, its client, its headers and libpq5 of the
-suite that has postgresql-MAJOR (13: bullseye-security, 17: trixie, 18:
-sid, 19: experimental), with the libraries of that Debian release its programs need
-beyond Debian 12's (LIBRARIES). Built for sid or trixie, they need its C
-library too (with its loader); built for bullseye, they run on Debian
-12's, which is newer than theirs. scripts/setup installs the builds with
-it, scripts/debian-system and the pg_upgrade test use its pins.
+(`debian-binary` builds of inputs.manifest), unpacked to run here, on Debian
+12, with nothing installed into the system: the server, its client, its
+headers and libpq5 of the suite pinned, with what that release's programs
+need beyond Debian 12 (LIBRARIES; for sid and trixie, their C library).
 """
 
 from __future__ import annotations
@@ -25,18 +17,16 @@ from ulidtools.builds import debian_release
 from ulidtools.base import ToolError, as_root
 from ulidtools.manifest import DebianFile
 
-# the libraries of each Debian release that its PostgreSQL needs and Debian
-# 12 lacks or has older
+# what each release's PostgreSQL needs that Debian 12 lacks or has older
 LIBRARIES = {
     "sid": ["libc6", "libgcc-s1", "libstdc++6", "libicu78", "libxml2-16", "libldap2", "liburing2", "libssl3t64"],
-    # (libllvm19 and libz3-4: the JIT provider, llvmjit.so; libzstd1: libssl3t64's)
+    # libllvm19 and libz3-4 for llvmjit.so; libzstd1 for libssl3t64
     "trixie": ["libc6", "libgcc-s1", "libstdc++6", "libicu76", "libldap2", "liburing2", "libssl3t64", "libzstd1",
                "libllvm19", "libz3-4"],
-    # (libllvm11 and libffi7: the JIT provider, llvmjit.so)
+    # libllvm11 and libffi7 for llvmjit.so
     "bullseye": ["libssl1.1", "libldap-2.4-2", "libicu67", "libllvm11", "libffi7"],
 }
-# the directories of pg_config's answers, which Debian's pg_config of a
-# package unpacked elsewhere reports as they were at build time
+# pg_config's directories, which the wrapper reports under ROOT
 PG_CONFIG_DIRS = ("BINDIR", "DOCDIR", "HTMLDIR", "INCLUDEDIR", "PKGINCLUDEDIR", "INCLUDEDIR-SERVER", "LIBDIR",
                   "PKGLIBDIR", "LOCALEDIR", "MANDIR", "SHAREDIR", "SYSCONFDIR", "PGXS")
 
@@ -68,8 +58,7 @@ def packages(major: int | str) -> list[str]:
 
 
 def pins(major: int | str) -> list[DebianFile]:
-    """Their manifest lines (those of a suite of that release), in the
-    manifest's order."""
+    """Their manifest lines of that release, in the manifest's order."""
     release, wanted = release_of(major), set(packages(major))
     return [r for r in _pins() if r.package in wanted and debian_release(r.suite) == release]
 
@@ -104,18 +93,11 @@ done
 
 
 def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
-    """Unpacks the .deb files of a PostgreSQL of another Debian release
-    (packages(): the server, its client, libpq5 and that release's
-    libraries) into ROOT, never into the system, and points every program
-    of it (and the test drivers PGXS carries, when the server-dev package
-    is among them) at the libraries unpacked beside it (an RPATH, which
-    the libraries the server loads inherit), and, when the packages brought
-    their release's C library (newer than Debian 12's), at that C library's
-    loader; so that ROOT/usr/lib/postgresql/MAJOR/bin/postgres then starts
-    like any build. PostgreSQL's programs find their files relative to
-    their own directory; Debian's pg_config of 13 does not (it reports the
-    directories it was built for, /usr/...), so it is given a pg_config
-    that reports them under ROOT."""
+    """Unpacks DEBS (packages()) into ROOT, not the system, so that ROOT's
+    postgres starts like any build: each program, PGXS's test drivers too,
+    gets an RPATH to the libraries beside it (a RUNPATH would not reach the
+    libraries it loads) and, when the packages bring a C library, its
+    loader. A pg_config reporting /usr/... is wrapped to report ROOT/usr/..."""
     as_root(["rm", "-rf", str(root)])
     as_root(["mkdir", "-p", str(root)])
     for deb in debs:
@@ -131,9 +113,8 @@ def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
         for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.is_symlink()):
             if _is_executable_elf(path):
                 as_root(["patchelf", *interpreter, "--force-rpath", "--set-rpath", rpath, str(path)])
-    # A library with a RUNPATH of its own (bullseye's libLLVM-11, which
-    # llvmjit.so needs) does not look in the programs' RPATH for what it
-    # needs: it is given those directories too.
+    # a library with a RUNPATH of its own (bullseye's libLLVM-11) ignores
+    # the programs' RPATH: it gets those directories too
     for directory in libdirs:
         for path in sorted(p for p in directory.rglob("*.so*") if p.is_file() and not p.is_symlink()):
             dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout

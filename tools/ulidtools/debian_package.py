@@ -1,30 +1,16 @@
-"""A Debian binary package of ulid, for one architecture (amd64 or arm64),
-made from the tree of a release tarball (scripts/package, and
-scripts/package-deb: `python3 -m ulidtools package-deb --help`).
+"""A Debian binary package of ulid for amd64 or arm64, made from TREE, a
+release tarball's tree (scripts/package, scripts/package-deb):
 
-NN, a PostgreSQL major version: postgresql-NN-ulid_<version>-1_<arch>.deb,
-the extension laid out the way Debian's PostgreSQL team does it,
-/usr/lib/postgresql/NN/lib/ulid.so and /usr/share/postgresql/NN/extension/
-with ulid.control and every ulid--*.sql; TREE holds lib/ulid.so and
-extension/, as the extension's tarballs.
+NN (a PostgreSQL major): postgresql-NN-ulid_<version>-1_<arch>.deb, from
+TREE's lib/ulid.so and extension/, laid out as Debian's PostgreSQL packages
+are (/usr/lib/postgresql/NN/lib, /usr/share/postgresql/NN/extension).
+cli: ulid-tool_<version>-1_<arch>.deb, from TREE's ulid-tool, ulid-tool.1
+and completions/ (not /usr/bin/ulid: that is Debian's unrelated ulid-cli).
 
-cli: ulid-tool_<version>-1_<arch>.deb, the command-line tool,
-/usr/bin/ulid-tool, its man page and its bash, zsh and fish completions;
-TREE holds ulid-tool, ulid-tool.1 and completions/, as the tool's tarball.
-(Not ulid-cli, nor /usr/bin/ulid: those are Debian's own ulid-cli, another
-program, which a system may have beside this one.)
-
-Both carry /usr/share/doc/PACKAGE/copyright, changelog.gz (the project's
-CHANGELOG.md) and changelog.Debian.gz. Depends names the C library at the
-newest glibc version the files ask for (library_depends). The Maintainer
-field comes from DEBFULLNAME and DEBEMAIL, as with Debian's own tools. The
-package is the same bytes wherever it is made from the same TREE: every
-file's time, the archive's and changelog.Debian.gz's date are
-SOURCE_DATE_EPOCH, or the time of the commit checked out when it is not set
-(source_date_epoch), its modes are fixed, its owner root.
-
-apt_index writes the index of an apt repository of such packages: a
-release's, and the local archive each Debian system is made from.
+Both carry copyright, changelog.gz (CHANGELOG.md) and changelog.Debian.gz;
+the Maintainer is DEBFULLNAME <DEBEMAIL>. The same TREE makes the same bytes:
+times are SOURCE_DATE_EPOCH (else the checked-out commit's), modes fixed,
+owner root.
 """
 
 from __future__ import annotations
@@ -50,8 +36,7 @@ class PackageError(ToolError):
 
 
 def source_date_epoch() -> int:
-    """The time a release's files carry: SOURCE_DATE_EPOCH when set, else
-    the time of the commit checked out, else now."""
+    """SOURCE_DATE_EPOCH if set, else the checked-out commit's time, else now."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return int(os.environ["SOURCE_DATE_EPOCH"])
     done = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True)
@@ -68,10 +53,8 @@ def glibc_needed(path: Path) -> str:
 
 
 def library_depends(path: Path) -> list[str]:
-    """The Debian Depends of an ELF file's shared libraries, as
-    dpkg-shlibdeps would write them from Debian's symbols files, for any
-    architecture: the C library at the newest glibc symbol version it asks
-    for, and libgcc_s."""
+    """The Depends of an ELF file's libraries, as dpkg-shlibdeps would write
+    them, for any architecture; only glibc's and libgcc_s's are known."""
     headers = subprocess.run(["objdump", "-p", str(path)], capture_output=True, text=True, check=True).stdout
     depends = set()
     for line in headers.splitlines():
@@ -103,8 +86,7 @@ def strip_library(path: Path) -> None:
 
 @dataclass
 class Package:
-    """What a package is: its name, version, section, description and the
-    files it installs (TREE's, at their paths in the system)."""
+    """A package's control fields and the files of TREE it installs."""
 
     name: str
     version: str
@@ -124,9 +106,8 @@ class Package:
 
     @property
     def deb_version(self) -> str:
-        # a Cargo pre-release (0.2.0-rc.1) must sort before its release in
-        # Debian too, which is what "~" does (0.2.0~rc.1); "-" would start
-        # the Debian revision
+        # 0.2.0-rc.1 -> 0.2.0~rc.1, which sorts before 0.2.0; "-" would
+        # start the Debian revision
         return self.version.replace("-", "~") + "-1"
 
 
@@ -170,16 +151,13 @@ def extension_package(major: str, tree: Path) -> Package:
         changes=f"ulid {project.VERSION} for PostgreSQL {major}.",
         depends=[f"postgresql-{major}"],
         files=files,
-        # as dh_strip does: the dynamic symbols PostgreSQL looks up stay; a
-        # shared library is not executable (Debian's policy, and how
-        # PostgreSQL's own modules are installed)
+        # not in programs: a shared library is not executable (Debian policy)
         binaries=[f"{libdir}/ulid.so"],
     )
 
 
 def copyright_file(homepage: str) -> str:
-    """debian/copyright in the machine-readable format: the MIT license,
-    which Debian calls Expat, with its holders from LICENSE."""
+    """Machine-readable debian/copyright: LICENSE (MIT, Debian's Expat)."""
     license_text = (ROOT / "LICENSE").read_text()
     holders = next((re.sub(r"^Copyright *(\(c\)|©)? *", "", line) for line in license_text.splitlines()
                     if re.match(r"^Copyright *(\(c\)|©)? *", line)), "")
@@ -194,14 +172,13 @@ def copyright_file(homepage: str) -> str:
 
 
 def gzip_bytes(data: bytes) -> bytes:
-    """gzip -9n: no name and no time in the header (GNU gzip's, as Debian's
-    own tools compress; Python's zlib would make other bytes)."""
+    """gzip -9n (no name or time in the header), as Debian's tools compress;
+    Python's zlib would make other bytes."""
     return subprocess.run(["gzip", "-9n"], input=data, capture_output=True, check=True).stdout
 
 
 def installed_size(root: Path) -> int:
-    """Installed-Size as dpkg-gencontrol counts it, whatever the file
-    system: each file's size in KiB rounded up, 1 for each directory."""
+    """Installed-Size as dpkg-gencontrol counts it: KiB per file, 1 per directory."""
     total = 0
     for path in root.rglob("*"):
         if path.relative_to(root).parts[0] == "DEBIAN":
@@ -213,14 +190,9 @@ def installed_size(root: Path) -> int:
 
 def apt_index(directory: Path, suite: str, arches: list[str], date: int | None = None,
               valid_days: int | None = None) -> None:
-    """Writes an apt repository's index of the .deb files under
-    DIRECTORY/pool: for each architecture,
-    dists/SUITE/main/binary-ARCH/Packages and Packages.gz, and
-    dists/SUITE/Release with their checksums (unsigned: a signer adds
-    InRelease and Release.gpg), dated DATE (now unless given) and, with
-    VALID_DAYS, valid until that many days after it: a release's apt
-    repository (release), and the local archives of the Debian systems
-    (debian_systems)."""
+    """Writes the unsigned index of the .deb files under DIRECTORY/pool:
+    dists/SUITE/main/binary-ARCH/Packages(.gz) and a Release dated DATE (a
+    Unix time, now unless given), valid VALID_DAYS days if given."""
     dists = directory / "dists" / suite
     when = int(time.time()) if date is None else date
     stamp = "%a, %d %b %Y %H:%M:%S UTC"
@@ -245,16 +217,14 @@ def apt_index(directory: Path, suite: str, arches: list[str], date: int | None =
 
 
 def make(out: Path, arch: str, what: str, tree: Path) -> Path:
-    """Makes the package of WHAT (a major version, or cli) for ARCH from
-    TREE into OUT, and returns its path."""
+    """The package of WHAT (NN or cli) for ARCH from TREE, made in OUT."""
     epoch = source_date_epoch()
     package = cli_package(tree) if what == "cli" else extension_package(what, tree)
     maintainer = f"{os.environ.get('DEBFULLNAME') or 'ulid maintainers'} " \
                  f"<{os.environ.get('DEBEMAIL') or 'maintainers@ulid.invalid'}>"
     homepage = project.field("homepage") or project.field("repository")
 
-    # a folder of its own: two packages of one name may be made at once (a
-    # debug build's for the tests and a release's)
+    # a folder of its own: a debug and a release package may be made at once
     (ROOT / "target" / "package").mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"deb-{package.name}-{arch}.",
                                      dir=ROOT / "target" / "package") as work:
@@ -276,7 +246,6 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
         (docdir / "changelog.Debian.gz").write_bytes(gzip_bytes(
             f"{package.name} ({package.deb_version}) unstable; urgency=medium\n\n"
             f"  * {package.changes}\n\n -- {maintainer}  {date}\n".encode()))
-        # the project's own changelog, as Debian keeps an upstream one
         (docdir / "changelog.gz").write_bytes(gzip_bytes((ROOT / "CHANGELOG.md").read_bytes()))
 
         for path in [root, *root.rglob("*")]:
@@ -294,7 +263,6 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
         if homepage:
             control.append(f"Homepage: {homepage}")
         control.append(f"Description: {package.title}")
-        # the extended description, each line indented by one space
         control += [f" {line}" for line in package.about]
         (root / "DEBIAN" / "control").write_text("\n".join(control) + "\n")
         files = sorted(str(p.relative_to(root)) for p in (root / "usr").rglob("*") if p.is_file())
@@ -302,8 +270,7 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
             "".join(f"{hashlib.md5((root / f).read_bytes()).hexdigest()}  {f}\n" for f in files))
         (root / "DEBIAN" / "control").chmod(0o644)
         (root / "DEBIAN" / "md5sums").chmod(0o644)
-        # dpkg-deb only lowers a newer time to SOURCE_DATE_EPOCH: give every
-        # file that time, older ones too
+        # dpkg-deb only clamps newer times to SOURCE_DATE_EPOCH: set them all
         for path in [root, *root.rglob("*")]:
             os.utime(path, (epoch, epoch), follow_symlinks=False)
 

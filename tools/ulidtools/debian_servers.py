@@ -1,14 +1,9 @@
 """Debian's own PostgreSQL, as its users have it: Debian 12's postgresql-15
-on this system, and in the Debian systems scripts/debian-system makes: in
-sid, experimental's postgresql-19 and sid's postgresql-18 with TimescaleDB
-and pg_partman; a clean Debian 12, Debian 11 with its postgresql-13 and
-Debian 12 for arm64 with its postgresql-15, each used in a copy that is
-thrown away (`System.clone`). `System` runs commands in one of them,
-installs and removes ulid's Debian package there with apt, and makes
-clusters the Debian way (pg_createcluster); `DebianCluster` is such a
-cluster with the part of `ulidtools.clusters.Cluster`'s interface that the
-tests and the benchmarks use (connect, env, bindir, create_database, and
-what pg_regress needs). A command that fails here stops with its output.
+on this machine, and the servers of the Debian systems (debian_systems), the
+sid system itself or a throwaway copy of another (`System.clone`). `System`
+runs commands there, installs ulid's Debian package with apt and makes
+clusters with pg_createcluster; `DebianCluster` is such a cluster with the
+part of `ulidtools.clusters.Cluster`'s interface the tests and benchmarks use.
 """
 
 from __future__ import annotations
@@ -25,11 +20,9 @@ from ulidtools import package
 from ulidtools.clusters import Cluster, bindir_of, install_dirs
 from ulidtools.project import VERSION  # the extension's version
 
-# scripts/package-deb: a Cargo pre-release 0.2.0-rc.1 is Debian's 0.2.0~rc.1
+# as debian_package.Package.deb_version: 0.2.0-rc.1 is 0.2.0~rc.1-1
 DEB_VERSION = VERSION.replace("-", "~") + "-1"
-# the Debian systems' command (ulidtools.debian_systems), run by this Python,
-# which finds the package as this process did (the virtualenv's .pth, or
-# PYTHONPATH)
+# run by this Python, which finds ulidtools as this process did
 DEBIAN_SYSTEM = [sys.executable, "-m", "ulidtools", "debian-system"]
 
 
@@ -38,8 +31,7 @@ class DebianServerError(ToolError):
 
 
 def run_captured(*args, **kw) -> subprocess.CompletedProcess:
-    """Runs a command (base.run) with its output captured; a failure stops
-    with that output."""
+    """base.run, captured; a failure raises with the output."""
     p = run(list(args), capture_output=True, text=True, **kw)
     if p.returncode != 0:
         raise DebianServerError(f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}")
@@ -47,11 +39,9 @@ def run_captured(*args, **kw) -> subprocess.CompletedProcess:
 
 
 class System:
-    """A Debian system with Debian's postgresql-MAJOR installed with apt:
-    where the package is installed, its commands, and its files as seen
-    from here."""
+    """A Debian system at ROOT with postgresql-MAJOR; COMMAND runs a command in it."""
 
-    # wait for dpkg's lock rather than fail when something else is using apt
+    # wait for dpkg's lock rather than fail while something else uses apt
     APT = ["apt-get", "-o", "DPkg::Lock::Timeout=300"]
 
     def __init__(self, major: str, root: Path, command: list[str]):
@@ -65,8 +55,7 @@ class System:
 
     @classmethod
     def clone(cls, name: str, major: str, directory: Path) -> "System":
-        """A copy of the Debian system NAME (scripts/debian-system) in
-        DIRECTORY, to change and throw away (`discard`)."""
+        """A copy of the Debian system NAME in DIRECTORY, to throw away (`discard`)."""
         run_captured(*DEBIAN_SYSTEM, "-s", name, "clone", directory)
         return cls(major, directory, [*DEBIAN_SYSTEM, "-s", name, "-r", str(directory), "run"])
 
@@ -100,10 +89,8 @@ class System:
         return self.root / Path(path).relative_to("/")
 
     def expected_files(self) -> list[str]:
-        """What the package must hold: the library, the control file, the
-        install script of this version, every upgrade script in sql/ (which
-        cargo-pgrx installs beside it), the copyright and both changelogs (the
-        project's own and Debian's)."""
+        """What the package must hold: ulid.so, the control file, this
+        version's script, every upgrade script of sql/ and the docs."""
         upgrades = [self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")]
         return sorted(str(p) for p in [
             self.libdir / "ulid.so", self.extdir / "ulid.control", self.extdir / f"ulid--{VERSION}.sql",
@@ -115,8 +102,7 @@ class System:
         return [f for f in files if self.here(f).exists()]
 
     def dpkg_status(self) -> str:
-        """The Status line of `dpkg -s`, or "not-installed" when dpkg knows
-        nothing of the package."""
+        """The package's Status in `dpkg -s`, or "not-installed"."""
         p = self("dpkg", "-s", self.package, check=False)
         if p.returncode != 0:
             if "not installed" not in p.stderr:
@@ -129,8 +115,7 @@ class System:
             self("dpkg", "--purge", self.package)
 
     def install_deb(self, deb: Path) -> None:
-        """Installs the package with apt; in the sid system apt is given a
-        path inside it."""
+        """Installs the package with apt, copied into the system if it is not /."""
         inside = deb if self.root == Path("/") else Path("/tmp") / deb.name
         if inside != deb:
             shutil.copy(deb, self.here(inside))
@@ -145,11 +130,8 @@ class System:
             self("pg_dropcluster", "--stop", self.major, name)
 
     def create_cluster(self, name: str, port: int, settings: dict[str, str] | None = None) -> "DebianCluster":
-        """A cluster made with pg_createcluster (anew: one left by an
-        interrupted run is dropped first), started, with `settings` in its
-        postgresql.conf (pg_createcluster quotes the values). Local
-        connections are trusted: peer authentication would map our uid to
-        the system's user names."""
+        """A new cluster, started, with SETTINGS in its postgresql.conf; local
+        connections trusted, since peer would map our uid to the system's users."""
         self.drop_cluster(name)
         options = [arg for key, value in (settings or {}).items() for arg in ("-o", f"{key}={value}")]
         self("pg_createcluster", self.major, name, "--port", port, "--start", *options,
@@ -167,8 +149,7 @@ def deb_path(system: System, arch: str) -> Path:
 
 
 def build_deb(build: str, system: System, release: bool = False) -> Path:
-    """The package for BUILD, freshly built (ulidtools.package; debug, the
-    profile test_package.py builds its tarball in, unless `release`)."""
+    """The package for BUILD, built anew (a debug build unless RELEASE)."""
     arch = arch_of()
     path = deb_path(system, arch)
     path.unlink(missing_ok=True)
@@ -179,8 +160,7 @@ def build_deb(build: str, system: System, release: bool = False) -> Path:
 
 
 class DebianCluster:
-    """A cluster of Debian's server in `system`, reached over its Unix
-    socket, with the part of `Cluster`'s interface the tests use."""
+    """A cluster of Debian's server in SYSTEM, reached over its Unix socket."""
 
     def __init__(self, system: System, name: str, port: int):
         self.system = system
@@ -188,8 +168,7 @@ class DebianCluster:
         self.port = port
         self.version = int(system.major)
         self.socket_dir = system.here("/run/postgresql")
-        # a client of the same major version, from this system's builds
-        # (its pg_regress too)
+        # a client (and pg_regress) of the same major, from the project's builds
         self.bindir = bindir_of(system.major)
         self.dir = self.socket_dir
         self.pkglibdir = install_dirs(system.major)[0]

@@ -1,53 +1,30 @@
 """Debian systems in directories, made with debootstrap and apt from exactly
-the packages inputs.manifest pins, for the tests that need a Debian other
-than this machine's own or one untouched by the build tools:
+the packages inputs.manifest pins, for the tests that need another Debian
+than this machine's, or one the build tools have not touched:
 
-  sid             Debian sid (amd64) with PostgreSQL 19 installed by apt
-                  from Debian experimental's packages, and sid's PostgreSQL
-                  18 with the extensions users run beside ulid (TimescaleDB,
-                  pg_partman; pgcrypto comes with postgresql-18) or under it
-                  (pg_auto_failover): the Debian package of ulid for 19 is
-                  installed and removed there with apt, and ulid meets
-                  Debian's TimescaleDB, pg_partman and pg_auto_failover on
-                  18. It has Ruby 3.3 with ActiveRecord 7.2, ruby-pg and
-                  minitest too, with which the Ruby client tests run
-                  against the 19 build's cluster over TCP. Its packages
-                  are the `debian-system` lines and the `debian-binary`
-                  lines of the 18 and 19 builds (debian_builds).
-                  Its archive also holds, not installed (ARCHIVE_ONLY), the
-                  18 and 19 headers and Debian's own ulid-cli, another ULID
-                  program, which the tests install in a copy beside
-                  ulid-tool.
-  bookworm        a clean Debian 12 (amd64): only sudo and CA certificates
-                  are installed; its archive also holds postgresql-15 and
-                  the build tools, which the tests install in a copy as a
-                  user would (the README's from-source commands; the apt
-                  repository of a release).
-  bullseye        Debian 11 (amd64, glibc 2.31) with its postgresql-13: a
-                  release tarball is installed there.
-  bookworm-arm64  Debian 12 for arm64 with its postgresql-15, run through
-                  qemu-user (binfmt_misc): a release's arm64 package is
-                  installed there.
+  sid             PostgreSQL 19 from experimental, where ulid's Debian package
+                  is installed with apt, and sid's 18 with TimescaleDB,
+                  pg_partman and pg_auto_failover; Ruby 3.3 (ActiveRecord,
+                  ruby-pg) for the Ruby client tests. Its archive also holds,
+                  not installed, the 18 and 19 headers and Debian's own
+                  ulid-cli (ARCHIVE_ONLY), for the tests to install in a copy.
+  bookworm        a clean Debian 12 whose archive holds postgresql-15 and the
+                  build tools, to install in a copy as a user would.
+  bullseye        Debian 11 (glibc 2.31) with postgresql-13, for a tarball.
+  bookworm-arm64  Debian 12 for arm64 with postgresql-15, through qemu-user
+                  (binfmt_misc), for the arm64 package.
 
-The packages of a system other than sid are its `system NAME` lines; a NAME
-is the Debian release, then the architecture when it is not amd64.
-scripts/debian-system makes one, runs a command in it or in a copy of it,
-copies it, and says where it is and what it serves (`--help`).
+sid's packages are the `debian-system` lines and the 18 and 19 builds'
+`debian-binary` lines; another system's are its `system NAME` lines (NAME:
+the release, then the architecture when it is not amd64).
 
-Nothing in them comes from an index that moves:
-the pinned files, each downloaded and verified by debian_archive,
-make a local archive, from which debootstrap makes the system (variant
-minbase) and apt installs the rest. The archive is signed, as Debian's is,
-by a key made for it alone whose secret part is destroyed once it has
-signed: debootstrap checks the archive's Release against its public part
-(--keyring, --force-check-gpg), and so does the system's apt (signed-by),
-and through it every index and package. setup fails if what dpkg then lists is
-not in that archive at the version it holds (sid: not exactly that
-archive). `run` gives the command a mount namespace of its own, with
-/proc, a tmpfs on /dev/shm and the local archive (/srv/ulid-archive)
-mounted inside the system; they go away with the last process that uses
-them, and nothing is mounted on the host. Services are never started by a
-package's scripts (policy-rc.d), and installing a server makes no cluster.
+The pinned files, verified by debian_archive, make a local archive signed by
+a key made for it alone and destroyed once it has signed; debootstrap and
+apt check every index and package against it. setup fails if dpkg then lists
+a package not in the archive at that version, or, for sid, misses one.
+`run` mounts /proc, /dev/shm and the archive in a mount namespace of its
+own, never on the host. Package scripts start no service (policy-rc.d), and
+installing a server makes no cluster.
 """
 
 from __future__ import annotations
@@ -66,24 +43,21 @@ from ulidtools.base import ToolError, as_root, log, pg_home, sha256_hex, sha256_
 from ulidtools.debian_package import apt_index
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
-# the public key the local archive is signed with: in the archive, for
-# debootstrap, and in the system, for apt's signed-by
+# the local archive's public key: in the archive for debootstrap, in the
+# system for apt's signed-by
 ARCHIVE_KEYRING = "archive-keyring.gpg"
 KEYRING_IN_SYSTEM = "/etc/apt/keyrings/ulid-local-archive.gpg"
-# what sid's archive holds that setup does not install, for the tests to
-# install in a copy: PostgreSQL 19's headers, and Debian's own ulid-cli
-# (/usr/bin/ulid, another program than ulid-tool)
+# in sid's archive but not installed by setup (ulid-cli is /usr/bin/ulid)
 ARCHIVE_ONLY = ("postgresql-server-dev-18", "postgresql-server-dev-19", "ulid-cli")
 
 
 def _sid_builds() -> list:
-    """The `debian-binary` lines of the builds of 18 and 19 (sid's and
-    experimental's), each package once."""
+    """The `debian-binary` lines of the 18 and 19 builds, each once."""
     lines = debian_builds.pins(19)
     return lines + [r for r in debian_builds.pins(18) if r not in lines]
 
 
-# what each system is for: the packages the log names, with their versions
+# what each system is for (the log names their versions)
 SERVERS = {
     "sid": ["postgresql-19", "postgresql-18", "postgresql-18-timescaledb", "postgresql-18-partman",
             "postgresql-18-auto-failover"],
@@ -91,8 +65,7 @@ SERVERS = {
     "bullseye": ["postgresql-13"],
     "bookworm-arm64": ["postgresql-15"],
 }
-# The command `run` gives the system: a mount namespace of its own (unshare),
-# /proc, a tmpfs on /dev/shm and the archive read-only inside, then chroot.
+# run inside unshare: /proc, /dev/shm and the archive (read-only), then chroot
 INSIDE = '''
 system=$1 archive=$2 inside=$3; shift 3
 mount -t proc proc "$system/proc" &&
@@ -129,34 +102,28 @@ class System:
         return [r for r in manifest.of_kind("system") if r.text.split()[1] == self.name]
 
     def pins(self) -> list[str]:
-        """The manifest lines of every package of the system, from the
-        archive on (ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256)."""
+        """The system's pins: ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256."""
         if self.name == "sid":
             return [r.rest() for r in _sid_builds()] + [r.rest() for r in manifest.of_kind("debian-system")]
         return [r.rest().split(" ", 1)[1] for r in self._system_lines()]
 
     def pin_names(self) -> list[str]:
-        """The same packages as debian_archive names them,
-        KIND:PACKAGE (the manifest pins postgresql-18's source tarball too),
-        and a .deb of two suites, libpq5, as KIND:PACKAGE/SUITE."""
+        """The same packages as debian_archive names them, unambiguously."""
         if self.name == "sid":
             return [f"debian-binary:{r.package}/{r.suite}" for r in _sid_builds()] + \
                 [f"debian-system:{r.package}" for r in manifest.of_kind("debian-system")]
         return [f"system:{self.name}:{line.split()[2]}" for line in self.pins()]
 
     def setup_packages(self) -> list[str]:
-        """What setup installs with apt after debootstrap: for sid every
-        pinned package but ARCHIVE_ONLY's; for the others the ones they are
-        for (the rest stay in the archive for the tests to install)."""
+        """What setup installs with apt after debootstrap: for sid all but
+        ARCHIVE_ONLY, for the others SERVERS (the rest stay in the archive)."""
         if self.name == "sid":
             return [line.split()[2] for line in self.pins() if line.split()[2] not in ARCHIVE_ONLY]
         return list(self.servers)
 
     def ensure_binfmt(self) -> None:
-        """A system of another architecture runs through qemu-user, which
-        the kernel starts for its programs (binfmt_misc, with the
-        interpreter opened when it is registered, so that it works inside
-        the system too)."""
+        """Another architecture runs through qemu-user, registered with
+        binfmt_misc with its interpreter opened then, so it works inside too."""
         if self.arch == "amd64":
             return
         if self.arch != "arm64":
@@ -182,8 +149,7 @@ class System:
                 raise SystemError_(f"{qemu} is not registered with binfmt_misc")
 
     def run(self, command: list[str], check: bool = False, **kwargs) -> subprocess.CompletedProcess:
-        """COMMAND run as root inside the system; with CHECK, failing when
-        it fails."""
+        """COMMAND run as root inside the system (INSIDE)."""
         if not os.access(self.system / "usr" / "bin" / "apt-get", os.X_OK):
             raise SystemError_(f"there is no Debian system in {self.system}: run scripts/setup")
         self.ensure_binfmt()
@@ -197,9 +163,7 @@ class System:
         return ", ".join(listed.splitlines())
 
     def make_archive(self) -> None:
-        """A Debian archive of the pinned files: pool/, and dists/RELEASE/
-        with a Release that lists the Packages index and its checksums,
-        signed (sign_archive)."""
+        """The local archive of the pinned files: pool/ and its signed index."""
         debs = debian_archive.fetch_named(self.pin_names(), debian_archive.downloads())
         shutil.rmtree(self.archive, ignore_errors=True)
         (self.archive / "pool").mkdir(parents=True)
@@ -217,12 +181,9 @@ class System:
         self.sign_archive()
 
     def sign_archive(self) -> None:
-        """Signs the archive's Release (InRelease and Release.gpg) with a key
-        made for this archive alone, and writes its public part beside the
-        archive (ARCHIVE_KEYRING). The key's GnuPG home, and so its secret
-        part, is removed as soon as it has signed: nothing can sign for the
-        archive afterwards. Every file it lists was verified against the
-        manifest on download."""
+        """Signs the archive's Release with a key made for it alone, exported
+        to ARCHIVE_KEYRING; its secret part is removed at once, so nothing
+        can sign for the archive afterwards."""
         dists = self.archive / "dists" / self.release
         keyring = self.archive / ARCHIVE_KEYRING
         home = tempfile.mkdtemp(prefix="ulid-archive-key.")
@@ -246,10 +207,8 @@ class System:
             raise SystemError_(f"Debian system {self.name}: the local archive's InRelease does not verify")
 
     def check_installed(self) -> None:
-        """Every package dpkg has installed, against the local archive (the
-        pinned files, or where one was gone, the version debian_archive
-        verified in its place and named): the same versions, and for sid the
-        same set."""
+        """Every package dpkg has installed is in the local archive at that
+        version; for sid, everything there but ARCHIVE_ONLY is installed too."""
         index = (self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages").read_text()
         want, package = set(), None
         for line in index.splitlines():
@@ -305,8 +264,7 @@ class System:
                            check=False, stdout=out, stderr=subprocess.STDOUT)
         if made.returncode != 0:
             raise self._failed("debootstrap failed")
-        # apt reads the local archive only, and checks its signature; no
-        # service starts; no main cluster
+        # apt reads the signed local archive only; no service starts; no main cluster
         keyring = self.system / KEYRING_IN_SYSTEM.lstrip("/")
         as_root(["mkdir", "-p", str(keyring.parent)])
         as_root(["install", "-m", "644", str(self.archive / ARCHIVE_KEYRING), str(keyring)])
@@ -317,9 +275,8 @@ class System:
         as_root(["mkdir", "-p", str(self.system / "etc" / "postgresql-common" / "createcluster.d")])
         self._write(self.system / "etc" / "postgresql-common" / "createcluster.d" / "no-main-cluster.conf",
                     "create_main_cluster = false\n")
-        # the servers and the rest of what setup installs (a package that the
-        # archive ranks `required` and its own control file does not, such as
-        # bsdutils, is not in debootstrap's minbase made from the files alone)
+        # the servers and the rest; minbase here misses a package that only
+        # Debian's index, not its control file, ranks `required` (bsdutils)
         with open(self.log, "a") as out:
             for command in (["apt-get", "update"],
                             ["apt-get", "install", "-y", "--no-install-recommends", *self.setup_packages()],
@@ -332,9 +289,8 @@ class System:
             f"({len(self.pins())} pinned packages, {round(time.monotonic() - started)} s)")
 
     def clone(self, directory: str) -> None:
-        """A copy of the system as apt installed it, in DIRECTORY: without
-        the clusters, their settings, logs and sockets, which runs that use
-        the system itself may be making or dropping while it is copied."""
+        """A copy of the system in DIRECTORY, without CLUSTER_PLACES: runs
+        using the system itself may be changing them while it is copied."""
         if not (self.system / ".ulid-system").is_file():
             raise SystemError_(f"there is no Debian system {self.name} in {self.system}: run scripts/setup")
         as_root(["rm", "-rf", directory])

@@ -1,30 +1,17 @@
-"""Writes the inputs.manifest lines of a Debian system: every package that
-debootstrap (variant minbase) and `apt-get install --no-install-recommends
-PACKAGE...` put into it, each with the pool path, size and sha256 that the
-archive's index gives today (the index checked against its suite's
-InRelease, whose signature is checked against Debian's archive keyring:
-debian_archive.verified_index), as scripts/pin-system asks (`--help`).
+"""Prints the inputs.manifest lines of a Debian system (scripts/pin-system):
+every package debootstrap (minbase) and `apt-get install
+--no-install-recommends PACKAGE...` put into it, with the pool path, size and
+sha256 of the archive's signed index today. Run by hand to change the pins,
+in place of the system's old lines; scripts/debian-system then installs
+exactly these packages.
 
-NAME is the system's name in the manifest (`bookworm`, `bullseye`,
-`bookworm-arm64`: the release, then the architecture when it is not
-amd64); SUITE an archive and suite to take packages from, as
-`debian/bookworm` or `debian-security/bookworm-security`. Where several
-suites have a package, the newest version is taken, as apt takes it from
-several sources, unless its file does not answer (the index and the pool
-do not move together): then the newest one that does.
-
-This is a tool for changing the pins, run by hand and reviewed with git
-diff; nothing in setup or the tests runs it. It prints the lines; put them
-in inputs.manifest in place of the system's old ones. What it resolves is
-checked when the system is made: scripts/debian-system installs exactly
-these packages and fails if dpkg then lists anything else.
-
-The resolution is apt's, simplified: the packages asked for (and
-usr-is-merged, where the release has it: debootstrap --merged-usr installs
-it), the packages of priority `required` (what debootstrap's minbase
-installs, with apt), and, repeatedly, for each Depends and Pre-Depends clause not yet met, its
-first alternative that the archive has (a virtual package: its first
-provider). Recommends are not followed.
+NAME is the release, then the architecture when not amd64 (`bookworm-arm64`);
+SUITES are ARCHIVE/SUITE,... (`debian/bookworm,debian-security/bookworm-security`).
+The resolution is apt's, simplified: the packages asked for, apt, usr-is-merged
+where the release has it, those of priority `required`, then for each unmet
+Depends or Pre-Depends clause its first alternative (or first provider); no
+Recommends. The newest version of the suites is taken or, when its file does
+not answer, the newest one that does.
 """
 
 from __future__ import annotations
@@ -42,8 +29,7 @@ class PinError(ToolError):
 
 
 def load(sources: list[tuple[str, str]], arch: str) -> dict[str, list[dict]]:
-    """Every stanza of the suites' Packages indexes, by package name,
-    newest first, each with the archive and suite it came from."""
+    """The suites' Packages stanzas by package, newest first (with _archive, _suite)."""
     packages: dict[str, list[dict]] = {}
     for archive, suite in sources:
         url = f"{fd.mirror()}/{archive}/dists/{suite}/main/binary-{arch}/Packages.xz"
@@ -68,8 +54,7 @@ def providers(packages: dict[str, list[dict]]) -> dict[str, list[str]]:
 
 
 def clauses(fields: dict) -> list[list[str]]:
-    """The Pre-Depends and Depends of a stanza: a list of clauses, each a
-    list of alternative package names."""
+    """A stanza's Pre-Depends and Depends clauses, each its alternatives' names."""
     result = []
     for key in ("Pre-Depends", "Depends"):
         for clause in filter(None, re.split(r"\s*,\s*", fields.get(key, "").replace("\n", " "))):
@@ -92,9 +77,7 @@ def resolve(packages, wanted: list[str]) -> list[str]:
                 return provided[name][0]
         return None
 
-    # what was asked for first, so that its packages meet the clauses of
-    # the others (usr-is-merged meets init-system-helpers' usrmerge |
-    # usr-is-merged, as in a system debootstrap made)
+    # what was asked for first: usr-is-merged then meets `usrmerge | usr-is-merged`
     queue = [*wanted, "apt"] + [name for name, stanzas in sorted(packages.items())
                                 if stanzas[0].get("Priority") == "required"]
     while queue:
@@ -114,8 +97,7 @@ def resolve(packages, wanted: list[str]) -> list[str]:
 
 
 def pin(name: str, suites: str, wanted: list[str]) -> None:
-    """Prints the `system NAME` lines of the packages WANTED (and what they
-    need) from SUITES (ARCHIVE/SUITE,...), for NAME's architecture."""
+    """Prints the `system NAME` lines of WANTED and what they need, from SUITES."""
     arch = name.partition("-")[2] or "amd64"
     sources = [tuple(s.split("/", 1)) for s in suites.split(",")]
     packages = load(sources, arch)

@@ -1,53 +1,24 @@
-"""Signs the files of a release that ulidtools.release made in DIR with the
-release's key, and puts its public key beside them (scripts/sign-release,
-whose `--help` gives its options):
+"""Signs the release that ulidtools.release made in DIR (scripts/sign-release)
+and puts its public key beside it:
 
-    DIR/SHA256SUMS.asc            SHA256SUMS's detached signature, armored
-                                  (gpg --verify SHA256SUMS.asc SHA256SUMS)
-    DIR/apt/dists/stable/InRelease and Release.gpg
-                                  the apt repository's index, signed
-    DIR/ulid-release-key.asc      the public key, armored
-    DIR/apt/ulid-archive-keyring.gpg and .asc
-                                  the same key, for apt's signed-by
+    DIR/SHA256SUMS.asc                            SHA256SUMS's signature, armored
+    DIR/apt/dists/stable/{InRelease,Release.gpg}  the apt index's signatures
+    DIR/ulid-release-key.asc                      the public key, armored
+    DIR/apt/ulid-archive-keyring.{gpg,asc}        the same key, for apt's signed-by
 
-The key is either a file (--sign KEYFILE: an OpenPGP secret key, armored or
-binary), imported into a GnuPG home made for this run, which is removed and
-its agent stopped however the run ends; or a key in the user's own keyring
-or agent (--sign-key KEYID: a fingerprint, key id or address, from the
-GnuPG home gpg uses, GNUPGHOME or ~/.gnupg; its agent asks for a
-passphrase, if any); or the release key (--release-key: the key of that
-keyring whose fingerprint the repository commits in
-release-key.fingerprint, and no other). Only that key's public part is
-exported. What it signed is then verified against that export alone. With
---check, DIR is not needed and nothing is made: the key is only tried on
-a line of text (the release does so before it builds). Without a key it
-signs nothing, and says so.
+The key: --sign KEYFILE (imported into a GnuPG home made for this run and
+removed however the run ends), --sign-key KEYID (of the user's keyring or
+agent) or --release-key (the key there that release-key.fingerprint commits).
+Every signature is verified against the exported public key alone. Without a
+key nothing is signed, and it says so; --check only tries the key.
 
-What a release's directory may hold is what SHA256SUMS lists, each
-with its sha256, SHA256SUMS itself, the apt repository of the listed
-packages (its index, and each file the index lists with its checksum),
-and, once signed, the signatures and the public key above; nothing else
-is signed or published. --only-listed DIR refuses anything else (the
-release workflow's sign job runs it on the files it is handed, and every
-signing checks the same first); --release-files DIR prints the files of
-the GitHub release, a line each: those SHA256SUMS lists, then SHA256SUMS,
-its signature and the public key, from a directory that holds nothing
-else.
-
---fingerprint prints the release key's fingerprint that
-release-key.fingerprint commits; --verify DIR checks a signed release
-against it: its public key is that key alone, and SHA256SUMS, the apt
-repository's index and every file SHA256SUMS lists verify, and DIR holds
-nothing else. Both fail when no fingerprint is committed.
-
---renew-apt DIR signs the apt repository DIR/apt again, as it was
-published (the gh-pages branch holds it so), without building anything:
-its Release gets a new Date, now, and a new Valid-Until, VALID_DAYS
-(release.py) from now, and is signed again (InRelease, Release.gpg) by
-the key given, which must be the one apt/ulid-archive-keyring.gpg holds;
-the packages and their indexes are checked against the Release and are
-left as they are, byte for byte. It never builds anything: gpg and gpgv
-are all it runs.
+Only what SHA256SUMS lists, SHA256SUMS, the apt repository of those packages
+and the signatures are signed or published: --only-listed DIR refuses any
+other file, --release-files DIR prints the GitHub release's files. --verify
+DIR checks a signed release against the committed fingerprint, which
+--fingerprint prints. --renew-apt DIR signs DIR/apt again, dated now, valid
+for VALID_DAYS days (release.py), with the key apt/ulid-archive-keyring.gpg
+holds; its packages and indexes stay byte for byte.
 """
 
 from __future__ import annotations
@@ -67,19 +38,17 @@ from typing import Iterator
 
 from ulidtools.base import ROOT, ToolError, log, sha256_of
 
-# The release key's fingerprint, committed with the code: the release
-# workflow signs with this key and no other, and publishes this
-# fingerprint, never one read from what it signs
+# committed with the code: the release is signed by this key only, and
+# this fingerprint is published, never one read from what is signed
 FINGERPRINT_FILE = ROOT / "release-key.fingerprint"
-# The file scripts/release leaves in a directory it made (release.MARKER)
+# left by scripts/release in a directory it made (release.MARKER)
 MARKER = ".ulid-release"
-# What signing adds to a release's directory (release()), beside what
-# SHA256SUMS lists and the apt repository's index
+# what signing adds to a release's directory
 SIGNATURES = ("SHA256SUMS.asc", "ulid-release-key.asc", "apt/dists/stable/InRelease", "apt/dists/stable/Release.gpg",
               "apt/ulid-archive-keyring.gpg", "apt/ulid-archive-keyring.asc")
 # the files of the GitHub release besides those SHA256SUMS lists
 PUBLISHED_SIGNATURES = ("SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc")
-# a name SHA256SUMS may list: a file of the directory itself
+# a name SHA256SUMS may list: a file of the directory itself, not a path
 LISTED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]*")
 
 
@@ -88,10 +57,8 @@ class SignError(ToolError):
 
 
 def committed_fingerprint(path: Path = FINGERPRINT_FILE) -> str:
-    """The release key's fingerprint that PATH commits: its one line that
-    is not a comment (#), 40 hexadecimal digits (spaces allowed, as gpg
-    shows them). A file that commits none is an error: nothing is signed
-    or published by a key that is not committed."""
+    """The fingerprint PATH commits: its one non-comment line, 40 hex digits
+    (spaces allowed, as gpg shows them). None committed is an error."""
     try:
         text = path.read_text()
     except OSError as error:
@@ -109,8 +76,8 @@ def committed_fingerprint(path: Path = FINGERPRINT_FILE) -> str:
 
 @dataclass
 class Key:
-    """The release key: a key file, or a key of the user's keyring, or
-    neither (nothing is signed); EXPECT, the fingerprint it must have."""
+    """A key file, a key of the user's keyring, or neither (nothing is
+    signed); EXPECT, the fingerprint it must have."""
     keyfile: str | None = None
     keyid: str | None = None
     expect: str | None = None
@@ -122,8 +89,7 @@ class Key:
 
 @dataclass
 class Signer:
-    """gpg with the key's GnuPG home (None: the user's), and the key's
-    fingerprint."""
+    """gpg with the key's GnuPG home (None: the user's), and its fingerprint."""
     home: str | None
     fingerprint: str = ""
     source: str = ""
@@ -144,8 +110,8 @@ def _stop(signum, frame):
 
 @contextmanager
 def _signals_end_the_run() -> Iterator[None]:
-    """SIGHUP, SIGINT and SIGTERM end the run as an exception would, so that
-    what a `finally` removes is removed; the handlers before are put back."""
+    """SIGHUP, SIGINT and SIGTERM end the run as an exception, so that the
+    `finally` clauses still clean up."""
     old = {s: signal.signal(s, _stop) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
     try:
         yield
@@ -155,8 +121,7 @@ def _signals_end_the_run() -> Iterator[None]:
 
 
 def _remove_home(home: str) -> None:
-    """A GnuPG home made for a run removed, its agent stopped and its
-    sockets gone."""
+    """Removes a GnuPG home made for a run, its agent and sockets too."""
     for what in ("--kill", "all"), ("--remove-socketdir",):
         subprocess.run(["gpgconf", "--homedir", home, *what], capture_output=True)
     shutil.rmtree(home, ignore_errors=True)
@@ -164,12 +129,9 @@ def _remove_home(home: str) -> None:
 
 @contextmanager
 def throwaway_key() -> Iterator[Key]:
-    """A key made for this run only, for a release's files that are made to
-    be checked and thrown away (release.check): an ed25519 signing key
-    without passphrase or expiry, made in a GnuPG home of its own and
-    exported there, secret part and all, into a key file, which is signed
-    with as --sign KEYFILE is (signer). The home, the key file and the
-    home's agent are removed however the run ends, a signal too."""
+    """A key file made for this run only (release.check): an ed25519 key
+    without passphrase or expiry, used as --sign KEYFILE is; its home, key
+    file and agent are removed however the run ends."""
     with _signals_end_the_run():
         home = tempfile.mkdtemp(prefix="ulid-throwaway-key-")
         try:
@@ -188,9 +150,8 @@ def throwaway_key() -> Iterator[Key]:
 
 @contextmanager
 def signer(key: Key) -> Iterator[Signer]:
-    """The key made ready: a key file imported into a GnuPG home of its
-    own (removed with its agent and sockets afterwards, also when a signal
-    ends the run), or the user's keyring; exactly one secret key."""
+    """The key made ready: a key file imported into a GnuPG home of its own
+    (removed afterwards), or the user's keyring; exactly one secret key."""
     with _signals_end_the_run():
         home = None
         try:
@@ -226,10 +187,9 @@ def signer(key: Key) -> Iterator[Signer]:
 
 
 def listed(directory: Path, hashes: bool = True) -> dict[str, str]:
-    """What DIRECTORY's SHA256SUMS lists, {name: sha256}, each line as
-    sha256sum writes it, of a file of DIRECTORY itself (never a path, nor a
-    name the release keeps for itself), once each; with HASHES, every one
-    there, a file, with its sha256."""
+    """What DIRECTORY's SHA256SUMS lists, {name: sha256}: lines as sha256sum
+    writes them, each a file of DIRECTORY itself, once; with HASHES, each
+    checked to be there with that sha256."""
     sums = directory / "SHA256SUMS"
     if not sums.is_file() or sums.is_symlink():
         raise SignError(f"{directory} holds no release: no SHA256SUMS")
@@ -252,8 +212,7 @@ def listed(directory: Path, hashes: bool = True) -> dict[str, str]:
 
 
 def _fields(text: str) -> list[dict[str, str]]:
-    """The stanzas of a Release or a Packages index, {field: value}, a
-    multi-line value's lines joined with newlines."""
+    """The stanzas of a Release or Packages index, {field: value}."""
     stanzas, fields, last = [], {}, None
     for line in text.splitlines() + [""]:
         if not line.strip():
@@ -269,10 +228,9 @@ def _fields(text: str) -> list[dict[str, str]]:
 
 
 def apt_files(repo: Path) -> set[str]:
-    """The files of the apt repository REPO, as paths relative to it: its
-    Release, every index the Release lists, with the size and sha256 it
-    gives, and every package those indexes list, with theirs. Anything the
-    Release or an index lists that differs is an error."""
+    """The files of the apt repository REPO, relative to it: its Release, the
+    indexes it lists and the packages they list, each checked against the
+    size and sha256 listed."""
     dists = repo / "dists" / "stable"
     release = dists / "Release"
     if release.is_symlink() or not release.is_file():
@@ -308,13 +266,10 @@ def apt_files(repo: Path) -> set[str]:
 
 
 def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str, str]:
-    """DIRECTORY holds a release's files and nothing else: what SHA256SUMS
-    lists (listed; with HASHES, each there with its sha256), SHA256SUMS,
-    the file scripts/release leaves (MARKER), the apt repository of the
-    listed packages (apt_files; each package of its pool one that
-    SHA256SUMS lists, the same bytes) and, if SIGNED, what signing adds
-    (SIGNATURES). Every other file, and a symbolic link, is an error that
-    names it. Returns what SHA256SUMS lists."""
+    """Checks that DIRECTORY holds only what SHA256SUMS lists (with HASHES,
+    at that sha256), SHA256SUMS, MARKER, the apt repository of the listed
+    packages and, if SIGNED, SIGNATURES; any other file or a symbolic link
+    is an error that names it. Returns what SHA256SUMS lists."""
     directory = directory.absolute()
     names = listed(directory, hashes)
     expected = set(names) | {"SHA256SUMS", MARKER}
@@ -341,9 +296,8 @@ def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str,
 
 
 def release_files(directory: Path) -> list[Path]:
-    """The files of the GitHub release, from DIRECTORY, a signed release
-    that holds nothing else (check_files): each that SHA256SUMS lists, in
-    its order, then SHA256SUMS, its signature and the public key."""
+    """The GitHub release's files in the signed release DIRECTORY: what
+    SHA256SUMS lists, in order, then PUBLISHED_SIGNATURES."""
     names = check_files(directory, signed=True)
     for name in PUBLISHED_SIGNATURES:
         if not (directory / name).is_file():
@@ -370,10 +324,8 @@ def release(key: Key, directory: Path) -> None:
     repo = directory / "apt"
     if not (directory / "SHA256SUMS").is_file() or not (repo / "dists" / "stable" / "Release").is_file():
         raise SignError(f"{directory} holds no release: no SHA256SUMS and apt/dists/stable/Release")
-    # nothing is signed that SHA256SUMS and the apt index do not account
-    # for (what an earlier signing left is made again); the listed files'
-    # sha256 are checked before (--only-listed) and after (--verify): the
-    # signature is SHA256SUMS's, which a file that differs does not match
+    # nothing unaccounted for is signed; sha256 are checked by --only-listed
+    # before and --verify after (what is signed is SHA256SUMS, not the files)
     check_files(directory, signed=True, hashes=False)
     with signer(key) as ready:
         ready.sign("--armor", "--detach-sign", "--output", str(directory / "SHA256SUMS.asc"),
@@ -384,7 +336,6 @@ def release(key: Key, directory: Path) -> None:
                 ready.gpg(*armor, "--export", "--export-options", "export-minimal", ready.fingerprint,
                           stdout=out, check=True)
         shutil.copyfile(repo / "ulid-archive-keyring.asc", directory / "ulid-release-key.asc")
-        # what a user checks, with nothing but the exported key
         verify_signed(ready, repo, (directory / "SHA256SUMS.asc", directory / "SHA256SUMS"))
         log(f"SHA256SUMS and the apt repository signed by {ready.fingerprint}; its public key: "
             "ulid-release-key.asc (apt/ulid-archive-keyring.gpg for apt)")
@@ -398,8 +349,8 @@ def sign_apt(ready: Signer, repo: Path) -> None:
 
 
 def verify_signed(ready: Signer, repo: Path, *more: tuple[Path, ...]) -> None:
-    """The apt repository REPO's signatures, and MORE (a signature and
-    what it signs), verified with its keyring alone, as a user does."""
+    """REPO's signatures and MORE ((signature, signed file) pairs) verified
+    with REPO's exported keyring alone, as a user does."""
     dists = repo / "dists" / "stable"
     home = ["--homedir", ready.home] if ready.home else []
     for signed in (*more, (dists / "InRelease",), (dists / "Release.gpg", dists / "Release")):
@@ -413,12 +364,9 @@ STAMP = "%a, %d %b %Y %H:%M:%S UTC"
 
 
 def renew_apt(key: Key, directory: Path, days: int, now: int | None = None) -> None:
-    """Signs the apt repository DIRECTORY/apt again, valid for DAYS days
-    from NOW (the present unless given): its Release's Date and
-    Valid-Until replaced, nothing else of it; every index and package
-    checked against it first and left as they are; signed by KEY, which
-    must be the key of apt/ulid-archive-keyring.gpg, and verified with
-    that keyring."""
+    """Signs DIRECTORY/apt again, valid DAYS days from NOW (a Unix time,
+    the present unless given): only the Release's Date and Valid-Until
+    change. KEY must be the one key apt/ulid-archive-keyring.gpg holds."""
     if not (key.keyfile or key.keyid):
         raise SignError("--renew-apt: name the key that signs (--release-key, --sign-key or --sign)")
     repo = directory.absolute() / "apt"
@@ -464,11 +412,9 @@ def fingerprints_of(keyring: Path) -> list[str]:
 
 
 def verify(directory: Path, expect: str) -> None:
-    """Checks a signed release in DIRECTORY against the release key EXPECT
-    (a fingerprint): its public key, as a file and as apt's keyring, is
-    that key alone; SHA256SUMS, InRelease and Release.gpg verify with it
-    alone (gpgv); every file SHA256SUMS lists has its sha256, and
-    DIRECTORY holds nothing else (check_files)."""
+    """Checks the signed release in DIRECTORY against the fingerprint EXPECT:
+    both exported keys are that key alone, every signature verifies with it
+    alone (gpgv), and check_files passes, sha256 included."""
     directory = directory.absolute()
     repo = directory / "apt"
     dists = repo / "dists" / "stable"
@@ -496,14 +442,8 @@ def main(directory: Path | None = None, keyfile: str | None = None, keyid: str |
          release_key: bool = False, checking: bool = False, verifying: bool = False,
          fingerprint: bool = False, only_listed: bool = False, files: bool = False,
          renewing: bool = False, valid_days: int | None = None) -> None:
-    """What scripts/sign-release asks: print the committed fingerprint
-    (FINGERPRINT), verify the release in DIRECTORY against it (VERIFYING),
-    refuse a file of DIRECTORY that SHA256SUMS does not list (ONLY_LISTED),
-    print the files of its GitHub release (FILES), only try a key
-    (CHECKING), sign the apt repository of DIRECTORY again, valid for
-    VALID_DAYS days (RENEWING), or
-    sign the release in DIRECTORY with the key file, the key KEYID or the
-    release key (RELEASE_KEY); without a key, sign nothing and say so."""
+    """scripts/sign-release's options, as the module docstring tells them
+    (FILES: --release-files); with none, sign the release in DIRECTORY."""
     if fingerprint:
         if directory or keyfile or keyid or release_key or checking or verifying or only_listed or files \
                 or renewing:
