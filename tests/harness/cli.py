@@ -1,6 +1,5 @@
-"""The command-line tool `ulid-tool` (crates/ulid-tool), for the tests that
-put it beside a server: the binary scripts/test built (`ULID_CLI`), or one
-built here with cargo into the same target directory the scripts use."""
+"""`ulid-tool` (crates/ulid-tool) for the tests that put it beside a server: $ULID_CLI,
+which scripts/test sets, else built here with the builds' Rust in the scripts' target directory."""
 
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ def ulid_binary() -> Path:
     if given:
         return Path(given)
     target = cargo_env.cargo_target()
-    # with the builds' Rust (cargo_env.tool_path)
     env = dict(os.environ, CARGO_TARGET_DIR=str(target), PATH=cargo_env.tool_path())
     subprocess.run(["cargo", "build", "--quiet", "-p", "ulid-tool"], cwd=ROOT, env=env, check=True)
     return target / "debug" / "ulid-tool"

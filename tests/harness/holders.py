@@ -1,9 +1,5 @@
 """Sessions of gen_monotonic_ulid() for the tests of its shared table
-(tests/server/test_databases.py, test_shared_faults.py): a session that
-calls it in a thread of its own (`Waiter`), a session that calls it without
-end (`Looper`), stopped by SIGSTOP while it holds its database's lock, as a
-debugger would stop it (`stop_inside_lock`), and the check that a server's
-table still serves new sessions (`new_sessions_draw`)."""
+(tests/server/test_databases.py, test_shared_faults.py)."""
 
 from __future__ import annotations
 
@@ -22,8 +18,7 @@ def value(conn) -> int:
 
 
 class Waiter:
-    """A session that runs a statement (gen_monotonic_ulid() unless told
-    otherwise) in a thread of its own, so that the test can see it wait."""
+    """A session that runs a statement in a thread of its own, so that the test can see it wait."""
 
     def __init__(self, server, db: str, setup: tuple[str, ...] = (), autocommit: bool = True):
         self.conn = server.connect(db, autocommit=autocommit)
@@ -66,8 +61,7 @@ class Looper:
         self.thread.start()
 
     def _loop(self):
-        # generate_series in the select list makes its rows one at a time (in
-        # FROM it would make them all first, into a tuplestore)
+        # in the select list generate_series makes rows one at a time (in FROM, all first)
         try:
             self.conn.execute("SELECT count(gen_monotonic_ulid()), count(gen_monotonic_ulid()), "
                               "count(gen_monotonic_ulid()) FROM (SELECT generate_series(1, 10000000000)) AS rows")
@@ -75,8 +69,7 @@ class Looper:
             self.error = exc
 
     def wait_running(self, seconds: float = 30.0) -> None:
-        """Returns once its loop is running in its backend (its statement
-        active there), or fails with what ended it."""
+        """Returns once its statement is active in its backend; fails if the loop ends or never starts."""
         deadline = time.monotonic() + seconds
         with self.server.connect() as conn:
             while time.monotonic() < deadline:
@@ -94,8 +87,7 @@ class Looper:
             raise AssertionError(f"the holder's loop ended: {self.error!r}")
 
     def end(self):
-        """Lets it run again, cancels its loop and closes it (whatever
-        became of its backend)."""
+        """Lets it run again (SIGCONT), cancels its loop and closes it, whatever became of its backend."""
         try:
             os.kill(self.pid, signal.SIGCONT)
         except ProcessLookupError:
@@ -113,14 +105,10 @@ class Looper:
 
 
 def stop_inside_lock(holder: Looper, waiter: Waiter, seconds: float = 120.0) -> None:
-    """Stops HOLDER (SIGSTOP) until it is stopped while it holds its
-    database's lock: until WAITER, a session of the same database that has
-    drawn a value before (so that it waits on that lock and no other), does
-    not get its next value within 2 seconds. WAITER is then waiting.
-
-    Each try stops the holder at a random point of its loop, inside the
-    lock a few times in a hundred; the tries go on for up to SECONDS, as
-    many as that takes on a machine however busy."""
+    """SIGSTOPs HOLDER at random points of its loop until it is stopped inside its database's
+    lock: WAITER (same database, has drawn a value before, so it can wait on that lock
+    only) then gets no value within 2 s and is left waiting. A try lands inside the
+    lock a few times in a hundred, so tries go on for up to SECONDS."""
     holder.wait_running()
     deadline = time.monotonic() + seconds
     tries = 0
@@ -138,11 +126,9 @@ def stop_inside_lock(holder: Looper, waiter: Waiter, seconds: float = 120.0) -> 
 
 
 def new_sessions_draw(server, databases: list[str], sessions: int = 8) -> list[str]:
-    """SESSIONS new sessions spread over DATABASES each draw two values, one
-    after another, each within a second (statement_timeout, so that a
-    session waiting on a lock left held fails instead of hanging); what
-    went wrong, if anything: a session that failed, or a value not above
-    the one before."""
+    """SESSIONS new sessions over DATABASES each draw two values (statement_timeout 1 s, so a
+    lock left held fails instead of hanging); returns the problems: a session that
+    failed, or a value not above the one before."""
     problems = []
     for k in range(sessions):
         db = databases[k % len(databases)]

@@ -1,6 +1,4 @@
-"""The order of gen_monotonic_ulid()'s values across sessions, observed
-from the client: sessions take turns under a lock in the test process, so
-the order of the calls is the order the values were generated."""
+"""The order of gen_monotonic_ulid()'s values across sessions, observed from the client."""
 
 from __future__ import annotations
 
@@ -8,12 +6,9 @@ import threading
 
 
 def client_serialized(cluster, dbnames: list[str], per_thread: int, threads_per_db: int = 2) -> list[tuple[int, bytes]]:
-    """Threads, spread over the databases, call gen_monotonic_ulid() in
-    strict turns (thread 0, 1, 2, ... then 0 again), each connecting anew
-    every 200 calls: each call returns before the next one starts, so the
-    order of the calls is the order the ids were generated, whatever the
-    server's locks and databases, and consecutive calls always come from
-    two sessions. Returns (thread, id) in that order."""
+    """Threads spread over DBNAMES call gen_monotonic_ulid() in strict turns (0, 1, ... then 0),
+    reconnecting every 200 calls: each call returns before the next starts, so call order is
+    generation order and consecutive calls come from two sessions. Returns (thread, id) in order."""
     n = threads_per_db * len(dbnames)
     turn = threading.Condition()
     state = {"next": 0}
@@ -48,8 +43,7 @@ def client_serialized(cluster, dbnames: list[str], per_thread: int, threads_per_
 
 
 def order_of(made: list[tuple[int, bytes]]) -> tuple[int, int]:
-    """(values that are not above the one before, consecutive values of two
-    sessions in one millisecond)."""
+    """(values not above the one before, consecutive values of two sessions in one millisecond)."""
     backwards = sum(1 for (_, a), (_, b) in zip(made, made[1:]) if b <= a)
     crossing = sum(1 for (d, a), (e, b) in zip(made, made[1:]) if d != e and a[:6] == b[:6])
     return backwards, crossing

@@ -1,16 +1,7 @@
-"""The one reader of the documentation pages' Markdown for the tests: the
-fenced code blocks (`fenced_blocks`, which the docs test and the
-command-line examples test walk), the blocks of a section, for tests that
-run a page's own recipe on data of their own (`section_blocks`,
-`sql_blocks`, `sh_blocks`), what a page says outside its blocks (`prose`,
-`paragraphs`) and what it shows as code (`code`); and how a page's expected
-output is compared with what was printed (`…`, U+2026, in an expected line
-stands for any run of characters within the line).
-
-The pages are written for the release users install (CURRENT_RELEASE);
-between releases, the build under test carries the next version, and
-`as_built` gives a page's text with that release's version, where
-PostgreSQL prints or takes it, as the build's (`as_released` the other way)."""
+"""The one reader of the documentation pages' Markdown for the tests: fenced blocks,
+a section's blocks, a page's prose and code, and expected output against printed.
+Pages show the release users install (CURRENT_RELEASE); between releases the build
+carries the next version, and `as_built` puts it where PostgreSQL prints or takes it."""
 
 from __future__ import annotations
 
@@ -20,9 +11,8 @@ from pathlib import Path
 
 from ulidtools.project import CURRENT_RELEASE, VERSION
 
-# a version of the extension where PostgreSQL prints or takes it, as a page
-# shows it: `version "X"` (of extension "ulid"), version `X`, `'X-resync'`
-# or `X-resync`, or alone on a line of output (a row of `extversion`)
+# the extension's version where a page shows PostgreSQL print or take it: `version "X"`,
+# version `X`, `'X-resync'` or `X-resync`, or alone on an output line (an `extversion` row)
 EXTENSION_VERSION = re.compile(r"(?<=version [\"`])\d+\.\d+\.\d+(?=[\"`])"
                                r"|(?<=['`])\d+\.\d+\.\d+(?=-resync['`])|(?<=^ )\d+\.\d+\.\d+$", re.M)
 
@@ -32,8 +22,7 @@ def _swap(text: str, old: str, new: str) -> str:
 
 
 def as_built(text: str) -> str:
-    """A page's text with the extension version it shows, where it is the
-    current release's, as the build's own (the same text on a release)."""
+    """A page's TEXT with the current release's version, where it shows one, as the build's."""
     return _swap(text, CURRENT_RELEASE, VERSION)
 
 
@@ -43,15 +32,13 @@ def as_released(text: str) -> str:
 
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
-# a fence opens a code block: three or more backticks or tildes, then the
-# info string (its first word: the language), which holds no backtick
+# a fence: 3+ backticks or tildes, then an info string without backticks (first word: the language)
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)[^`]*$")
 
 
 @dataclass
 class Fenced:
-    """A fenced code block: the index of its opening fence line and of its
-    closing one in the page's lines, its indentation, and its language."""
+    """A fenced block: the indexes of its opening and closing fence lines, its indentation, its language."""
     start: int
     end: int
     indent: str
@@ -64,9 +51,8 @@ class Fenced:
 
 
 def fenced_blocks(lines: list[str], name: str = "page") -> dict[int, Fenced]:
-    """Every fenced code block of a page's lines, by the index of its
-    opening line: the one reader of fences for the docs tests. A block is
-    closed by a line of at least as many of its fence's characters."""
+    """Every fenced block of LINES, by its opening line's index; a block closes at a line of
+    at least as many of its fence's characters."""
     blocks: dict[int, Fenced] = {}
     i = 0
     while i < len(lines):
@@ -87,9 +73,8 @@ def fenced_blocks(lines: list[str], name: str = "page") -> dict[int, Fenced]:
 
 
 def section_blocks(page: Path, heading: str, info: str = "sql", prefix: bool = False) -> list[str]:
-    """The blocks of language INFO in the section under HEADING (its text,
-    without the #s; with PREFIX, the first heading that starts so), up to
-    the next heading of the same level or above, as written."""
+    """The INFO blocks of the section titled HEADING (with PREFIX, the first title starting
+    so), up to the next heading of its level or above."""
     lines = page.read_text().split("\n")
     fenced = fenced_blocks(lines, page.name)
     blocks: list[str] = []
@@ -121,8 +106,7 @@ def sql_blocks(page: Path, heading: str) -> list[str]:
 
 
 def sh_blocks(page: Path) -> list[tuple[int, str]]:
-    """Every `sh` block of the page, as a script (a transcript's commands
-    only, without their `$ `), with the line its body starts on."""
+    """Every `sh` block as a script (of a transcript, its `$ ` commands) and its body's line number."""
     lines = page.read_text().split("\n")
     blocks = []
     for i, block in fenced_blocks(lines, page.name).items():
@@ -135,8 +119,7 @@ def sh_blocks(page: Path) -> list[tuple[int, str]]:
 
 
 def prose(page: Path) -> str:
-    """What the page says outside its fenced blocks (each line of a block
-    left blank): its text, headings, links and inline code."""
+    """The page with its fenced blocks' lines blanked: text, headings, links and inline code."""
     lines = page.read_text().split("\n")
     for block in fenced_blocks(lines, page.name).values():
         lines[block.start:block.end + 1] = [""] * (block.end + 1 - block.start)
@@ -144,8 +127,7 @@ def prose(page: Path) -> str:
 
 
 def paragraphs(page: Path) -> list[str]:
-    """The page's paragraphs, each fenced block joined to the paragraph
-    before it."""
+    """The page's paragraphs, each fenced block joined to the paragraph before it."""
     lines = page.read_text().split("\n")
     fenced = fenced_blocks(lines, page.name)
     parts: list[list[str]] = [[]]
@@ -169,15 +151,14 @@ INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
 def code(page: Path, languages: tuple[str, ...] | None = None) -> str:
-    """What a page shows as code: the bodies of its fenced blocks (of those
-    languages only, when given) and its inline code spans."""
+    """The bodies of the page's fenced blocks (of LANGUAGES, if given) and its inline code."""
     lines = page.read_text().split("\n")
     blocks = ["\n".join(block.body(lines)) for block in fenced_blocks(lines, page.name).values()
               if languages is None or block.info in languages]
     return "\n".join(blocks + INLINE_CODE.findall(prose(page)))
 
 
-ANY = "\u2026"
+ANY = "\u2026"  # in an expected output line: any run of characters within the line
 
 
 def normalized(lines: list[str]) -> list[str]:

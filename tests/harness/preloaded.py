@@ -1,6 +1,4 @@
-"""What the tests that replace ulid's files under a running server that
-preloads it check: that new sessions still run every function of the
-library, and whether the server's log tells of a crash."""
+"""Checks for the tests that replace ulid's files under a running server that preloads it."""
 
 from __future__ import annotations
 
@@ -11,9 +9,8 @@ import psycopg
 
 
 def call_every_generator(connect: Callable[[], psycopg.Connection], sessions: int = 3) -> None:
-    """Runs each generator, the timestamp and the public-id functions in
-    `sessions` new sessions (each a new backend, which maps the library
-    anew unless the postmaster preloaded it)."""
+    """Runs both generators, ulid_timestamp and the public-id functions in SESSIONS new
+    sessions (each a new backend, which maps the library anew unless the postmaster preloaded it)."""
     for _ in range(sessions):
         with connect() as conn:
             row = conn.execute(
@@ -26,6 +23,5 @@ def call_every_generator(connect: Callable[[], psycopg.Connection], sessions: in
 
 
 def crashes_in(log: str) -> list[str]:
-    """The lines of a server log that tell of a backend killed by a signal,
-    a PANIC, or a library that could not be loaded."""
+    """The lines of LOG that tell of a backend killed by a signal, a PANIC, or a library not loaded."""
     return [line for line in log.splitlines() if re.search(r"terminated by signal|PANIC|could not load library", line)]

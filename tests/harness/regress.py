@@ -1,14 +1,7 @@
-"""The pg_regress suite of tests/pg_regress, runnable against any server:
-the private clusters of each build (tests/pg_regress/test_regress.py) and
-the Debian servers a release's packages are installed into
-(tests/release).
-
-A server is anything with the part of `harness.pgcluster.Cluster`'s
-interface used here: `version` (major), `dir` (its socket directory),
-`port`, `bindir` and `pkglibdir` (of a PostgreSQL of the same major version
-on this machine, whose psql and pg_regress drive the test) and
-`create_database`.
-"""
+"""The pg_regress suite of tests/pg_regress, against the private clusters
+(tests/pg_regress/test_regress.py) or the Debian servers of tests/release. A server
+needs `version` (major), `dir` (socket directory), `port`, `create_database`, and the
+`bindir` and `pkglibdir` of a local PostgreSQL of that major version, whose pg_regress runs."""
 
 from __future__ import annotations
 
@@ -46,8 +39,8 @@ def expected_file(name: str, version: int) -> Path:
 
 
 def run(name: str, server, work: Path, accept: bool = False) -> str | None:
-    """Runs one test in a fresh database of SERVER; returns None when the
-    output is the expected one (or was accepted), else what differs."""
+    """Runs NAME in a fresh database of SERVER: None if the output is as expected (or
+    accepted), else what differs."""
     work_in = work / "in"
     (work_in / "sql").mkdir(parents=True)
     (work_in / "expected").mkdir()

@@ -1,13 +1,8 @@
-"""Soak: pgbench clients insert DEFAULT ids into tables with unique indexes
-for a while, with the library preloaded and not; then every index is
-checked. Expected: no failed transaction, no unique violation, every
-inserted row present, amcheck clean.
+"""Soak: pgbench clients insert DEFAULT ids into uniquely indexed tables, with the library
+preloaded and not; expected: no failed transaction, no duplicate, every row present,
+amcheck clean. tests/server/test_hostile.py runs a short one; for longer:
 
-    target/venv/bin/python tests/harness/soak.py [--seconds N] [--clients N] [--pg VERSION...]
-
-The test suite runs a short version (tests/server/test_hostile.py); the full
-figures in the project notes come from longer runs of this script.
-"""
+    target/venv/bin/python tests/harness/soak.py [--seconds N] [--clients N] [--pg BUILD...]"""
 
 from __future__ import annotations
 
@@ -54,8 +49,7 @@ def soak(cluster: Cluster, seconds: int, clients: int) -> dict:
         "returncode": result.returncode,
         "errors": [line for line in out.splitlines() if "ERROR" in line or "error" in line.lower()],
         "transactions": processed,
-        # pgbench reports failed transactions from PostgreSQL 15 on; before
-        # that a client stops at its first error and pgbench exits non-zero
+        # pgbench counts failed transactions from 15 on; before, a client stops at its first error
         "failed": int(failed.group(1)) if failed else (0 if result.returncode == 0 else None),
         "rows": counts,
         "amcheck": checked,

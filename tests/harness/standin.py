@@ -1,13 +1,6 @@
-"""Stand-ins for other projects' extensions, for the pages and tests about
-moving from them to ulid (docs/migrating.md).
-
-A stand-in is an extension's control file and install script in
-tests/harness/NAME/ (pgx_ulid/: see its script for what it is and is not).
-`installed_standin` copies them into a build's extension directory for as
-long as a test needs them and removes them afterwards; a build that already
-has an extension of that name (the real one) is left alone, and the test
-fails rather than run against it.
-"""
+"""Stand-ins for other projects' extensions, for the pages and tests about moving from
+them to ulid (docs/migrating.md): a control file and install script in
+tests/harness/NAME/ (pgx_ulid/: its script says what it is and is not)."""
 
 from __future__ import annotations
 
@@ -28,7 +21,8 @@ def standin_files(name: str) -> list[Path]:
 
 @contextmanager
 def installed_standin(build: str, name: str):
-    """The stand-in NAME installed into BUILD while the block runs."""
+    """The stand-in NAME installed into BUILD while the block runs; fails, leaving
+    it alone, if BUILD already has an extension NAME (the real one)."""
     _, extdir = install_dirs(build)
     placed: list[Path] = []
     try:

@@ -1,16 +1,8 @@
-"""What the upgrade tests share: the extension's catalog as comparable text,
-a data set that uses every feature, and swapping the installed files of one
-release for another's.
-
-`catalog()` lists every object the extension owns with its whole definition
-(functions with volatility, strictness, parallel safety, leakproofness,
-cost, support function and body; the type; operators; operator classes and
-families with every member; casts with their context; aggregates), every
-comment, every dependency of those objects and their initial privileges.
-Object ids differ between databases, so every reference is written as the
-name of the object it points to. Two databases whose lists are equal have
-the same extension catalog.
-"""
+"""What the upgrade tests share: the extension's catalog as comparable text, a data set
+that uses every feature, and swapping one release's installed files for another's.
+`catalog()` lists every object the extension owns with its whole definition, comments,
+dependencies and initial privileges, each reference by name as object ids differ
+between databases: two databases with equal lists have the same extension catalog."""
 
 from __future__ import annotations
 
@@ -34,18 +26,14 @@ RELEASES = list(project.RELEASE_COMMITS)
 
 
 def earlier_releases() -> list:
-    """RELEASES as the parameters of a test that starts from each: the
-    newest, whose update is the one this release adds, on every build; the
-    older ones, whose updates are released scripts that run unchanged, on
-    the oldest and the newest build of a run (ends_of_run). Each older
-    release is a build of its own from its commit (ulidtools.earlier_releases)
-    for every server it runs on."""
+    """RELEASES as test parameters: the newest, whose update this release adds, on every
+    build; older ones, whose updates are released scripts that run unchanged, on
+    ends_of_run only. Each is built from its commit (ulidtools.earlier_releases)."""
     return [pytest.param(old, marks=() if old == RELEASES[-1] else pytest.mark.builds(*ends_of_run()))
             for old in RELEASES]
 
 
-# the one command that brings a database's catalog to a fresh install's on
-# the server it runs on now (after pg_upgrade): see "Upgrading" in README.md
+# brings a database's catalog to a fresh install's on its server, after pg_upgrade (docs/upgrading.md)
 RESYNC = f"ALTER EXTENSION ulid UPDATE TO '{VERSION}-resync'; ALTER EXTENSION ulid UPDATE"
 
 _MEMBERS = """
@@ -167,13 +155,10 @@ def catalog_diff(actual: list[str], expected: list[str], actual_name: str, expec
     return "\n".join(difflib.unified_diff(expected, actual, expected_name, actual_name, lineterm=""))
 
 
-# --- a data set that uses every feature -------------------------------------
-
 def fill(conn: psycopg.Connection, pg_version: int, rows: int = 20000) -> None:
-    """Tables using every feature of the extension: btree, hash and BRIN
-    indexes (minmax-multi and bloom from 14), partitions by range and by
-    hash, a generated column, defaults from both generators, a foreign key,
-    an array column and views over operators, casts and aggregates."""
+    """Tables using every feature: btree, hash and BRIN (minmax-multi and bloom from 14) indexes,
+    range and hash partitions, a generated column, both generators as defaults, a foreign key,
+    an array column, views over operators, casts and aggregates."""
     brin14 = pg_version >= 14
     conn.execute(f"""
         CREATE TABLE events (
@@ -231,7 +216,7 @@ def fill(conn: psycopg.Connection, pg_version: int, rows: int = 20000) -> None:
     """)
 
 
-# every table and view of the data set, with how to read it in a fixed order
+# each table and view of the data set, read in a fixed order
 _SNAPSHOT = {
     "events": "SELECT e::text FROM events e ORDER BY id",
     "ticks": "SELECT t::text FROM ticks t ORDER BY id",
@@ -253,10 +238,8 @@ def snapshot(conn: psycopg.Connection) -> dict[str, tuple[int, str]]:
 
 
 def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> None:
-    """The data set (filled on PostgreSQL `made_on`) in use: index scans,
-    partition pruning, hash routing, both generators as defaults, the
-    foreign key, and amcheck on every btree index where the server has
-    amcheck."""
+    """The data set (filled on PostgreSQL MADE_ON) in use: index scans, partition pruning, hash
+    routing, both generators as defaults, the foreign key, amcheck on btree indexes if available."""
     def plan(sql: str) -> str:
         return "\n".join(r[0] for r in conn.execute("EXPLAIN (COSTS OFF) " + sql).fetchall())
 
@@ -323,8 +306,6 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
         assert checked >= 4
 
 
-# --- the installed files of a release ----------------------------------------
-
 def installed_files(build: str) -> list[Path]:
     libdir, extdir = install_dirs(build)
     return sorted([p for p in [libdir / "ulid.so"] if p.exists()] + list(extdir.glob("ulid.control"))
@@ -336,9 +317,8 @@ def digests(files: list[Path]) -> dict[str, str]:
 
 
 class InstalledRelease:
-    """Swaps the ulid files installed in a PostgreSQL build for another
-    release's, and puts the original ones back. Files are replaced, never
-    overwritten in place: running servers may have the library mapped."""
+    """Swaps the ulid files installed in a build for another release's, and back. Files
+    are replaced, never overwritten in place: running servers may have the library mapped."""
 
     def __init__(self, build: str, keep: Path):
         self.build = build

@@ -1,11 +1,7 @@
-"""The project's test vectors, tests/vectors/ulid.json (its "about" says
-what each section holds), and the checks an SQL implementation of ULIDs
-must pass on them: the native type (tests/server/test_vectors.py) and the
-portable layer (tests/portable/test_portable_vectors.py). ulid-core and the
-command-line tool read the same file from Rust.
-
-An implementation is a dict of SQL templates: `{id}` stands for a value of
-its id type, `$1` (and `$2`) for the parameters."""
+"""The test vectors, tests/vectors/ulid.json (also read by the Rust crates; its "about" says
+what each section holds), and the checks an SQL implementation passes on them: the native
+type (tests/server) and the portable layer (tests/portable). An implementation is a dict
+of SQL templates: `{id}` stands for a value of its id type, `$1` (and `$2`) for the parameters."""
 
 from __future__ import annotations
 
@@ -31,19 +27,15 @@ def input_of(case: dict) -> str:
 
 
 def query(conn, sql: str, args: list):
-    """Runs `sql`, whose parameters are written $1, $2, ... as in the
-    templates, with `args`; returns the cursor."""
+    """Runs SQL, its parameters written $1, $2, ... as in the templates, with ARGS; the cursor."""
     for n in range(len(args), 0, -1):
         sql = sql.replace(f"${n}", f"%(a{n})s")
     return conn.execute(sql, {f"a{n}": arg for n, arg in enumerate(args, 1)})
 
 
 def outcomes(conn, calls: list[str], inputs: list) -> list[tuple]:
-    """Each call (an SQL expression of its one parameter, $1) on each input,
-    in a loop in the server: the SQLSTATE, message, detail and hint of the
-    error it raised (None for an empty detail or hint), or ('accepted', its
-    value as text) when it raised none. Returns (input's index, call,
-    outcome) for every pair."""
+    """(input's index, call, outcome) for each call (SQL of $1) on each input, looped in the server;
+    outcome: the error's SQLSTATE, message, detail and hint (None if empty), or ('accepted', text)."""
     conn.execute("DROP TABLE IF EXISTS pg_temp.error_cases, pg_temp.error_outcomes")
     conn.execute("CREATE TEMP TABLE error_cases (n int, input text)")
     conn.execute("CREATE TEMP TABLE error_outcomes (n int, call int, outcome text[])")
@@ -72,9 +64,8 @@ def outcomes(conn, calls: list[str], inputs: list) -> list[tuple]:
 
 
 def check_values(conn, impl: dict, version: int) -> int:
-    """Every form of every value reads as it, and prints as its ULID text,
-    UUID text and hex, with its millisecond; the UUIDv7 flag is checked by
-    the server's uuid_extract_version on 17 and later, by the bytes before."""
+    """Every input of every value reads as it and prints as its ULID, UUID and hex, with its
+    millisecond; the UUIDv7 flag is checked by uuid_extract_version from 17, by the bytes before."""
     v7 = ("pg_catalog.uuid_extract_version({u}) IS NOT DISTINCT FROM 7" if version >= 17 else
           "get_byte(uuid_send({u}), 6) >> 4 = 7 AND get_byte(uuid_send({u}), 8) >> 6 = 2")
     checked = 0
@@ -93,8 +84,7 @@ def check_values(conn, impl: dict, version: int) -> int:
 
 
 def check_bad_text(conn, impl: dict) -> int:
-    """Every bad text is refused with the type's SQLSTATE, message, DETAIL
-    and HINT."""
+    """Every bad text is refused with the type's SQLSTATE, message, DETAIL and HINT."""
     v = vectors()
     cases = v["bad_text"]
     inputs = [input_of(case) for case in cases]
@@ -111,9 +101,8 @@ def check_bad_text(conn, impl: dict) -> int:
 
 
 def check_times(conn, impl: dict) -> int:
-    """Every time gives the smallest id of its millisecond, and every time
-    no ULID holds is refused with the range error, by each call of
-    impl['from_time'] (SQL expressions of $1, a timestamptz literal)."""
+    """Each call of impl['from_time'] (SQL of $1, a timestamptz literal) gives every time the smallest
+    id of its millisecond, and refuses every time no ULID holds with the range error."""
     v = vectors()
     times = v["times"]
     for case in times:
@@ -135,8 +124,7 @@ def check_times(conn, impl: dict) -> int:
 
 
 def check_public_ids(conn, impl: dict) -> int:
-    """Every public id is the encryption of its id under its key, and back;
-    every key of another length is refused with its words."""
+    """Public ids encrypt and decrypt as the vectors say; bad keys are refused with their message."""
     v = vectors()
     for case in v["public_ids"]:
         row = query(conn, f"""
