@@ -1,21 +1,10 @@
 """What the benchmarks measure: the id variants compared, and the cases.
 
-A case is a function of a `Bench` (measure.py): it makes its tables, runs
-and times statements, and adds `Result`s, each with a stable `key`. CASES
-lists the cases in the order they run, as (name, function) pairs. Adding a
-case is one function and one entry in CASES: its results appear in
-bench/results/latest.md by themselves, and on docs/performance.md once an
-entry in pages.RATIOS names the comparison to show. A case that needs a
-server of its own (another extension preloaded) asks for it with
-`b.other_cluster(name, settings)`; one whose alternative is missing on a
-server records why in its Result's `missing`, and the reports say so.
-
-`prepare` runs first on every server: it installs what the variants need
-and records what this server cannot run.
-
-Not here: building and starting the clusters (clusters.py), timing helpers
-(measure.py), the pages (pages.py) and plots (plots.py), the command line
-(run.py).
+A case is a function of a `Bench` (measure.py) that makes its tables, times statements and adds
+`Result`s, each with a stable `key`; CASES lists the cases in running order. A new case's results
+appear in bench/results/latest.md by themselves, and on docs/performance.md once pages.RATIOS names
+them. A case that needs a server of its own calls `b.other_cluster(name, settings)`; one whose
+alternative is missing on a server says why in its Result's `missing`.
 """
 
 from __future__ import annotations
@@ -29,7 +18,7 @@ from ulidtools.base import ROOT
 
 PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
 
-# The id columns compared. Each name is how a variant appears in every table.
+# The id columns compared; each name is how the variant appears in every table.
 IDENTITY = "bigint identity"
 V4 = "uuid gen_random_uuid()"
 V7_CORE = "uuid uuidv7()"
@@ -46,15 +35,12 @@ COLUMNS = {
     MONO: "ulid DEFAULT gen_monotonic_ulid()",
     MONO_SESSION: "ulid DEFAULT gen_monotonic_ulid()",
 }
-# Variants that run on the second cluster, the one without ulid preloaded:
-# gen_monotonic_ulid() keeps its state per session only there.
+# Variants that run on the second cluster, the one without ulid preloaded.
 ON_SESSION_CLUSTER = {MONO_SESSION, "gen_monotonic_ulid() (not preloaded)"}
 
 
 def prepare(b: Bench, pg_uuidv7_origin: str) -> None:
-    """What every server needs before the cases: pg_uuidv7 where it was
-    installed (bench/pg_uuidv7 recorded where from, or why not), and a
-    stand-in uuidv7() where core has none. Fills b.unavailable."""
+    """Before the cases: pg_uuidv7 if installed, a SQL uuidv7() where core has none; fills b.unavailable."""
     if b.version < 18:
         b.unavailable[V7_CORE] = f"PostgreSQL {b.version} has no uuidv7()"
     if b.cluster.has_extension("pg_uuidv7"):
@@ -65,9 +51,7 @@ def prepare(b: Bench, pg_uuidv7_origin: str) -> None:
         why = pg_uuidv7_origin.removeprefix("not available: ")
         b.unavailable[V7_EXT] = f"no pg_uuidv7 for PostgreSQL {b.version} ({why}; see bench/pg_uuidv7)"
     if V7_CORE in b.unavailable:
-        # A UUIDv7 (RFC 9562) built in SQL for servers without uuidv7():
-        # 48-bit millisecond timestamp, version 7, variant bits, random.
-        # Only the growth case uses it, under a name of its own.
+        # a UUIDv7 (RFC 9562) in SQL; only the growth case uses it, under a variant name of its own
         b.sql(
             """
             CREATE FUNCTION uuidv7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
@@ -91,8 +75,7 @@ def conn_for(b: Bench, variant: str):
 
 
 def id_tables(b: Bench, prefix: str, names: list[str]) -> dict[str, str]:
-    """A fresh table `id PRIMARY KEY, n int` per variant, on the variant's
-    cluster; returns the table names."""
+    """A fresh table `id PRIMARY KEY, n int` per variant, on the variant's cluster; returns their names."""
     tables = {}
     for i, name in enumerate(names):
         _, conn = conn_for(b, name)
@@ -111,8 +94,7 @@ def prepared(b: Bench, name: str, make: Callable[[Bench], None]) -> None:
 
 
 def make_same_bytes(b: Bench) -> None:
-    """Table `same`: N random 128-bit values, as ulid (u) and as uuid (v),
-    the same bytes in both columns."""
+    """Table `same`: N random 128-bit values as ulid (u) and as uuid (v), the same bytes in both."""
     b.sql("DROP TABLE IF EXISTS same")
     b.sql(
         f"""
@@ -147,10 +129,8 @@ def generation(b: Bench) -> None:
     if V7_EXT in b.unavailable:
         missing["uuid_generate_v7() (pg_uuidv7)"] = b.unavailable[V7_EXT]
 
-    # The uuid generators are far slower per call (they read the operating
-    # system's random source every time): fewer calls measure them as well
-    # and keep each round short, so the fast variants of one round are
-    # measured close together in time.
+    # the uuid generators are far slower per call: a quarter of the calls measures them as well and
+    # keeps each round short, so one round's fast variants run close together in time
     slow = {"gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)"}
 
     def run(name, f):
@@ -185,9 +165,8 @@ def insert_default(b: Bench) -> None:
     tables = id_tables(b, "ins", names)
 
     def run(table):
-        # from an empty table and a clean buffer pool each time: the dirty
-        # pages of the previous round would otherwise be written out
-        # during this one, and lengthen it
+        # an empty table and a clean buffer pool each round: else the previous round's dirty pages
+        # would be written out during this one, and lengthen it
         b.sql(f"TRUNCATE {table}")
         b.sql("CHECKPOINT")
         return b.timed(f"INSERT INTO {table} (n) SELECT g FROM generate_series(1, {n}) g") * 1e3
@@ -202,11 +181,8 @@ def insert_default(b: Bench) -> None:
 
 
 def client_sweep(b: Bench) -> None:
-    """pgbench INSERT of one row with a DEFAULT id at growing client
-    counts. Every point starts from an empty table after a checkpoint.
-    The variants are compared at each client count, so all rounds of one
-    client count run together, each round through every variant, the
-    order rotated from round to round."""
+    """pgbench INSERT of one row with a DEFAULT id at growing client counts, each point from an empty
+    table after a checkpoint; a count's rounds run together, the variants' order rotated each round."""
     seconds = b.sizes.sweep_seconds
     names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO, MONO_SESSION])
     tables = id_tables(b, "sweep", names)
@@ -295,10 +271,8 @@ def text_and_binary_io(b: Bench) -> None:
 
 
 def point_lookups(b: Bench) -> None:
-    """pgbench, prepared statements: look up one row by id. The key is
-    md5(k) read as a uuid, and for ulid relabelled (a no-op cast); the
-    bigint key is k itself, with the same md5 computed and multiplied
-    by zero, so every variant does the same work around the lookup."""
+    """pgbench, prepared statements: one row by id. The key is md5(k) as a uuid (relabelled for ulid);
+    bigint's is k, with the same md5 computed and multiplied by zero, so every variant does the same work."""
     n = b.sizes.n
     b.sql("DROP TABLE IF EXISTS lookup")
     b.sql(
@@ -374,10 +348,7 @@ def time_range(b: Bench) -> None:
 
 
 def growth(b: Bench) -> None:
-    """Index size and insert throughput as a table grows from 0 to N, for
-    time-ordered ulid, random uuid v4, time-ordered uuid v7 (core's and
-    pg_uuidv7's) and a bigint identity. The sizes and rates after each
-    batch go to b.series["growth"], for the plot."""
+    """Index size and insert rate per variant as a table grows to N, batch by batch (b.series["growth"])."""
     n, steps = b.sizes.n, b.sizes.growth_steps
     batch = n // steps
     v7 = "uuid v7 (uuidv7)" if V7_CORE not in b.unavailable else "uuid v7 (a SQL function: this server has no uuidv7)"
@@ -416,19 +387,17 @@ def growth(b: Bench) -> None:
     b.series["growth"] = {"n": n, "variants": list(variants), "rows": rows}
 
 
-# An AES-256 key for the public-id cases, written into their SQL as a
-# constant (the call site then expands it once, as it would read it once
-# from a table through a SECURITY DEFINER function).
+# AES keys for the public-id cases, written into their SQL as constants: the call site expands a key
+# once, as it would read it once from a table through a SECURITY DEFINER function.
 PUBLIC_ID_KEY = "'\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea"
 PUBLIC_ID_KEY_128 = "'\\x000102030405060708090a0b0c0d0e0f'::bytea"
 PGCRYPTO = "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"
 
 
 def public_ids(b: Bench) -> None:
-    """ulid_encrypt() and ulid_decrypt() per call, against gen_ulid() and
-    against pgcrypto's AES of the same 16 bytes, over the ids of one table
-    (so that no call is folded into a constant); and a point lookup by
-    public id, `WHERE id = ulid_decrypt($1, key)`, against one by id."""
+    """ulid_encrypt() and ulid_decrypt() per call, against gen_ulid() and pgcrypto's AES of the same 16
+    bytes, over the ids of a table (so no call is folded into a constant); and a point lookup by public
+    id, `WHERE id = ulid_decrypt($1, key)`, against one by id."""
     prepared(b, "same", make_same_bytes)
     n = b.sizes.n
     funcs = {
@@ -455,8 +424,7 @@ def public_ids(b: Bench) -> None:
         warmup=True,
     )
 
-    # point lookups: the public ids are md5(k) read as a ulid; the table
-    # holds the ids behind them, and the same md5 is computed either way
+    # lookups by public id: md5(k) as a ulid; the table holds the ids behind them, same md5 either way
     b.sql("DROP TABLE IF EXISTS by_public_id")
     b.sql(f"""CREATE TABLE by_public_id AS
               SELECT k, md5(k::text)::uuid::ulid AS plain,
@@ -496,9 +464,8 @@ TS_TABLES = {
               "by_range('id', INTERVAL '1 day', partition_func => 'ulid_timestamp')"),
     TS_UUID: ("ts_uuid", "id uuid PRIMARY KEY DEFAULT gen_monotonic_ulid(), v int", "by_range('id', INTERVAL '1 day')"),
 }
-# the last day of 30, in each query shape: (variant, table, condition); in a
-# condition, {bound} is the same instant written as a constant, computed
-# once before the rounds (a bound known when the query is planned)
+# the last day of 30 in each query shape: (variant, table, condition); {bound} is that instant as a
+# constant, computed once before the rounds (a bound known when the query is planned)
 TS_LAST_DAY = [
     (f"{TS_BASE}: ts >= now() - 1 day", TS_BASE, "ts >= now() - interval '1 day'"),
     (f"{TS_ULID}: ulid_timestamp(id) >= now() - 1 day", TS_ULID, "ulid_timestamp(id) >= now() - interval '1 day'"),
@@ -512,11 +479,9 @@ TS_LAST_DAY = [
 
 
 def timescaledb(b: Bench) -> None:
-    """Hypertables by day on Debian's PostgreSQL 18 with Debian's
-    TimescaleDB (scripts/debian-system), ulid's Debian package of this run's
-    build installed beside it: inserting with a DEFAULT id, against a bigint
-    identity with a timestamptz time column, and counting the last day of
-    30 with each query shape, with the chunks each reads."""
+    """Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB and ulid's Debian package of
+    this build: INSERT with a DEFAULT id, against a bigint identity with a timestamptz time column, and
+    counting the last day of 30 in each query shape, with the chunks each reads."""
     from bench import clusters
 
     if b.version != int(clusters.TIMESERIES_MAJOR):
@@ -592,27 +557,21 @@ def timescaledb(b: Bench) -> None:
 PORTABLE_GEN = "ulid_portable.gen_ulid()"
 PORTABLE_MONO = "ulid_portable.gen_monotonic_ulid()"
 PORTABLE_MONO_TABLE = "ulid_portable.gen_monotonic_ulid(), its state in a temporary table"
-# The one-line generator people paste (with pgcrypto's gen_random_bytes):
-# the floor a SQL-only gen_ulid() is held to, though it checks neither the
-# range nor ulid.layout.
+# The one-line generator people paste (pgcrypto's gen_random_bytes): the floor for a SQL-only
+# gen_ulid(), though it checks neither the range nor ulid.layout.
 ONE_LINER = ("(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0') "
              "|| encode(gen_random_bytes(10), 'hex'))::uuid")
 ONE_LINER_NAME = "the common one-line SQL generator (pgcrypto)"
-# Bad input of these lengths through ulid_portable.ulid_parse: its time per
-# character must not grow with the length.
+# lengths of bad input to ulid_portable.ulid_parse, whose time per character must not grow with them
 BAD_INPUT_LENGTHS = (1_000, 10_000, 100_000, 1_000_000)
-# A statement's calls of the temporary-table variant update one row again
-# and again in one transaction: every read goes through all the row's
-# versions so far, so that a call costs more the more calls came before it
-# in the transaction. It is measured over this many calls per statement.
+# The temporary-table variant updates one row again and again in a transaction, so each call reads
+# through all the row's earlier versions and costs more than the last: at most this many calls a statement.
 PORTABLE_MONO_TABLE_CALLS = 2_000
 
 
 def monotonic_in_a_table(conn) -> str:
-    """The portable gen_monotonic_ulid() as it would be with its state in a
-    temporary table (read with a SELECT, written with an UPDATE) rather
-    than in a setting: the alternative the layer did not take, measured.
-    Returns the call."""
+    """The portable gen_monotonic_ulid() with its state in a temporary table (SELECT, then UPDATE)
+    instead of a setting: the alternative the layer did not take. Returns the call."""
     (source,) = conn.execute(
         "SELECT pg_get_functiondef('ulid_portable.gen_monotonic_ulid()'::regprocedure)").fetchone()
     conn.execute("DROP TABLE IF EXISTS pg_temp.monotonic_state")
@@ -632,14 +591,9 @@ def monotonic_in_a_table(conn) -> str:
 
 
 def portable(b: Bench) -> None:
-    """The portable layer (portable/ulid_portable.sql, SQL and PL/pgSQL on
-    uuid) against the extension, per call, on the cluster without ulid
-    preloaded, where the extension's gen_monotonic_ulid() keeps its state
-    per session as the portable one always does: generating (and the
-    portable gen_monotonic_ulid() once more with its state in a temporary
-    table, the alternative to a setting), the text out and in, the
-    timestamp. A tenth of the calls of the generation case: a portable call
-    takes microseconds."""
+    """The portable layer (portable/ulid_portable.sql) against the extension, per call, on the cluster
+    without ulid preloaded: generating (plus the temporary-table variant), bad input, text out and in,
+    the timestamp. A tenth of the generation case's calls: a portable call takes microseconds."""
     cluster, conn = b.session_cluster, b.session_conn
     cluster.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", b.dbname, "-f", str(PORTABLE_SQL))
     n = b.sizes.gen // 10
@@ -712,8 +666,7 @@ def portable(b: Bench) -> None:
         )
 
 
-# The cases, in the order they run. The name is how progress and the run's
-# durations (latest.json) call the step.
+# The cases in running order; the name is the step's in progress lines and latest.json's durations.
 CASES: list[tuple[str, Callable[[Bench], None]]] = [
     ("generation", generation),
     ("insert_default", insert_default),
@@ -728,7 +681,5 @@ CASES: list[tuple[str, Callable[[Bench], None]]] = [
     ("growth", growth),
     ("past_memory", past_memory),
 ]
-# Cases a run makes only when they are named (--case): they take tens of
-# minutes and gigabytes of disk (past_memory), so neither a full run nor
-# CI's quick one includes them.
+# Cases run only when named (--case): past_memory takes tens of minutes and gigabytes of disk.
 NAMED_ONLY = {"past_memory"}

@@ -1,18 +1,11 @@
-"""The command-line tool's benchmark (bench/cli, or `python -m
-bench.cli_bench`); pages.py renders its section of docs/performance.md
-from what it writes. It builds what it measures first: ulid-tool and
-ulid-core's loops, in release mode (with --quick, the dev profile) in
-cargo's target directory (ULID_CARGO_TARGET), unless --tool and --core
-name binaries already built.
+"""The command-line tool's benchmark (bench/cli, or `python -m bench.cli_bench`): ulid-tool against
+ulid-core's own loops, built first in release mode (dev with --quick) in cargo's target directory
+(ULID_CARGO_TARGET), unless --tool and --core name binaries already built.
 
-Each round runs, one after another, `ulid-tool new N`, `ulid-tool new N
---monotonic` and `ulid-tool parse` of a file of N ids, each writing to
-/dev/null, and ulid-core's loops for the same work in memory
-(examples/core_loop.rs); a figure is the median of the rounds. The ratio
-is the tool's time per id over the loop's: what reading, writing and the
-process cost on top of the codec.
-
-Not here: the server benchmarks (run.py and its modules).
+Each round runs `ulid-tool new N`, `new N --monotonic` and `parse` of a file of N ids, output to
+/dev/null, and ulid-core's loops for the same work in memory (examples/core_loop.rs); a figure is
+the median of the rounds. The ratio, the tool's time per id over the loop's, is what reading,
+writing and the process cost on top of the codec. pages.py shows it on docs/performance.md.
 """
 
 from __future__ import annotations
@@ -38,7 +31,6 @@ CASES = [
     ("new --monotonic", ["new", "{n}", "--monotonic"], False),
     ("parse", ["parse"], True),
 ]
-# the target the design sets: the tool within 2 x of ulid-core's own loop per id
 
 
 def timed(argv: list[str], stdin_path: Path | None) -> float:
@@ -85,8 +77,7 @@ def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
 
 
 def build(quick: bool) -> tuple[Path, Path]:
-    """ulid-tool and ulid-core's loops (examples/core_loop.rs), built in
-    cargo's target directory: release builds, or debug ones when QUICK."""
+    """ulid-tool and examples/core_loop.rs, built in cargo's target directory (debug when QUICK)."""
     target = cargo_env.cargo_target()
     print(f"building ulid-tool and ulid-core's loops ({'dev' if quick else 'release'})", file=sys.stderr)
     subprocess.run(["cargo", "build", "--quiet", "--profile", "dev" if quick else "release", "-p", "ulid-tool",

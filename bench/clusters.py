@@ -1,12 +1,5 @@
-"""The servers the benchmarks run on.
-
-Here: the clusters tuned for benchmarking (SETTINGS: the benchmark cluster
-preloads ulid, a second one is identical but does not, and a case may start
-more), the guard that stops a run when ulid is reinstalled under it, and the
-description of the machine and build that goes into the results.
-
-Not here: the cases (cases.py), timing (measure.py), reporting (report.py),
-the command line (run.py).
+"""The servers the benchmarks run on: the clusters tuned for benchmarking, the guard that stops a
+run when ulid is reinstalled under it, and the machine and build facts recorded with the results.
 """
 
 from __future__ import annotations
@@ -22,8 +15,8 @@ from ulidtools import builds
 from ulidtools.base import ROOT
 from ulidtools.clusters import Cluster, install_dirs
 
-# Settings of the benchmark cluster. fsync stays on; commits are
-# asynchronous so that pgbench measures the server, not this machine's disk.
+# The benchmark cluster's settings: fsync stays on; commits are asynchronous so that pgbench
+# measures the server, not this machine's disk.
 SETTINGS = {
     "shared_preload_libraries": "ulid",
     "shared_buffers": "2GB",
@@ -37,12 +30,10 @@ SETTINGS = {
     "jit": "off",
     "autovacuum": "off",
 }
-# The second cluster: gen_monotonic_ulid() keeps its state per session when
-# ulid is not preloaded, and only a server started without it shows that.
+# The second cluster, the same without ulid preloaded, for the "not preloaded" variants.
 SESSION_SETTINGS = {**SETTINGS, "shared_preload_libraries": ""}
 
-# Port slots (see ulidtools.builds.cluster_port) of the benchmark clusters,
-# and the first of those a case's other clusters take.
+# Port slots (ulidtools.builds.cluster_port): benchmark, session, first of a case's other clusters.
 SLOT, SESSION_SLOT, OTHER_SLOTS = 5, 9, 10
 
 # How often one version's run is started again when ulid is reinstalled under it.
@@ -54,10 +45,8 @@ class LibraryReplaced(RuntimeError):
 
 
 class LibraryGuard:
-    """Others may reinstall ulid on this machine while a run goes on: then
-    new backends load another build, and a library overwritten in place
-    crashes the running ones. Either way the numbers would not be this
-    build's, so the run checks the library after every step and stops."""
+    """Others may reinstall ulid on this machine during a run: new backends would load another
+    build, and a library overwritten in place crashes the running ones. Checked after every step."""
 
     def __init__(self, version: int):
         self.library = install_dirs(version)[0] / "ulid.so"
@@ -74,10 +63,8 @@ class LibraryGuard:
 
 @contextmanager
 def benchmark_clusters(version: int):
-    """Starts the benchmark cluster and the one without ulid preloaded;
-    yields them with a function that starts further clusters of this
-    version (name, settings) for the cases that need one. Stops them all
-    and removes them: their tables take gigabytes, and a run loads its own."""
+    """Starts the benchmark cluster and the one without ulid preloaded; yields them with a function
+    that starts more (name, settings). Stops and removes them all: their tables take gigabytes."""
     cluster = Cluster(version, "bench", slot=SLOT, settings=SETTINGS)
     session_cluster = Cluster(version, "bench-session", slot=SESSION_SLOT, settings=SESSION_SETTINGS)
     others: list[Cluster] = []
@@ -97,9 +84,8 @@ def benchmark_clusters(version: int):
             c.destroy()
 
 
-# The Debian system's server for the TimescaleDB cases: Debian sid's
-# PostgreSQL 18 with Debian's TimescaleDB, and ulid's Debian package (of
-# the build this run measures) installed beside it with apt.
+# The TimescaleDB cases' server: Debian sid's PostgreSQL 18 and TimescaleDB, with ulid's Debian
+# package of the build this run measures installed by apt.
 TIMESERIES_MAJOR = "18"
 TIMESERIES_CLUSTER = "ulid-bench-timeseries"
 TIMESERIES_SLOT = 14
@@ -107,9 +93,8 @@ TIMESERIES_SLOT = 14
 
 @contextmanager
 def timeseries_cluster(release: bool):
-    """A cluster of Debian's PostgreSQL 18 in the sid system, with the
-    benchmark settings and timescaledb and ulid preloaded; made anew,
-    dropped afterwards, the package removed."""
+    """A fresh cluster of Debian's PostgreSQL 18 in the sid system, with the benchmark settings and
+    timescaledb and ulid preloaded; afterwards dropped and the package removed."""
     from ulidtools.debian_servers import System, build_deb
 
     system = System.of(TIMESERIES_MAJOR)
@@ -136,10 +121,8 @@ def machine() -> str:
 
 
 def random_bytes(version: int) -> str:
-    """Where the server's gen_random_uuid() and uuidv7() take their random
-    bytes, from how it was built (pg_config --configure): OpenSSL, as
-    Debian's and PGDG's packages are built, or, built without it, reading
-    /dev/urandom on every call."""
+    """Where gen_random_uuid() and uuidv7() take their random bytes, from pg_config --configure:
+    OpenSSL, or /dev/urandom on every call when built without it."""
     configure = subprocess.run([str(builds.pg_config_for(version)), "--configure"], capture_output=True,
                                text=True, check=True).stdout
     if "--with-openssl" in configure or "--with-ssl=openssl" in configure:

@@ -1,13 +1,5 @@
-"""How a benchmark case measures, and what it records.
-
-Here: `Sizes` (how many rows, calls and rounds; full and quick), `Result`
-(one case's numbers, exactly as bench/results/latest.json stores them) and
-`Bench`, the handle every case gets: connections to the clusters of one
-PostgreSQL version, the wall-clock time of a statement, interleaved rounds,
-pgbench, and what the run found missing on that server.
-
-Not here: what is measured (cases.py), how the clusters are built, tuned
-and started (clusters.py), how numbers are shown (pages.py).
+"""How a case measures: `Sizes` (full and quick), `Result` (one case's numbers, as
+bench/results/latest.json stores them) and `Bench`, the handle every case gets on one version's servers.
 """
 
 from __future__ import annotations
@@ -45,10 +37,7 @@ QUICK = Sizes(n=20_000, gen=20_000, insert=10_000, growth_steps=4, pgbench_secon
 
 @dataclass
 class Result:
-    """One case on one server: every measurement of every variant.
-
-    The fields are the JSON schema of a case in latest.json; results_files.py
-    reads them back with Result(**record)."""
+    """One case on one server, every measurement of every variant: latest.json's schema for a case."""
 
     case: str
     unit: str  # what the numbers mean, e.g. "ns/call", "ms", "tps", "MB"
@@ -57,9 +46,7 @@ class Result:
     note: str = ""
     key: str = ""  # a short, stable name the reports find the case by
     missing: dict[str, str] = field(default_factory=dict)  # variant -> why this server has no numbers
-    # the case of cases.CASES that measured it (run.py sets it): the report
-    # finds by it the run its figures come from, when the case was run again
-    # on its own (`bench/run --case`) after the version's run
+    # the case of cases.CASES that measured it (run.py sets it): provenance.py finds its run by it
     step: str = ""
 
     def add(self, variant: str, value: float) -> None:
@@ -77,14 +64,9 @@ class Result:
 
 
 class Bench:
-    """What a case works with, on one PostgreSQL version.
-
-    `conn` is a connection to the benchmark cluster (ulid preloaded),
-    `session_conn` one to a cluster identical but for the preloading. A
-    case adds its `Result`s to `results` (or, for the INSERT client sweep,
-    to `sweep`), the data behind its plots to `series`, and the variants
-    this server cannot run to `unavailable`, with the reason.
-    """
+    """What a case works with on one PostgreSQL version: `conn` to the benchmark cluster (ulid
+    preloaded), `session_conn` to the one without. A case adds its `Result`s to `results` (the client
+    sweep to `sweep`), plot data to `series`, and variants this server cannot run to `unavailable`."""
 
     def __init__(self, cluster, session_cluster, sizes: Sizes,
                  start_cluster: Callable[[str, dict[str, str]], object] | None = None, dbname: str = "bench"):
@@ -107,8 +89,7 @@ class Bench:
         self.session_conn = session_cluster.connect(dbname)
 
     def other_cluster(self, name: str, settings: dict[str, str]):
-        """Starts one more cluster of this version with settings of its own
-        (another extension preloaded, say); the run stops it at the end."""
+        """Starts one more cluster of this version with its own settings; the run stops it at the end."""
         if self._start_cluster is None:
             raise RuntimeError("this run cannot start other clusters")
         return self._start_cluster(name, settings)

@@ -1,18 +1,7 @@
-"""The pages that show the benchmark results: bench/results/latest.md
-(every case of every version: medians, ratios, the run's machine and
-settings) and docs/performance.md (the user's page: ratio tables with a
-column per PostgreSQL version in the results, the pgbench client tables,
-sizes, plots, past memory, instruction counts, the command-line tool, how
-to reproduce). Everything here reads results; nothing measures or writes.
-
-Every figure either page shows is computed here from the results files; no
-number is written into the text by hand. Which comparisons the page shows
-is RATIOS: to show a new case's ratio, add an entry there. Each row says
-which run of `bench/run` its figures come from (provenance.py).
-
-Not here: reading the results (results_files.py), the plots (plots.py),
-the figures other pages quote (spans.py), writing the pages (report.py),
-the cases (cases.py), the command line (run.py).
+"""The pages that show the benchmark results: bench/results/latest.md (every case of every version)
+and docs/performance.md (the user's page). Every figure is computed here from the results, none
+written by hand; RATIOS is what the page compares, and each row names the run its figures come from
+(provenance.py). Nothing here measures or writes.
 """
 
 from __future__ import annotations
@@ -34,10 +23,8 @@ from ulidtools.builds import BENCH_BUILDS
 CLI_TARGET = 2.0
 
 
-# The results record why a variant is missing, or where pg_uuidv7 came from,
-# as the run saw it (what could be downloaded, which file of the manifest to
-# change): right for latest.md, which the people running the benchmarks
-# read. The user's page says what it means for the figures instead.
+# Reasons and origins as the run recorded them (right for latest.md, read by those who run the
+# benchmarks), said for the user's page in terms of what they mean for the figures.
 READER_WORDS = [
     (re.compile(r"^no pg_uuidv7 for PostgreSQL (\d+) \(.*\)$"),
      r"pg_uuidv7 was not installed in this run"),
@@ -94,8 +81,7 @@ def later_text(note: dict) -> str:
 
 
 def run_time(run: dict, source) -> str:
-    """How long the version's run took, and which run it is; or, where no
-    figure of it is left, how long the later runs of its cases took."""
+    """How long the version's run took and its number; where none of its figures is left, the later runs'."""
     numbers = source.runs_of(run["version"])
     if run.get("superseded"):
         minutes = sum(note.get("minutes", 0) for note in run.get("later", []))
@@ -110,9 +96,7 @@ def usual_runs(results: list[Result]) -> int:
 
 
 def rounds_text(results: list[Result]) -> str:
-    """How many rounds a version's cases take their medians from: one
-    number, or the fewest and the most (a case measured at one size once
-    beside cases of many rounds)."""
+    """How many rounds a version's cases take their medians from: one number, or the fewest and the most."""
     counts = sorted({r.runs() for r in results if r.runs()}) or [1]
     return plural(counts[0], "round") if len(counts) == 1 else f"{counts[0]} to {counts[-1]} rounds, by case"
 
@@ -139,12 +123,14 @@ def version_header(run: dict, results: list[Result]) -> str:
     quick = " (quick mode: sizes too small to mean anything)" if run.get("quick") else ""
     lines = [f"## PostgreSQL {run['server_version']}{quick}", ""]
     superseded = run.get("superseded")
-    facts = [x for x in (None if superseded else run.get("date"), run.get("machine")) if x]
+    # (a run whose every case was measured again: the later runs say when and where)
+    facts = [] if superseded else [x for x in (run.get("date"), run.get("machine")) if x]
     if facts:
         lines.append(", ".join(facts) + ".  ")
-    method = [f"Medians of {plural(usual_runs(results), 'interleaved run')}"
-              + (" where the notes below say no other" if any(r.runs() != usual_runs(results) for r in results)
-                 else "")
+    medians = (rounds_text(results) if superseded else plural(usual_runs(results), 'interleaved run')
+               + (" where the notes below say no other" if any(r.runs() != usual_runs(results) for r in results)
+                  else ""))
+    method = [f"Medians of {medians}"
               + (f" (client sweep: {plural(run['sweep_repeats'], 'round')} of {run['sweep_seconds']} s per point)"
                  if run.get("sweep") else "")]
     if run.get("build") and not superseded:
@@ -179,14 +165,14 @@ def render_version(run: dict) -> str:
     lines = [version_header(run, results), "", "| case | variant | median | ratio |", "| --- | --- | ---: | ---: |"]
     for r in results:
         for variant in r.values:
-            # (a baseline of zero, as bigint's full-page images per row can be, has no ratio)
+            # a baseline of zero (bigint's full-page images per row can be) has no ratio
             ratio = f"{r.ratio(variant):.2f}" if r.baseline in r.values and r.median(r.baseline) else "–"
             lines.append(f"| {r.case} | {variant} | {fmt(r.median(variant))} {r.unit} | {ratio} |")
         for variant, why in r.missing.items():
             lines.append(f"| {r.case} | {variant} | not available: {why} | – |")
     notes, seen = [], []
     for r in results:
-        # a case that shows another's measurements against another baseline needs no note of its own
+        # a case showing another's measurements against another baseline needs no note of its own
         shared = r.values in seen and not r.note
         seen.append(r.values)
         parts = ([runs_text(r.runs())] if r.runs() != usual and not shared else []) + ([r.note] if r.note else [])
@@ -237,20 +223,16 @@ def render_sweep(run: dict) -> str:
 
 @dataclass(frozen=True)
 class Ratio:
-    """One row of a ratio table on the page: `variant` of the case `key`
-    against `baseline` (the case's own baseline when None)."""
+    """A row of a ratio table: `variant` of the case `key` against `baseline` (None: the case's own)."""
 
     key: str
     variant: str
     baseline: str | None = None
-    # the design's target for this ratio (at most), which the page says is
-    # met or not on each server measured
+    # the design's target for this ratio (at most); the page says on which servers it is met
     target: float | None = None
 
 
-# The comparisons the page shows, by section: (title, what the section
-# compares, rows). The row's case, variants and every figure come from the
-# results; a case missing on a version shows n/a there.
+# The page's sections: (title, what the section compares, rows); a case a version lacks shows n/a.
 RATIOS: list[tuple[str, str, list[Ratio]]] = [
     ("Generating one value",
      "The cost of one call in `SELECT count(f()) FROM generate_series(...)`, against the uuid generators and "
@@ -341,7 +323,7 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (pg_uuidv7)"),
       Ratio("table-size", "ulid (gen_monotonic_ulid)")]),
 ]
-# Cases whose medians the page shows as they are (sizes do not drift).
+# Cases whose medians the page shows as they are (sizes drift far less than times).
 ABSOLUTE = ["btree-size", "brin-size", "pk-size", "table-size"]
 
 
@@ -393,8 +375,7 @@ def ratio_cell(found: dict[str, Result], ratio: Ratio) -> str:
 
 
 def target_text(ratio: Ratio, baseline: str, cells: dict[str, str]) -> str:
-    """Whether a ratio's target is met on each server measured (CELLS: the
-    ratio on each, by version)."""
+    """Whether a ratio's target is met on each server (CELLS: the ratio by version)."""
     met = [v for v, cell in cells.items() if cell != "n/a" and float(cell) <= ratio.target]
     missed = [v for v, cell in cells.items() if cell != "n/a" and float(cell) > ratio.target]
     verdict = "; ".join(part for part in (f"met on {', '.join(met)}" if met else "",
@@ -442,7 +423,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "case the variants run in rounds, one after another (A, B, C, A, B, C, ...; the client sweep turns "
         "the order each round), so that whatever the machine does meanwhile hits all of them alike; a figure "
         "is the median of a variant's rounds (how many rounds each case had is in `latest.md`). Past memory "
-        "is the exception: each variant runs once, on a server of its own, as its section says.",
+        "is the exception: each variant runs once, on a server started afresh for it, as its section says.",
         "- A ratio divides one variant's median by another's, both measured in the same run on the same "
         "machine, and on the same server but for the \"not preloaded\" variants, which run on a second cluster "
         "with identical settings but that one. For times and sizes, below one means `ulid` needs less; "
@@ -517,7 +498,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         lines += targets
 
     lines += ["## Sizes as measured", "",
-              "Sizes do not drift from run to run as times do, so here they are as they were measured.", ""]
+              "Sizes drift far less than times from run to run (a random key's index by about a percent), "
+              "so here they are as they were measured.", ""]
     rows = []
     for key in ABSOLUTE:
         variants = list(dict.fromkeys(n for v in versions if key in found[v] for n in found[v][key].values))
@@ -584,8 +566,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
     lines += [
         "## Reproduce",
         "",
-        "As root, in a checkout (`scripts/setup` has installed the servers; `bench/run` builds and installs a "
-        "release build of `ulid` first):",
+        "As root, in a checkout (`bench/run` installs the servers it measures with `scripts/setup`, and builds "
+        "and installs a release build of `ulid` first):",
         "",
         "```sh",
         f"bench/run                # {', '.join(BENCH_BUILDS[:-1])} and {BENCH_BUILDS[-1]}, into bench/results/ "
@@ -648,14 +630,13 @@ def render_counts(counts: list[dict]) -> list[str]:
 # ---- docs/performance.md: past memory ---------------------------------------
 
 def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
-    """What a user should expect past memory, in the run's own figures: the
-    random key against bigint, then each ulid generator."""
+    """The past-memory summary: uuid v4, then the time-ordered ids, against bigint, in the run's figures."""
     v4 = runs.get("uuid gen_random_uuid()")
     if not base or not v4 or not base["steps"] or not v4["steps"]:
         return []
 
     def ratio(r: dict, field: str, rows: int | None, step: bool = True) -> str:
-        """R's FIELD over bigint's: at ROWS or the last step (STEP), else the run's own."""
+        """R's FIELD over bigint's: around ROWS, or (STEP) over the last fifth; else the run's own."""
         v, b = of(r, field, rows, step), of(base, field, rows, step)
         return "n/a" if v is None or not b else f"{v / b:.2f}"
 
@@ -703,14 +684,12 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
         return None if steps is None else steps[field]
 
     def of(r: dict, field: str, rows: int | None = None, at_end: bool = False) -> float | None:
-        """A step's FIELD at ROWS (or, AT_END, the last step's; else the
-        run's own FIELD)."""
+        """FIELD of the steps around ROWS (or, AT_END, the last fifth); else the run's own FIELD."""
         return step_value(r, field, rows) if rows is not None or at_end else r.get(field)
 
     def cell(r: dict, field: str, rows: int | None = None, at_end: bool = False, scale: float = 1,
              digits: int = 0, floor: float = 0) -> str:
-        """FIELD (of()) with its ratio to bigint's, unless bigint's is at
-        most FLOOR (a ratio to next to nothing says nothing)."""
+        """FIELD (see of()) and its ratio to bigint's, unless bigint's is at most FLOOR (next to nothing)."""
         v = of(r, field, rows, at_end)
         if v is None:
             return "n/a"
@@ -719,9 +698,7 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
         return f"{v * scale:,.{digits}f}" + (f" ({v / b:.2f})" if ratio else "")
 
     def missed(r: dict) -> float | None:
-        """The share of the primary key's block accesses in the last fifth
-        of the rows that shared_buffers did not hold (read from the page
-        cache or the disk), in percent."""
+        """Percent of the key's block accesses in the last fifth of the rows that missed shared_buffers."""
         last = window(r["steps"])
         if not last or not last["index_blocks_read"] + last["index_blocks_hit"]:
             return None

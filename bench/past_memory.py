@@ -1,41 +1,15 @@
-"""Past memory: inserts, WAL and lookups as a table grows to tens of
-millions of rows on a server whose memory, page cache included, is smaller
-than its primary keys.
+"""Past memory: inserts, WAL and lookups as a table grows to tens of millions of rows on a server
+whose memory, page cache included, is smaller than its primary keys.
 
-A random key's btree stops fitting in memory as the table grows: then
-every insert touches a page that is not cached, is read from disk, and,
-after each checkpoint, writes a full-page image of it to the write-ahead
-log. A time-ordered key appends at the right-hand end of its index, whose
-few hot pages stay cached. This case shows both on one server, variant
-after variant, in one run:
+Once a random key's btree outgrows memory, every insert reads an uncached page and, after each
+checkpoint, logs a full-page image of it; a time-ordered key appends at the right-hand end, whose few
+pages stay cached. The postmaster, and so all it forks, runs in a cgroup (v1) limited to LIMIT_MB,
+page cache included, with SETTINGS; without a cgroup (not root, no memory controller), with the
+small shared_buffers alone, and every result says so. Each variant grows its own table on a server
+started afresh (grow()): inserts step by step, then point lookups and a count of its newest rows.
 
-- the server (postmaster, and so every backend and auxiliary process it
-  forks) runs in a cgroup (v1) whose memory limit, page cache included, is
-  LIMIT_MB, with SETTINGS: shared_buffers far below the limit, checkpoints
-  at PostgreSQL's default pace (checkpoint_timeout 5min, max_wal_size 1GB)
-  and full_page_writes on. Where no cgroup can be made (not root, no memory
-  controller), the case says so and runs with the small shared_buffers
-  alone, and every result is labelled that way;
-- each variant (VARIANTS) gets a table of its own on a server started
-  afresh: `id` its primary key with the variant's DEFAULT, a `created_at`
-  and a 32-character payload; CLIENTS pgbench clients insert BATCH rows a
-  transaction (a multi-row VALUES, as an application sends them) until the
-  table has ROWS rows, or the variant has used its time (BUDGET_S: a variant
-  that falls far behind stops there and reports the rows it reached);
-- after every STEP rows: the insert rate of that step, WAL bytes and
-  full-page images per row (pg_current_wal_insert_lsn, pg_stat_wal), the
-  primary key's size, and its blocks read from outside shared_buffers
-  against those found there (pg_statio_user_indexes), and the cgroup's
-  memory use;
-- at the end: point lookups by key (pgbench, random keys sampled from the
-  whole table) and the rows of the newest step (the last STEP rows, as
-  "the newest hour" is a small slice of a real table), each as a user would
-  ask without another index: a key range for the time-ordered keys, a scan
-  of `created_at` for the others.
-
-It runs only when named (`bench/run --pg 18 --case past_memory`: tens of
-minutes, up to BUDGET_S of inserts a variant), never in `bench/run --quick` (CI), and can run one variant
-alone (ULID_PAST_MEMORY_VARIANTS, a comma-separated list of names).
+Runs only when named (`bench/run --pg 18 --case past_memory`: tens of minutes), never in --quick;
+ULID_PAST_MEMORY_VARIANTS (comma-separated names) runs some variants only.
 """
 
 from __future__ import annotations
@@ -89,9 +63,8 @@ VARIANTS = {
     ULID: "ulid DEFAULT gen_ulid()",
     MONO: "ulid DEFAULT gen_monotonic_ulid()",
 }
-# the newest step's rows (from the server's clock when it began), as a user
-# would ask for them without another index: the time-ordered keys by a range
-# of the key, the others by created_at
+# the newest step's rows (from the server's clock when it began) without another index: a key
+# range for the time-ordered keys, created_at for the others
 NEWEST = {
     BIGINT: "created_at >= %(from)s",
     V4: "created_at >= %(from)s",
@@ -125,8 +98,7 @@ class MemoryLimit:
         return f"a {self.limit_mb} MB memory limit (page cache included), shared_buffers {SETTINGS['shared_buffers']}"
 
     def hold(self, cluster) -> None:
-        """Moves the running server, every process of it, into the cgroup:
-        the postmaster (whose later children follow it) and its children."""
+        """Moves the running postmaster (whose later children follow it) and its children into the cgroup."""
         if self.why_not:
             return
         postmaster = int((cluster.dir / "postmaster.pid").read_text().split()[0])
@@ -159,8 +131,8 @@ class MemoryLimit:
 
 
 def wanted_variants(b: Bench) -> tuple[dict[str, str], dict[str, str]]:
-    """The variants to run (all, or those ULID_PAST_MEMORY_VARIANTS names),
-    and those this server cannot run, with the reason."""
+    """The variants to run (all, or those ULID_PAST_MEMORY_VARIANTS names), and those this server
+    cannot run, with the reason."""
     named = [v.strip() for v in os.environ.get("ULID_PAST_MEMORY_VARIANTS", "").split(",") if v.strip()]
     unknown = [v for v in named if v not in VARIANTS]
     if unknown:
@@ -182,16 +154,14 @@ def wal(conn) -> tuple[int, int]:
 
 
 def index_blocks(conn) -> tuple[int, int]:
-    """The primary key's blocks read (from the page cache or the disk) and
-    hit in shared_buffers, so far."""
+    """The primary key's blocks read from outside shared_buffers, and hit in it, so far."""
     read, hit = conn.execute("SELECT idx_blks_read, idx_blks_hit FROM pg_statio_user_indexes "
                              "WHERE indexrelname = 'grow_pkey'").fetchone()
     return int(read or 0), int(hit or 0)
 
 
 def grow(b: Bench, server, memory: MemoryLimit, variant: str, column: str, scale: Scale) -> dict:
-    """One variant's run: the table grown step by step, then the lookups.
-    Returns its series (every step) and its final measurements."""
+    """One variant's run: the table grown step by step, then the lookups; its steps and final figures."""
     with server.connect(b.dbname) as conn:
         conn.execute("DROP TABLE IF EXISTS grow, lookup_keys")
         conn.execute(f"CREATE TABLE grow (id {column} PRIMARY KEY, "
@@ -223,8 +193,7 @@ def grow(b: Bench, server, memory: MemoryLimit, variant: str, column: str, scale
                       "memory_mb": memory.used_mb(), "seconds": time.monotonic() - started,
                       "from_epoch": float(step_from)})
     with server.connect(b.dbname) as conn:
-        # what autovacuum does to a table that grew over days, done now, so
-        # that the plans below do not depend on whether it came by in time
+        # what autovacuum does to a table grown over days, done now so the plans do not depend on it
         conn.execute("VACUUM (ANALYZE) grow")
         sizes = conn.execute("SELECT pg_relation_size('grow'), pg_relation_size('grow_pkey'), "
                              "pg_total_relation_size('grow')").fetchone()
@@ -266,12 +235,9 @@ def _pgbench_tps(server, dbname: str, script: str, seconds: int) -> float:
 
 
 def window(steps: list[dict], rows: int | None = None) -> dict | None:
-    """The steps around ROWS taken together: those that end above 0.8 and
-    at most 1.2 times ROWS (None: the last fifth of the rows reached), so
-    that a checkpoint's full-page images fall into a window as they fall on
-    average rather than into one step or the next. Their insert rate (rows
-    over seconds), WAL bytes and full-page images per row, and the primary
-    key's blocks read and hit; None if no step ends there."""
+    """The steps around ROWS taken together (ending above 0.8 and at most 1.2 times ROWS; None: the
+    last fifth of the rows reached), so a checkpoint's full-page images weigh in as on average: their
+    insert rate, WAL and full-page images per row, key blocks read and hit. None if no step ends there."""
     if not steps:
         return None
     if rows is None:
@@ -300,8 +266,7 @@ def past_memory(b: Bench) -> None:
     try:
         server.create_database(b.dbname)
         for variant, column in variants.items():
-            # a server started afresh for each variant: nothing of another's
-            # table in its caches, its statistics or its checkpoint schedule
+            # a server started afresh: nothing of another variant's table in caches, statistics or checkpoints
             server.stop()
             server.start()
             memory.hold(server)

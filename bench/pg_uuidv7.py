@@ -1,24 +1,14 @@
-"""pg_uuidv7 (uuid_generate_v7(), the C extension most UUIDv7 users
-install), put into the PostgreSQL builds the benchmarks compare against
-(bench/pg_uuidv7 VERSION..., and bench/run before it measures).
+"""pg_uuidv7 (uuid_generate_v7(), the C extension most UUIDv7 users install), put into the
+PostgreSQL builds the benchmarks compare against (bench/pg_uuidv7 VERSION..., and bench/run first).
 
-Per build, the first of these that works:
-  1. already installed: nothing to do;
-  2. Debian's source package pg-uuidv7, as inputs.manifest pins it, built
-     with PGXS against that server;
-  3. Debian's binary package postgresql-MAJOR-pg-uuidv7, when
-     inputs.manifest pins one for that major version, unpacked with
-     dpkg-deb and its files copied into that server's directories (a
-     library built for another major version would not load, so it is
-     never used across versions).
-Both are downloaded and checked by ulidtools.debian_archive. A build that
-gets neither is recorded as not available and skipped: the benchmarks
-then show pg_uuidv7 as not available for it. A copy that is put in is
-loaded into a throwaway single-user backend first, so that a library that
-does not work on this server (another major version, a missing symbol)
-stops the run here, not in the middle of a benchmark. Where each build's
-copy came from, or why there is none, is written to CACHE/status-BUILD
-(ULID_PG_UUIDV7_CACHE, target/pg_uuidv7 unless set) for the report.
+Per build, the first that can be had: already installed; Debian's source package pg-uuidv7, as
+inputs.manifest pins it, built with PGXS against that server; Debian's binary package
+postgresql-MAJOR-pg-uuidv7, when inputs.manifest pins one for that major version (a library built
+for another would not load), unpacked and copied into that server's directories. Both come
+through ulidtools.debian_archive; a build that gets neither shows pg_uuidv7 as not available. A
+copy put in is first loaded into a throwaway single-user backend, so that one that does not work
+stops the run here, not mid-benchmark. Each build's origin, or why there is none, goes to
+CACHE/status-BUILD (ULID_PG_UUIDV7_CACHE, target/pg_uuidv7 unless set) for the report.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The plots of one version's run, drawn by gnuplot, each with the .dat
-file it plots beside it: INSERT throughput by number of clients
-(clients-pgVERSION), the primary key as the table grows (growth-pgVERSION)
-and inserts past memory (past-memory-pgVERSION, past_memory.py). The
-performance page (pages.py) shows the plots it finds beside the results.
+"""The gnuplot plots of one version's run, each with its .dat file beside it: INSERT throughput by
+clients (clients-pgVERSION), the primary key as the table grows (growth-pgVERSION) and past memory
+(past-memory-pgVERSION). The performance page shows the plots it finds beside the results.
 """
 
 from __future__ import annotations
@@ -39,8 +37,7 @@ def write_plots(run: dict, out: Path) -> None:
 
 
 def plot_past_memory(past: dict, out: Path, tag: str, version: int) -> None:
-    """Insert rate and WAL per row against the rows in the table, one line a
-    variant (past_memory.py), on a log scale of rows."""
+    """Insert rate and WAL per row against the rows in the table (log scale), a line per variant."""
     plots_rate, plots_wal = [], []
     for i, variant in enumerate(past["runs"]):
         data = out / f"past-memory-{tag}-{i}.dat"

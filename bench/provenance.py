@@ -1,12 +1,6 @@
-"""Which run of `bench/run` each figure of the results comes from, and
-what the build that run measured kept as gen_monotonic_ulid()'s state.
-
-A version's record in latest.json is its own run, then each case measured
-on its own since (`later`): a case run again on its own replaces only its
-own figures. The runs are numbered oldest first (git tells the order of
-their commits), and each is labelled with the state its build kept
-(MONOTONIC_STATES), so that figures of an older run are not read as those
-of a newer property. The pages (pages.py) say it beside every figure.
+"""Which run of `bench/run` each figure comes from: a version's own run, or a later run of its case
+alone (`later`). Runs are numbered oldest first and labelled with what their build kept as
+gen_monotonic_ulid()'s state, so that figures of an older run are not read as those of a newer property.
 """
 
 from __future__ import annotations
@@ -25,12 +19,8 @@ def build_text(run: dict) -> str:
     return run["build"] + (f" of commit {run['commit']}" if run.get("commit") else "")
 
 
-# Changes of the code after which a variant of the benchmarks measures
-# something else, oldest first: (the commit that made the change, what the
-# builds from it on keep as gen_monotonic_ulid()'s state). A run is labelled
-# with the state of the build it measured, which git tells from the commit
-# the run recorded, so that figures of an older run are not read as those
-# of a newer property.
+# Oldest first: (the commit that changed it, None for the start; what builds from it on keep as
+# gen_monotonic_ulid()'s state). git tells which applies to the commit a run recorded.
 MONOTONIC_STATES: list[tuple[str | None, str]] = [
     (None, "preloaded: one state for the whole server; not preloaded: one state per session"),
     ("d2a0ea6bdfb151745e8f333bcb408ed141a2342c",
@@ -44,8 +34,7 @@ MONOTONIC_STATES: list[tuple[str | None, str]] = [
 
 @dataclass
 class Run:
-    """One run of `bench/run` as the results record it: when, from which
-    build, on which servers, and which cases (None: every case)."""
+    """One run of `bench/run` as the results record it; `cases` None: every case."""
 
     number: int
     date: str
@@ -57,11 +46,9 @@ class Run:
 
 
 def run_entries(record: dict) -> list[dict]:
-    """A version's record as the runs that measured it: the version's run,
-    then each case measured on its own since (`later`), oldest first; the
-    version's run not when none of its figures is left (`superseded`)."""
+    """A version's record as its runs, oldest first: its own (unless `superseded`), then each `later` note."""
     first = {key: record.get(key) for key in ("date", "build", "commit", "machine")}
-    first["cases"] = record.get("cases")  # recorded since runs record it; before, every case
+    first["cases"] = record.get("cases")  # None in records older than the field: every case
     return ([] if record.get("superseded") else [first]) + record.get("later", [])
 
 
@@ -71,8 +58,7 @@ def run_key(entry: dict) -> tuple[str, str]:
 
 @dataclass
 class Provenance:
-    """The runs behind the results, numbered oldest first, and which run
-    each case of each version comes from."""
+    """The runs behind the results, numbered oldest first, and which run each result comes from."""
 
     runs: list[Run]
     of: dict[tuple[int, str], Run | None]  # (version, result key) -> its run; None: not recorded
@@ -105,15 +91,12 @@ def run_measured(run: Run) -> str:
 
 
 def provenance(data: dict) -> Provenance:
-    """Which run each result of DATA comes from. A result measured by a case
-    that a later note names comes from the last such note; a result without
-    a case (recorded before results named theirs) from the version's run if
-    nothing was measured since, else from a run not recorded."""
+    """Which run each result of DATA comes from: the last later note naming its case, else the
+    version's run; for a result without a case, only if nothing was measured since (else not recorded)."""
     records = runs_of(data)
     sequences = [[run_key(entry) for entry in run_entries(record)] for record in records]
     entries = {run_key(entry): entry for record in records for entry in run_entries(record)}
-    # the order of the runs: each version's own order, and the date, then
-    # the time of the commit, between runs of different versions
+    # the order: each version's own, and between versions the date, then the commit's time
     order: list[tuple[str, str]] = []
     pending = [list(sequence) for sequence in sequences]
     while any(pending):
@@ -150,8 +133,7 @@ def git(*args: str) -> subprocess.CompletedProcess:
 
 
 def commit_of(recorded: str | None) -> str | None:
-    """The commit a run recorded, without what follows it ("with local
-    changes")."""
+    """The commit a run recorded, without " with local changes"."""
     return recorded.split()[0] if recorded else None
 
 
@@ -167,9 +149,7 @@ def commit_time(recorded: str | None) -> str:
 
 
 def monotonic_state(recorded: str | None) -> str:
-    """What the build of the recorded commit kept as gen_monotonic_ulid()'s
-    state, as MONOTONIC_STATES says; "not known" when no commit was recorded
-    or this checkout's history does not hold it."""
+    """The gen_monotonic_ulid() state MONOTONIC_STATES gives the recorded commit's build, or why not known."""
     commit = commit_of(recorded)
     if not commit:
         return "not known: the run recorded no commit"

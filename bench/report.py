@@ -1,8 +1,5 @@
-"""Writes the pages of a run's results again from them (`bench/run
---report`, and every run): latest.md beside the results, the user's page
-(docs/performance.md for bench/results) and, for bench/results, every
-figure the other pages quote. What each shows is pages.py's, the quoted
-figures spans.py's; the plots (plots.py) are drawn by the run itself.
+"""Writes the pages again from a run's results (`bench/run --report`, and every run): latest.md,
+the user's page and, for bench/results, the figures other pages quote. The run draws the plots.
 """
 
 from __future__ import annotations
@@ -15,9 +12,8 @@ from bench.spans import figure_pages, with_figures, write_figures
 
 
 def write(out: Path, page: Path) -> list[Path]:
-    """Writes OUT/latest.md and the page from OUT/latest.json and OUT's
-    instruction counts; for the results of bench/results, also the figures
-    the other pages quote (figure_pages). Returns what it wrote."""
+    """Writes OUT/latest.md and PAGE from OUT's results and, when PAGE is docs/performance.md, the
+    figures other pages quote; returns the paths written."""
     data = load(out)
     quoting = figure_pages() if page.resolve() == PAGE.resolve() else []
     for quoted in quoting:  # every figure readable before anything is written

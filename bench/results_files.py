@@ -1,10 +1,5 @@
-"""The benchmarks' results, read: where they are (bench/results/, and the
-page that shows them, docs/performance.md) and what they hold. `bench/run`
-writes latest.json (every version's run), bench/callgrind the instruction
-counts (callgrind-pgVERSION.json) and bench/cli the command-line tool's
-figures (cli.json, see cli_bench.py); what is read here is shown by
-pages.py, plots.py and spans.py, and dated by provenance.py. Nothing here
-writes or measures.
+"""The benchmarks' results, read: latest.json (bench/run), callgrind-pgVERSION.json (bench/callgrind)
+and cli.json (bench/cli), in bench/results/ or another directory. Nothing here writes or measures.
 """
 
 from __future__ import annotations

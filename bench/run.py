@@ -1,40 +1,20 @@
 """Benchmarks: ulid against what users would pick instead, side by side, in one run.
 
-For each PostgreSQL version: builds the extension in release mode, installs
-pg_uuidv7 where it can be had (bench/pg_uuidv7), starts a private cluster
-tuned for benchmarking and a second one, identical but without ulid
-preloaded, runs every case of bench/cases.py with the variants interleaved
-(A B A B ...), and records medians and ratios. This machine is shared and
-noisy, so only ratios measured in the same run mean anything; absolute
-times drift.
-
-The alternatives: a bigint identity column (the baseline of the INSERT,
-primary-key size and lookup cases), gen_random_uuid() (uuid v4), uuidv7()
-(core's, PostgreSQL 18 and later) and uuid_generate_v7() from pg_uuidv7.
+For each PostgreSQL version: builds and installs the extension (release; debug with --quick)
+unless --no-build, installs pg_uuidv7 where it can be had, starts a benchmark cluster and a second
+one without ulid preloaded, runs the cases of bench/cases.py (past_memory only when named) with the
+variants interleaved (A B A B ...), and records medians and ratios. The alternatives: a bigint
+identity column, gen_random_uuid() (uuid v4), core's uuidv7() (PostgreSQL 18 and later) and
+pg_uuidv7's uuid_generate_v7(). The machine is shared: only ratios measured in one run mean anything.
 
     bench/run [--pg VERSION ...] [--case NAME ...] [--quick] [--out DIR] [--no-build] [--page FILE]
     bench/run --versions [--pg VERSION ...]   the versions such a run measures
     bench/run --report [--out DIR] [--page FILE]
 
-A run writes DIR/latest.json (every measurement), DIR/latest.md, the plots
-and their data beside them, and the user's page, docs/performance.md.
---case runs the named cases only (their names are those of cases.CASES)
-and merges what they measure into DIR/latest.json: their results replace
-those of the same cases in the record of each version measured, which
-notes when and from what build they were measured; then latest.md and the
-page are written again from the merged results.
---report writes latest.md and the page again from DIR/latest.json (and the
-instruction counts bench/callgrind left in DIR), without measuring.
-Writing the page of bench/results also writes again every figure the other
-pages quote from it (spans.py).
---quick runs tiny sizes once, to check that the runner works (CI does
-this; it asserts nothing about timings), into a temporary directory, page
-included.
-
-This file is the command line and the order of a run. The cases are in
-cases.py, the clusters and builds in clusters.py, timing in measure.py,
-the plots in plots.py, latest.md and the page in pages.py, written by
-report.py.
+A run writes DIR/latest.json (every measurement), DIR/latest.md, the plots beside them, the page
+(with the instruction counts bench/callgrind left in DIR) and, for bench/results, the figures other
+pages quote (spans.py). --case notes in latest.json when and from what build its cases were
+measured; --quick writes into a temporary directory (CI runs it; it asserts nothing about timings).
 """
 
 from __future__ import annotations
@@ -55,8 +35,7 @@ DEFAULT_VERSIONS = [int(build) for build in BENCH_BUILDS]
 
 
 def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: list[str] | None = None) -> dict:
-    """Measures one PostgreSQL version (every case, or those named in
-    `only`); returns its record for latest.json."""
+    """Measures one PostgreSQL version (every case, or those in `only`); returns its latest.json record."""
     # measuring needs a server and psycopg; --report needs neither
     from bench import cases, clusters, pg_uuidv7
     from ulidtools import package
@@ -90,8 +69,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
                     raise
                 guard.check(name)
                 durations[name] = time.time() - step_started
-                # each result says which case measured it, so that a case run
-                # again on its own later is known apart from this run's
+                # tag each result with its case, so a later `--case` run of it is told apart
                 for r in [*bench.results, *bench.sweep.values()]:
                     r.step = r.step or name
                 print(f"  PostgreSQL {version}: {time.time() - started:5.0f} s  {name}", file=sys.stderr)
@@ -134,9 +112,8 @@ def measure(versions: list[int], quick: bool, build: bool, only: list[str] | Non
 
 
 def replaced(results: list[dict], new: list[dict]) -> list[dict]:
-    """`results` with those of each key in `new` replaced by new ones, in
-    the place the first of them had (so the page keeps the order of the
-    cases); keys that had no results are added at the end."""
+    """`results` with each key's results replaced by those in `new`, where the first of them was (the
+    page keeps the cases' order); keys new to `results` go at the end."""
     by_key: dict[str, list[dict]] = {}
     for r in new:
         by_key.setdefault(r["key"], []).append(r)
@@ -151,15 +128,10 @@ def replaced(results: list[dict], new: list[dict]) -> list[dict]:
 
 
 def merge(earlier: dict, later: dict, names: list[str]) -> dict:
-    """The results of a run of the cases `names` only (`later`) merged into
-    those of an earlier run: in each version's record, the cases' results
-    (the client sweep's and the plots' data included) replace the ones they
-    had, and `later` notes when, on what server and from which build they
-    were measured (a note whose cases were all measured again since goes).
-    Once the notes cover every case of the version's run, none of that
-    run's figures is left: the record is `superseded`, and its server is
-    the later runs'. A version the earlier run did not measure gets the new
-    record as it is."""
+    """`earlier` with a run of the cases `names` only (`later`) merged in: in each version's record
+    the cases' results (client sweep and plot data included) are replaced, and a `later` note says
+    when, on what server and from which build. Once the notes cover every case, the record is
+    `superseded` and takes the later runs' server. A version `earlier` lacks gets the new record."""
     records = {run["version"]: run for run in earlier["versions"]}
     for run in later["versions"]:
         if run["version"] not in records:
@@ -179,8 +151,6 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
         record["durations"] = {**record.get("durations", {}), **run["durations"]}
         record["later"] = standing(record.get("later", []) + [note])
         if set(record["durations"]) <= {c for n in record["later"] for c in n["cases"]}:
-            # nothing of the version's own run is left: the server is the one
-            # the later runs measured
             record["superseded"] = True
             record["server_version"] = run["server_version"]
             if run.get("pg_uuidv7"):
@@ -192,8 +162,7 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
 
 
 def standing(notes: list[dict]) -> list[dict]:
-    """NOTES, oldest first, but those all of whose cases a later note
-    measured again: they say nothing of the figures any more."""
+    """NOTES, oldest first, without those all of whose cases a later note measured again."""
     return [n for k, n in enumerate(notes)
             if not set(n["cases"]) <= {c for m in notes[k + 1:] for c in m["cases"]}]
 

@@ -1,8 +1,6 @@
-"""Figures quoted on other pages than docs/performance.md (the README and
-docs/), each in a span that names it (FIGURE), written again from the
-results whenever the page of bench/results is (report.write), and checked
-by tests/docs/test_figures.py. A figure is written as the performance page
-writes it (pages.fmt).
+"""Figures quoted on pages other than docs/performance.md (the README, docs/), in spans written
+again from the results with the page of bench/results (report.write) and checked by
+tests/docs/test_figures.py.
 """
 
 from __future__ import annotations
@@ -16,12 +14,9 @@ from bench.results_files import PAGE, by_key
 from ulidtools.base import ROOT
 
 
-# A figure another page quotes, in a span that `bench/run --report` writes
-# again from the results and tests/docs/test_figures.py checks against them:
-#   <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure -->
-#   (VARIANT's median over BASELINE's, or over the case's baseline when
-#   BASELINE is left out), `median 18 pk-size "VARIANT"` (the median with its
-#   unit), `size 18 n` (one of the run's sizes, measure.Sizes).
+# <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure --> (over the case's baseline
+# without BASELINE), `median 18 pk-size "VARIANT"` (with its unit) or `size 18 n` (measure.Sizes);
+# the value is written as the performance page writes it (pages.fmt).
 FIGURE = re.compile(r"<!-- figure: (?P<spec>.*?) -->(?P<value>.*?)<!-- /figure -->")
 
 
@@ -60,8 +55,7 @@ def with_figures(text: str, data: dict) -> str:
 
 
 def figure_pages() -> list[Path]:
-    """The pages that may quote figures: the README and docs/, but for the
-    page this module writes whole."""
+    """The pages that may quote figures: the README and docs/, but for docs/performance.md."""
     return [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p != PAGE]
 
 
