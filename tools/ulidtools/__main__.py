@@ -1,10 +1,6 @@
-"""python3 -m ulidtools COMMAND ...: the tooling's commands, which the
-scripts in scripts/ run. Each is declared once, in `parser`, which gives
-its usage, its help and the errors of a command line it cannot read
-(status 2); the module that does its work is imported when it runs, and
-what stops it is printed as the error line (ulidtools.base.error), with
-status 1. `python3 -m ulidtools COMMAND --help` tells one, and ends with
-the docstring of the module that does it.
+"""python3 -m ulidtools COMMAND ...: the commands the scripts in scripts/ run,
+each declared once in `parser`. A command line it cannot read exits with
+status 2; what stops a command is printed as the error line, with status 1.
 """
 
 from __future__ import annotations
@@ -25,9 +21,7 @@ FIELDS = {"major": "major", "version": "version", "from": "origin", "port": "por
 
 
 class Parser(argparse.ArgumentParser):
-    """A command line whose errors are printed as every other error is, and
-    whose help ends with the docstring of the module that does the work
-    (MODULE, read only when help is asked for)."""
+    """Errors printed as every other error; help ending with MODULE's docstring."""
 
     def __init__(self, *args, module: str | None = None, **kwargs) -> None:
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
@@ -47,9 +41,8 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-# --- What each command does (the modules are imported here, when a command
-# runs: builds reads the manifest when imported, and its errors are then
-# printed as errors)
+# --- What each command does; modules are imported as it runs, so that their import
+# errors (builds reads the manifest) are printed as errors
 
 
 def _manifest(args) -> None:
@@ -234,9 +227,6 @@ def _pin_system(args) -> None:
     from ulidtools import pin_system
 
     pin_system.pin(args.name, args.suites, args.packages)
-
-
-# --- The commands, each declared once
 
 
 def parser() -> Parser:

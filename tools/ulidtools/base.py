@@ -1,17 +1,7 @@
-"""The ground floor of the tooling: what the other modules of ulidtools
-share, importing nothing of the package's own.
-
-- ROOT, the checkout, and the directories outside it that the environment
-  can move: pg_home (ULID_PG_HOME), where setup installs the PostgreSQL
-  builds, and tools (ULID_TOOLS), where it installs the tools;
-- log, a line of progress on standard error, and error, the red `error:`
-  line a command prints before it exits with status 1 (scripts/lib.sh's
-  `log` and `die` print the same lines);
-- run and output, a command whose arguments may be paths, and as_root, a
-  command as root;
-- sha256_of, a file's sha256, and sha256_hex, a text's or bytes';
-- ToolError, what each module raises for what stops its work, which
-  `python3 -m ulidtools` prints as the error line, exiting with status 1.
+"""The ground floor of the tooling, importing nothing of the package: the
+checkout and the install directories, the progress and error lines (as
+scripts/lib.sh's log and die print them), running commands, checksums, and
+ToolError, which `python3 -m ulidtools` prints as the error line (status 1).
 """
 
 from __future__ import annotations
@@ -28,12 +18,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class ToolError(Exception):
-    """What stops a command (each module has its own kind of it)."""
+    """What stops a command; each module has its own subclass."""
 
 
 def pg_home() -> Path:
-    """Where the builds that are not Debian 12's own are installed
-    (ULID_PG_HOME; scripts/setup puts them there)."""
+    """Where setup installs the builds that are not Debian 12's own (ULID_PG_HOME)."""
     return Path(os.environ.get("ULID_PG_HOME") or "/opt/ulid-postgres")
 
 
@@ -53,8 +42,7 @@ def error(message: str) -> None:
 
 
 def run(command: list, **kwargs) -> subprocess.CompletedProcess:
-    """COMMAND (its arguments paths, numbers or strings), as subprocess.run
-    runs it."""
+    """subprocess.run, with COMMAND's arguments paths, numbers or strings."""
     return subprocess.run([str(c) for c in command], **kwargs)
 
 
@@ -64,8 +52,7 @@ def output(command: list, check: bool = False) -> str:
 
 
 def as_root(command: list, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
-    """COMMAND as root (directly when we are root, else through sudo),
-    failing when it fails unless CHECK is false."""
+    """COMMAND as root (through sudo unless we are root); CHECK as in subprocess.run."""
     return run(([] if os.geteuid() == 0 else ["sudo"]) + list(command), check=check, **kwargs)
 
 
@@ -97,6 +84,5 @@ def executable(path: Path) -> bool:
 
 
 def unzip(archive: Path, directory: Path, *members: str) -> None:
-    """ARCHIVE (a wheel) unpacked into DIRECTORY, only MEMBERS when given
-    (unzip keeps the files' modes, which zipfile does not)."""
+    """ARCHIVE unpacked into DIRECTORY (only MEMBERS, if given) by unzip, which keeps modes."""
     run(["unzip", "-q", archive, *members, "-d", directory], check=True)

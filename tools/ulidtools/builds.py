@@ -1,12 +1,8 @@
-"""The PostgreSQL builds, as the `build` lines of inputs.manifest declare
-them: the one list of builds that scripts/lib.sh, the tests, the
-benchmarks and the docs' tables of versions all read.
-
-    python3 -m ulidtools tables --write docs/versions.md docs/development.md
-
-rewrites those pages' tables from the manifest (a test checks they are
-current): the versions every test runs on (docs/versions.md), and where each
-build comes from (docs/development.md).
+"""The PostgreSQL builds as inputs.manifest's `build` lines declare them (the one
+list scripts/lib.sh, the tests, the benchmarks and the docs read): their ports,
+pg_config, the groups tested side by side, and the pages' tables of them, which
+`python3 -m ulidtools tables --write docs/versions.md docs/development.md`
+rewrites (a test checks they are current).
 """
 
 from __future__ import annotations
@@ -18,21 +14,17 @@ from ulidtools import manifest
 from ulidtools.base import pg_home
 from ulidtools.manifest import Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
 
-# The generated table stands between these lines of a page.
 TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (python3 -m ulidtools tables) -->"
 TABLE_END = "<!-- /builds -->"
 ORIGINS_START = "<!-- build origins: generated from inputs.manifest (python3 -m ulidtools tables) -->"
 ORIGINS_END = "<!-- /build origins -->"
-# the pages that hold a generated table
 TABLE_PAGES = ("docs/versions.md", "docs/development.md")
 
 
-# Every build the tests can run on, in the manifest's order.
 BUILDS: dict[str, Build] = {r.name: r for r in manifest.read() if isinstance(r, Build)}
-# pg_upgrade to each build (key) from the older ones (value), as the
-# `upgrade` lines say
+# pg_upgrade to each build (key) from the older ones (value): the `upgrade` lines
 UPGRADES = {r.new: list(r.olds) for r in manifest.read() if isinstance(r, Upgrade)}
-# the builds a full benchmark run measures, as the `bench` line says
+# the builds a full benchmark run measures: the `bench` line
 BENCH_BUILDS = [name for r in manifest.read() if isinstance(r, Bench) for name in r.builds]
 
 
@@ -44,19 +36,15 @@ def build_of(build: int | str) -> Build:
 
 
 def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
-    """The oldest and the newest build of this run: of ULID_VERSIONS (which
-    scripts/test sets to the builds it tests), else of every build; with
-    OLDEST_MAJOR, of those of that major version or newer. Tests that need
-    not run on every build run on these two."""
+    """The oldest and the newest build of asked() (of OLDEST_MAJOR or newer, when
+    there are any), for the tests that need not run on every build."""
     names = asked()
     names = [name for name in names if BUILDS[name].major >= oldest_major] or names
     return names[0], names[-1]
 
 
 def asked() -> list[str]:
-    """The builds asked for (ULID_VERSIONS, blank-separated, which
-    scripts/test sets to the builds it tests), in the manifest's order;
-    every build when it is not set."""
+    """The builds of ULID_VERSIONS (blank-separated), in the manifest's order; all if unset."""
     wanted = (os.environ.get("ULID_VERSIONS") or "").split()
     for name in wanted:
         build_of(name)
@@ -71,14 +59,10 @@ def pg_config_for(build: int | str) -> Path:
     return pg_home() / record.name / "bin" / "pg_config"
 
 
-# Private clusters listen on ULID_PORT_BASE (20000 unless set) + the
-# build's port + a slot below SLOTS (0 for the demo, the others for tests
-# and benchmarks): the gap between two builds' ports, so that no cluster of
-# one build takes a port of another's (18 and 18-assert run side by side).
-# Every such port stays below the kernel's ephemeral ports
-# (net.ipv4.ip_local_port_range, 32768 and up by default), where any
-# outgoing connection can hold one for a moment and a server then fails to
-# bind it, at random.
+# Private clusters listen on ULID_PORT_BASE (20000 unless set) + the build's port + a
+# slot below SLOTS, the gap between two builds' ports, so no build takes another's.
+# All stay below the kernel's ephemeral ports (ip_local_port_range, 32768 and up by
+# default): an outgoing connection may hold one, and a server then fails to bind it.
 DEFAULT_PORT_BASE = 20000
 _PORTS = sorted(b.port for b in BUILDS.values())
 SLOTS = min(b - a for a, b in zip(_PORTS, _PORTS[1:]))
@@ -92,8 +76,7 @@ def _ephemeral_start() -> int:
 
 
 def port_base() -> int:
-    """ULID_PORT_BASE, refused when the ports it gives would reach the
-    ephemeral range or the privileged ports."""
+    """ULID_PORT_BASE, refused when its ports would reach the ephemeral or privileged ones."""
     text = os.environ.get("ULID_PORT_BASE") or str(DEFAULT_PORT_BASE)
     if not text.isdigit():
         raise ValueError(f"ULID_PORT_BASE={text} is not a port number")
@@ -115,10 +98,8 @@ def cluster_port(build: int | str, slot: int = 0) -> int:
 
 
 def cluster_root() -> Path:
-    """The private clusters' data directories (ULID_CLUSTER_ROOT); a run
-    given ports of its own (ULID_PORT_BASE) gets a directory of its own
-    too, so that two runs side by side never restart each other's
-    servers."""
+    """The private clusters' data directories (ULID_CLUSTER_ROOT); one per ULID_PORT_BASE,
+    so that two runs side by side never restart each other's servers."""
     base = os.environ.get("ULID_PORT_BASE")
     return Path(os.environ.get("ULID_CLUSTER_ROOT") or f"/tmp/ulid-clusters{f'-{base}' if base else ''}")
 
@@ -128,22 +109,16 @@ def major_version(build: int | str) -> int:
     return build_of(build).major
 
 
-# The builds whose features between them take every arm of every
-# version-dependent #[cfg] in src/ (the arms split the versions at 14 to
-# 19; an assert-enabled build has its major version's features): clippy
-# lints the extension on them, and its own tests (`cargo pgrx test`: the
-# unit, property and in-server #[pg_test] tests) run on them; every other
-# build gets the extension built and installed for its server tests. 14
-# rather than 13, whose arms it takes: the first group's preparation, which
-# nothing runs beside, then only installs, and 14's is made beside 13's
-# long tests.
+# The builds whose features between them take every arm of every version-dependent
+# #[cfg] in src/: clippy and `cargo pgrx test` run on them; every other build only gets
+# the extension installed for its server tests. 14 rather than 13, whose arms it takes:
+# the first group's preparation, which nothing runs beside, then only installs.
 LINT_BUILDS = ("14", "18-assert", "19")
 
 
 def lint_builds(names: list[str]) -> list[str]:
-    """Of the builds NAMES, those LINT_BUILDS stands for: each, or in its
-    place a build of the same major version (18 when 18-assert is not
-    among them); the first of NAMES when none is."""
+    """Of NAMES, each of LINT_BUILDS or else a build of its major version (18 for
+    18-assert); the first of NAMES when none is there."""
     chosen = []
     for lint in LINT_BUILDS:
         same = [n for n in names if n == lint] or [n for n in names if major_version(n) == major_version(lint)]
@@ -151,25 +126,20 @@ def lint_builds(names: list[str]) -> list[str]:
     return chosen or names[:1]
 
 
-# How many builds' server tests run at once (scripts/test): two, as a
-# build's tests leave about half of two cores idle.
+# builds whose server tests run at once: one build's tests leave about half of two cores idle
 WAVE_SIZE = 2
 
 
 def touched_by(build: str) -> set[str]:
-    """The other builds whose installed files BUILD's server tests change:
-    the pg_upgrade tests install the previous release, then this one, into
-    each build they upgrade from (the `upgrade` lines)."""
+    """The builds BUILD's pg_upgrade tests install releases into (`upgrade` lines)."""
     return set(UPGRADES.get(build, []))
 
 
 def waves(names: list[str]) -> list[list[str]]:
-    """The builds NAMES, in groups whose server tests can run at the same
-    time: at most WAVE_SIZE in a group; none of a group touches another of
-    it (touched_by), nor do two of it touch the same build; and no group
-    touches a build of the next one, which is made ready (compiled,
-    installed) while the group's tests run. The fewest groups there can be,
-    then the order NAMES has as far as it can."""
+    """NAMES in groups whose server tests can run at once: at most WAVE_SIZE each, no
+    two of a group touching each other or the same build (touched_by), no group touching
+    a build of the next, which is made ready while it runs. The fewest groups, then
+    NAMES' order as far as it can."""
     for name in names:
         build_of(name)
     order = {name: i for i, name in enumerate(names)}
@@ -208,8 +178,7 @@ def _choose(items: tuple[str, ...], k: int):
 
 
 def debian_release(suite: str) -> str:
-    """The Debian release of a suite: bullseye-security -> bullseye;
-    experimental, built against sid -> sid."""
+    """A suite's Debian release: bullseye-security -> bullseye; experimental -> sid."""
     return "sid" if suite == "experimental" else suite.split("-")[0]
 
 
@@ -234,8 +203,7 @@ def origin_text(build: Build) -> str:
     if build.origin == "debian-binary":
         binary = pinned("debian-binary")
         suite, release = binary.suite, debian_release(binary.suite)
-        # the packages of a release newer than Debian 12 bring its C library
-        # (debian_builds.packages)
+        # a release newer than Debian 12 brings its C library (debian_builds.packages)
         if any(isinstance(r, DebianFile) and r.kind == "debian-binary" and r.package == "libc6"
                and debian_release(r.suite) == release for r in records):
             return (f"Debian {suite}'s binary packages (`{package}` {binary.version}), unpacked with the "

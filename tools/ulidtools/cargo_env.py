@@ -1,7 +1,6 @@
-"""Where and how the extension and the command-line tool are compiled: the
-cargo target directory every checkout shares and its build lock, pgrx's
-environment for each build, and a release build's environment (Zig links against
-glibc 2.28's symbols; arm64 is cross-compiled).
+"""Where and how the extension and the command-line tool are compiled: the cargo target
+directory every checkout shares and its build lock, pgrx's environment for each build,
+and a release build's (Zig links against glibc 2.28; arm64 is cross-compiled).
 """
 
 from __future__ import annotations
@@ -20,8 +19,7 @@ from ulidtools.base import ToolError, tools
 
 # every library and program of a release asks for no glibc newer than this
 GLIBC_FLOOR = "2.28"
-# a release's architectures, as Debian names them: Rust's target, and the
-# machine as the kernel (uname -m) names it
+# a release's architectures, as Debian names them: Rust's target, and uname -m's machine
 ARCHES = {"amd64": ("x86_64-unknown-linux-gnu", "x86_64"),
           "arm64": ("aarch64-unknown-linux-gnu", "aarch64")}
 
@@ -40,32 +38,25 @@ def cargo_home() -> Path:
 
 
 def cargo_target() -> Path:
-    """Cargo's compiled artifacts, outside the checkout so that a fresh
-    clone reuses what earlier runs compiled (ULID_CARGO_TARGET)."""
+    """Cargo's output (ULID_CARGO_TARGET), outside the checkout so a fresh clone reuses it."""
     return _home("ULID_CARGO_TARGET", Path.home() / ".cache" / "ulid" / "target")
 
 
 def native_release_target() -> Path:
-    """Where a release-mode build for this machine is compiled and kept:
-    scripts/install --release (which scripts/demo runs) and the from-source
-    test's scripts/install-from-source run the same cargo command with the
-    same settings, so that either finds what the other compiled. Beside
-    cargo_target(), not in it, where a claim of that directory for another
-    checkout would forget its fingerprints while it builds."""
+    """Where release builds for this machine compile: scripts/install --release (scripts/demo)
+    and the from-source test run the same cargo command, so either reuses the other's work.
+    Beside cargo_target(), where another checkout's claim would forget its fingerprints."""
     return Path(f"{cargo_target()}-native-release")
 
 
 def crate_bin(name: str) -> Path:
-    """Where setup installs the tool of the manifest's `crate NAME` line:
-    $ULID_TOOLS/NAME-VERSION/bin."""
+    """$ULID_TOOLS/NAME-VERSION/bin, where setup installs the `crate NAME` tool."""
     return tools() / f"{name}-{manifest.one('crate', name).version}" / "bin"
 
 
 def tool_dirs() -> list[Path]:
-    """The directories every build takes its tools from, first in PATH:
-    cargo-pgrx's, built with Debian 12's Rust, then that Rust's links
-    (rustc-web and its tools, pinned: pgrx 0.19 asks for rustc 1.96), and
-    cargo-fuzz's (fuzz/run.sh), as setup installs them."""
+    """The tools' directories, first in PATH for every build: cargo-pgrx's, the links to
+    Debian 12's pinned rustc-web (pgrx 0.19 asks for rustc 1.96), cargo-fuzz's."""
     return [crate_bin("cargo-pgrx"), tools() / "rust-web" / "bin", crate_bin("cargo-fuzz")]
 
 
@@ -98,39 +89,32 @@ def zig() -> Path:
 
 
 def zig_cc(arch: str) -> Path:
-    """The C compiler and linker of ARCH: Zig, for glibc GLIBC_FLOOR
-    (a script scripts/setup writes)."""
+    """ARCH's C compiler and linker: a script, written by setup, running Zig for GLIBC_FLOOR."""
     return tools() / "zig-cc" / f"{machine_of(arch)}-linux-gnu.{GLIBC_FLOOR}-cc"
 
 
 def arm64_root() -> Path:
-    """The Rust standard library and the C library's and ICU's headers for
-    arm64, and per major version the server's headers with a pg_config that
-    names them (pgMAJOR/bin/pg_config)."""
+    """arm64's Rust standard library, C and ICU headers, and per major version the server's
+    headers with a pg_config naming them (pgMAJOR/bin/pg_config)."""
     return tools() / "arm64"
 
 
 def release_pg_config(arch: str, major: int | str) -> Path:
-    """The pg_config a release build for ARCH and MAJOR reads its headers
-    from."""
+    """The pg_config a release build for ARCH and MAJOR reads its headers from."""
     if arch == "amd64":
         return builds.pg_config_for(major)
     return arm64_root() / f"pg{major}" / "bin" / "pg_config"
 
 
 def release_builds() -> list[str]:
-    """The builds a release is made for: one per major version, never a
-    second, test-only build of one (18-assert)."""
+    """The builds a release is made for: one per major version, never 18-assert."""
     return [name for name, b in builds.BUILDS.items() if name == str(b.major)]
 
 
 def pgrx_env(build: str) -> dict[str, str]:
-    """The environment of a pgrx build for BUILD: the tools in PATH
-    (tool_path; CARGO_PGRX, the cargo-pgrx pgrx-tests runs), pgrx's
-    configuration and the cargo target directory. pgrx knows one server per
-    major version, so a second build of a major version (18-assert) gets a
-    pgrx configuration and a cargo target directory of its own (its
-    bindings differ)."""
+    """A pgrx build's environment for BUILD: tool_path, CARGO_PGRX (which pgrx-tests runs),
+    PGRX_HOME and CARGO_TARGET_DIR. pgrx knows one server per major version, so a second
+    build of one (18-assert) gets its own of both (its bindings differ)."""
     tools = {"PATH": tool_path(), "CARGO_PGRX": str(crate_bin("cargo-pgrx") / "cargo-pgrx")}
     if build == str(builds.build_of(build).major):
         return {**tools, "PGRX_HOME": str(pgrx_home()), "CARGO_TARGET_DIR": str(cargo_target())}
@@ -138,22 +122,14 @@ def pgrx_env(build: str) -> dict[str, str]:
 
 
 def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
-    """The environment of a release build for ARCH (and MAJOR, for the
-    headers): Zig links for that architecture; for arm64 it compiles C too,
-    the standard library comes from the arm64 root, and pgrx takes its
-    headers from that major version's pg_config there. (On amd64 the C that
-    pgrx compiles, with this machine's compiler and headers, is linked by
-    Zig like the rest: a symbol newer than the floor would not link.)
-
-    No path of this machine goes into what a release build makes, so that
-    two machines or checkouts make the same bytes: the crates' sources
-    under CARGO_HOME and the code generated into the cargo target directory
-    (pgrx's bindings, which panic messages name, and its C shim, whose
-    __FILE__ PostgreSQL's error macros keep) are renamed to /cargo and
-    /target, for rustc and for the C compiler. Our own crates' sources need
-    no renaming: cargo hands rustc their paths relative to the checkout.
-    The flags are the same for every checkout, so that no checkout rebuilds
-    what another one compiled into the same target directory."""
+    """A release build's environment for ARCH (and MAJOR, for the headers): Zig links; for
+    arm64 it compiles C too, the standard library comes from the arm64 root and pgrx reads
+    that major version's pg_config there. (On amd64, C built with this machine's compiler
+    is linked by Zig too: a symbol newer than the floor would not link.) So that two
+    machines or checkouts make the same bytes, CARGO_HOME and the target directory (pgrx's
+    bindings and C shim, named by panics and __FILE__) become /cargo and /target for rustc
+    and the C compiler; our crates' paths are already relative to the checkout. The flags
+    are the same for every checkout, so none rebuilds what another compiled."""
     target = rust_target(arch)
     var = target.upper().replace("-", "_")
     crates = str(cargo_home())
@@ -174,33 +150,20 @@ def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
 
 
 def _nested_target(target: Path, found: Path) -> bool:
-    """Whether FOUND lies in another cargo target directory inside TARGET
-    (cargo writes .rustc_info.json at the top of every target directory)."""
+    """Whether FOUND lies in a target directory (with .rustc_info.json) nested in TARGET."""
     return any((parent / ".rustc_info.json").exists()
                for parent in found.parents if parent != target and target in parent.parents)
 
 
 @contextmanager
 def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[None]:
-    """Holds the build lock of a cargo target directory (TARGET, or
-    cargo_target()), claimed for CHECKOUT first: one lock a directory, so
-    that a build with a target directory of its own (18-assert) waits for
-    no other.
-
-    Cargo locks the directory while it compiles, but `cargo pgrx` then
-    copies the library it built, and runs the schema generator, after cargo
-    has let go: a build for another major version (or of another checkout)
-    in that window would replace them. scripts/test makes the next build
-    ready while one build's tests run, and those tests package their build
-    and build earlier releases, so every such build takes this lock (flock
-    on .build.lock, as lib.sh's with_build_lock always did).
-
-    Cargo decides whether a crate of ours is up to date from the
-    modification times of the source files it was last built from, by
-    their absolute paths: after a build from another checkout it would
-    judge this one's sources by that checkout's files. So when the
-    checkout changes, how our own crates were built is forgotten (the
-    dependencies' builds stay) and cargo rebuilds them."""
+    """Holds the build lock (flock on .build.lock) of a cargo target directory, TARGET or
+    cargo_target(), claimed for CHECKOUT; a build with a directory of its own (18-assert)
+    waits for no other. Cargo locks the directory only while it compiles; `cargo pgrx` then
+    copies the library and runs the schema generator, and another build (scripts/test readies
+    the next while tests run) could replace them. Cargo judges our crates by the times of
+    their sources at absolute paths, so when the checkout changes their builds are
+    forgotten (the dependencies' stay) and cargo rebuilds them."""
     target = target or cargo_target()
     target.mkdir(parents=True, exist_ok=True)
     with open(target / ".build.lock", "w") as lock:
@@ -208,12 +171,9 @@ def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[Non
         marker = target / ".checkout"
         claimed = marker.read_text().strip() if marker.exists() else None
         if claimed != str(checkout):
-            # (the .fingerprint directories of the workspace's crates, NAME-HASH,
-            # up to 4 levels down: debug/.fingerprint/, TRIPLE/release/.fingerprint/;
-            # never those of what else builds here without this lock, such as
-            # the Rust client tests' ulid-rust-client-check, nor those of a
-            # target directory of its own inside this one, such as a build's
-            # (pgrx_env), which its own lock guards while it compiles)
+            # our crates' .fingerprint/NAME-HASH (debug/, TRIPLE/release/), not those of what
+            # builds here without this lock (the Rust client tests') nor of a nested target
+            # directory (pgrx_env), which its own lock guards
             own = re.compile(rf"({'|'.join(map(re.escape, project.CRATES))})-[0-9a-f]+")
             for depth in ("", "*/", "*/*/"):
                 for found in target.glob(f"{depth}.fingerprint/ulid*"):
@@ -224,17 +184,14 @@ def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[Non
 
 
 def claim(checkout: Path | str) -> None:
-    """Claims the cargo target directory for CHECKOUT (build_lock), before
-    anything is built, so that a run starts from what this checkout built."""
+    """Claims the cargo target directory for CHECKOUT (build_lock) before anything builds."""
     with build_lock(checkout):
         pass
 
 
 def run_locked(checkout: Path | str, command: list[str], **kwargs) -> subprocess.CompletedProcess:
-    """Runs COMMAND (a build of CHECKOUT's sources into the cargo target
-    directory its environment names, or cargo_target()) holding that
-    directory's build lock. Its children (a server `cargo pgrx test`
-    starts) do not inherit the lock's descriptor."""
+    """Runs COMMAND, a build into the target directory its env names (or cargo_target()),
+    holding that directory's build lock, which its children (a server) do not inherit."""
     target = (kwargs.get("env") or os.environ).get("CARGO_TARGET_DIR")
     with build_lock(checkout, Path(target) if target else None):
         return subprocess.run(command, close_fds=True, **kwargs)

