@@ -6,9 +6,9 @@ Debian 11 (test_installed.py). No Debian suite has a PostgreSQL 14 any
 more, so 14's Debian package is checked for its fields and files
 (test_artifacts.py) but installed nowhere here.
 
-It installs over the 14 build's own files, and puts them back: it runs
-after the builds' server tests (scripts/test), as test_install_over_running
-does for 13.
+It installs over the 14 build's own files, and puts them back; the
+release's files for 14 are made by scripts/test-release, which runs it
+(scripts/test makes those for 13 and 15 only).
 """
 
 from __future__ import annotations

@@ -284,7 +284,7 @@ def parser() -> Parser:
     c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "target" / "release-check",
                    help="where (target/release-check unless given)")
     c.add_argument("--all", action="store_true", help="every file of a release, not only those CI installs "
-                   "(13, 14 and 15 for amd64, and the command-line tool)")
+                   "(13 and 15 for amd64, and the command-line tool)")
     c = command("sign-release", _sign_release, "a release's files signed, or checked against the release key",
                 "sign")
     c.add_argument("--check", action="store_true", help="only try the key, on a line of text")

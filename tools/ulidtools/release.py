@@ -1,49 +1,39 @@
 """Every file of a release of ulid, into dist/ unless --out says
-(scripts/release, whose `--help` gives its options):
+(scripts/release; `--help` gives its options):
 
-- for every PostgreSQL major version the builds of inputs.manifest have
-  (one release build each, never a test-only build such as 18-assert) and
-  both architectures (amd64, arm64), the extension's artifact (package):
-  ulid-VERSION-pgMAJOR-linux-x86_64.tar.gz / -aarch64.tar.gz and
-  postgresql-MAJOR-ulid_VERSION-1_amd64.deb / _arm64.deb;
-- the command-line tool's artifact for each architecture:
-  ulid-tool-VERSION-linux-x86_64.tar.gz / -aarch64.tar.gz and
-  ulid-tool_VERSION-1_amd64.deb / _arm64.deb;
-- ulid_portable.sql, the portable layer (portable/, docs/portable.md);
-- SHA256SUMS, of every file above (sha256sum -c SHA256SUMS checks them);
+- for every major version of the builds (one release build each, never a
+  test-only build such as 18-assert) and both architectures: the
+  extension's ulid-VERSION-pgMAJOR-linux-x86_64.tar.gz / -aarch64.tar.gz
+  and postgresql-MAJOR-ulid_VERSION-1_amd64.deb / _arm64.deb;
+- the command-line tool's ulid-tool-VERSION-linux-x86_64.tar.gz /
+  -aarch64.tar.gz and ulid-tool_VERSION-1_amd64.deb / _arm64.deb;
+- ulid_portable.sql, the portable layer (docs/portable.md);
+- SHA256SUMS of the files above;
 - apt/, a Debian repository of the .deb files (suite stable, component
-  main; debian_package.apt_index), whose Release is valid for VALID_DAYS
-  days from the release's date: apt refuses it after that, until a newer
-  release replaces it or the published one is signed again
-  (scripts/sign-release --renew-apt);
-- with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the apt
-  repository's index signed, and the key's public part,
-  ulid-release-key.asc and apt/ulid-archive-keyring.gpg. Without a key,
-  nothing is signed, and the log says so.
+  main), valid for VALID_DAYS days from the release's date, then refused
+  by apt until a newer release or scripts/sign-release --renew-apt;
+- with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the signed
+  apt index and the key's public part; without one, nothing is signed,
+  and the log says so.
 
-DIR is made, or used when empty; one that scripts/release made before
-(it leaves a file .ulid-release in it) is emptied first; any other
-directory that holds something is refused, never emptied. Only the pinned
-inputs are used (ULID_PINNED_ONLY=1: a pinned file of Debian's archive
-that is gone is an error, not a fallback; debian_archive).
-
-Every library and program is linked against glibc 2.28's symbols and
-refused if it asks for a newer one. The tarballs and packages are the same
-bytes whichever checkout or machine makes them from one commit: every file
-in them carries the commit's time (SOURCE_DATE_EPOCH overrides it), root as
-owner and fixed modes, and no path of the machine goes into the libraries
-and programs (cargo_env.release_env). How a release is cut:
+DIR is made, or used when empty; one scripts/release made before (it
+leaves a file .ulid-release in it) is emptied first; any other directory
+that holds something is refused. Only the pinned inputs are used
+(ULID_PINNED_ONLY=1, debian_archive). Every library and program is linked
+against glibc 2.28's symbols and refused if it asks for a newer one, and
+the files are the same bytes whichever machine makes them from one commit
+(the commit's time, or SOURCE_DATE_EPOCH; root as owner; fixed modes; no
+path of the machine: cargo_env.release_env). How a release is cut:
 docs/development.md.
 
-A release's files made to be checked (tests/release) and thrown away,
-`check` (scripts/release-check, python3 -m ulidtools release-check): into
-target/release-check unless --out says, signed by a key made for this run
-only (sign.throwaway_key; a release's own key stays with whoever cuts it).
-Without --all, only the files CI installs (CHECKED), all for amd64: 13
-(its tarball goes into Debian 11), 14 (its tarball goes into the 14
-build), 15 (its package goes into Debian 12 from the apt repository) and
-the command-line tool. The arm64 files, and Debian 12 for arm64 through
-qemu, are for scripts/test-release, which makes every file (--all).
+`check` (scripts/release-check) makes a release's files to check
+(tests/release) and throw away, into target/release-check unless --out
+says, signed by a key made for this run only (sign.throwaway_key). Without
+--all, only the files CI installs (CHECKED), for amd64: 13 (its tarball
+goes into Debian 11), 15 (its package goes into Debian 12 from the apt
+repository) and the command-line tool; the rest (14's tarball goes into
+the 14 build; arm64, in Debian 12 for arm64 through qemu) is for
+scripts/test-release (--all).
 """
 
 from __future__ import annotations
@@ -61,21 +51,16 @@ from ulidtools.cargo_env import BuildError
 from ulidtools.debian_package import apt_index
 from ulidtools.package import Artifact
 
-# How long a release's apt repository is valid (its Release's Valid-Until,
-# counted from the release's date, SOURCE_DATE_EPOCH, so that the files
-# stay the same bytes): an index older than this is refused by apt, so
-# that a mirror or a cache cannot keep serving an old one and hold users
-# back from a newer release without apt noticing. A year: releases come
-# less often than the weeks a distribution's archive is re-signed in;
-# between them, scripts/sign-release --renew-apt signs the published
-# repository again for as long (docs/install.md, "The apt repository").
+# How long a release's apt repository is valid (Valid-Until, from the
+# release's date): apt refuses an older index, so that a mirror or cache
+# cannot hold users back on an old release unnoticed. A year, as releases
+# are rarer than a distribution's re-signing; scripts/sign-release
+# --renew-apt extends it (docs/install.md, "The apt repository").
 VALID_DAYS = 365
-# The file scripts/release leaves in a directory it made: only such a
-# directory is ever emptied by it (out_directory)
+# left in a directory scripts/release made: the only kind it empties
 MARKER = sign.MARKER
-# A release's files made to be checked, without --all (check): those
-# scripts/test installs (tools/ulidtools/testrun.py)
-CHECKED = "13/amd64,14/amd64,15/amd64"
+# the files `check` makes without --all: those scripts/test installs (testrun.py)
+CHECKED = "13/amd64,15/amd64"
 
 
 def sha256sums(out: Path) -> None:

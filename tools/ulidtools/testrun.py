@@ -1,30 +1,19 @@
-"""Every test, exactly as CI runs it (scripts/test, which .ci/run calls),
-on the builds named, or every build of inputs.manifest.
+"""Every test, as CI runs it (scripts/test, which .ci/run calls), on the
+builds named, or every build of inputs.manifest.
 
-Once: formatting; the pure core's clippy and its unit and property tests
-(`cargo test -p ulid-core`, no PostgreSQL involved); the command-line
-tool's clippy and tests; the pinned downloads, the manifest's reader, the
-tarball's install.sh, the crates and the release workflow. Then on each
-PostgreSQL build:
-
-- the extension built and installed, with the earlier releases the
-  upgrade tests install; on the lint builds (builds.LINT_BUILDS: 14, 18-assert
-  and 19, whose features together reach every version-dependent part of
-  the code) also its unit tests and in-server #[pg_test]s (cargo pgrx
-  test), compiled by clippy with warnings as errors;
-- the pg_regress suite, the docs' examples and the client-side tests
-  (pytest, psycopg, pg_dump, pgbench...) against private clusters, two
-  builds at a time (waves, below): what differs between versions on
-  every build, what does not on the oldest, the newest and the assert
-  build (the tests' markers, tests/conftest.py);
-
-beside the last two builds' tests, a short fuzzing run of the codec and
-the command-line tool's benchmark runner in quick mode; and at the end:
-the files of a release for amd64, built in the background meanwhile and
-installed in clean Debian systems (tests/release), and the benchmark
-runner in quick mode.
-
-The order, and what runs beside what, is `run` below.
+Once: formatting; ulid-core's and ulid-tool's clippy and tests; the pinned
+downloads, the manifest's reader, the tarball's install.sh, the crates and
+the release workflow. Then on each PostgreSQL build: the extension built
+and installed, with the earlier releases the upgrade tests install (on the
+lint builds, builds.LINT_BUILDS, also `cargo pgrx test`, compiled by
+clippy with warnings as errors); the pg_regress suite, the docs' examples
+and the client tests against private clusters, two builds at a time: what
+differs between versions on every build, the rest on the oldest, the
+newest and the assert build (the tests' markers, tests/conftest.py).
+Beside the last group, a short fuzzing run and the command-line tool's
+benchmark runner; in the background, a release's files for amd64 and their
+checks (tests/release); at the end, the benchmark runner in quick mode.
+What runs beside what: `run` below.
 """
 
 from __future__ import annotations
@@ -64,11 +53,9 @@ def pytest(*args: str) -> list[str]:
 
 
 def clippy_compiles() -> dict[str, str]:
-    """The environment in which cargo has clippy, with warnings as errors,
-    compile the workspace's crates (not their dependencies), as `cargo
-    clippy` itself does (RUSTC_WORKSPACE_WRAPPER, CLIPPY_ARGS): a test
-    build under it is linted, and nothing is compiled a second time, in
-    check mode, for clippy alone."""
+    """The environment in which the workspace's crates are compiled by
+    clippy with warnings as errors, as `cargo clippy` does it: a test build
+    under it is linted, with no second compile for clippy alone."""
     driver = shutil.which("clippy-driver")
     if not driver:
         raise TestsFailed("clippy-driver is not in PATH (scripts/setup links it)")
@@ -76,16 +63,10 @@ def clippy_compiles() -> dict[str, str]:
 
 
 def prepare(build: str, lint: bool) -> None:
-    """What a build needs before its server tests: on a lint build
-    (builds.lint_builds), the unit, property and #[pg_test] tests, compiled
-    by clippy; on every build, the extension installed and the previous
-    release built.
-
-    Clippy lints the very build that is tested (clippy_compiles): it
-    compiles our crate for `cargo pgrx test` (the library and its tests,
-    every target the crate has, as `cargo clippy --all-targets` would);
-    checking it apart would compile pgrx and its bindings once more per
-    major version."""
+    """What a build needs before its server tests: on a lint build, the unit,
+    property and #[pg_test] tests, compiled by clippy (clippy_compiles: the
+    build tested is the one linted); on every build, the extension installed
+    and the earlier releases its upgrade tests install."""
     if lint:
         env = {**os.environ, **cargo_env.pgrx_env(build), **clippy_compiles()}
         log(f"PostgreSQL {build}: unit, property and #[pg_test] tests, built by clippy -D warnings")
@@ -98,11 +79,9 @@ def prepare(build: str, lint: bool) -> None:
             raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
     log(f"PostgreSQL {build}: installing the extension")
     package.install(build)
-    # the releases the upgrade tests install (kept once built): the previous
-    # one into every build, every earlier one into the oldest and the newest
-    # build of the run (tests/harness/upgrading.py, earlier_releases); made
-    # here, beside the group before, rather than in the build's own tests,
-    # which would wait for the build lock while the next group compiles
+    # the previous release into every build, every earlier one into the
+    # oldest and the newest (harness/upgrading.py); made here, beside the
+    # group before, not in the tests, which would wait for the build lock
     releases = list(project.RELEASE_COMMITS)
     wanted = releases if build in builds.ends_of_run() else releases[-1:]
     log(f"PostgreSQL {build}: ulid {', '.join(wanted)} built for the upgrade tests")
@@ -111,9 +90,7 @@ def prepare(build: str, lint: bool) -> None:
 
 
 def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Path) -> subprocess.Popen:
-    """The next group made ready beside a group's tests, at a lower
-    priority: on a fresh machine that is where most of the compiling is
-    (pgrx's bindings and pgrx itself, once per major version)."""
+    """The next group made ready beside a group's tests, at a lower priority."""
     with open(log_file, "w") as out:
         return subprocess.Popen(["nice", "-n", "10", sys.executable, "-S", "-m", "ulidtools", "test", "--prepare",
                                  ",".join(lint_builds), *group], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
@@ -149,10 +126,8 @@ class Both:
 
 
 class InBackground(threading.Thread):
-    """COMMANDS run one after another beside the run, each at a lower
-    priority (nice 10), their output into LOG; the first that fails stops
-    them. wait() gives its status, or 0. A run that stops meanwhile does
-    not wait for them (the thread is a daemon)."""
+    """COMMANDS run one after another beside the run at nice 10, their output
+    into LOG, until one fails; wait() gives its status, or 0."""
 
     def __init__(self, commands: list[list[str]], log_file: Path, env: dict[str, str]) -> None:
         super().__init__(daemon=True)
@@ -181,21 +156,19 @@ class InBackground(threading.Thread):
 
 
 def destroy_clusters_of(build: str) -> None:
-    """Stops and removes every private cluster of BUILD (NAME-BUILD, a data
-    directory): a test run's clusters hold gigabytes. Other directories
-    there (a server unpacked for a test) stay."""
+    """Stops and removes every private cluster of BUILD (a data directory
+    NAME-BUILD): a run's clusters hold gigabytes."""
     for directory in sorted(builds.cluster_root().glob(f"*-{build}")):
         if (directory / "PG_VERSION").is_file():
             Cluster(build, directory.name.removesuffix(f"-{build}")).destroy()
 
 
 def server_tests(wave: list[str]) -> None:
-    """The builds' server tests (pytest): they leave about half of the
-    processor idle, so a wave of two runs side by side, each with a log of
-    its own (target/pytest-BUILD.log), shown when both are done. Then what
-    each build's run skipped is held against the table of what is tested
-    where (docs/versions.md): a row it marks for the build whose every test
-    there was skipped fails the run (tested.rows_not_run)."""
+    """The builds' server tests (pytest), a wave of two side by side (each
+    leaves about half of the processor idle), each logged to
+    target/pytest-BUILD.log; then a row of the tested-where table
+    (docs/versions.md) marked for a build whose every test there was
+    skipped fails the run (tested.rows_not_run)."""
     def tests(build: str) -> list[str]:
         return pytest("-rs", "--durations=12", "tests", "--pg", build,
                       "--ran-report", str(TARGET / f"ran-{build}.json"))
@@ -235,13 +208,9 @@ def run(versions: list[str]) -> None:
     step([sys.executable, "-S", "-m", "ulidtools", "setup"])
 
     lint_builds = builds.lint_builds(versions)
-    # The groups of builds whose server tests run at the same time
-    # (builds.waves): none of a group installs into another build of it, or
-    # into the same build as another of it (the pg_upgrade tests install
-    # releases into the builds they upgrade from). The next group is made
-    # ready beside a group's tests; it touches nothing the running tests
-    # use: other PostgreSQL builds' files, pgrx clusters of their own, and
-    # the build lock around each build into the shared target directory.
+    # The groups whose server tests run at the same time (builds.waves): no
+    # build of a group installs into another's. The next group is made
+    # ready beside a group's tests and touches nothing they use.
     waves = builds.waves(versions)
     if not waves:
         raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
@@ -252,10 +221,7 @@ def run(versions: list[str]) -> None:
     log("ulid-core: clippy -D warnings, unit and property tests")
     step(["cargo", "test", "--quiet", "-p", "ulid-core"], env={**env, **clippy_compiles()})
 
-    # About a minute on a fresh machine (clap, serde, jiff), seconds after
-    # that; its tests run the binary some hundred times. The binary they
-    # built is the one the server and docs tests put beside each server
-    # (ULID_CLI).
+    # the binary its tests build is the one the server and docs tests use (ULID_CLI)
     log("the command-line tool, ulid-tool: clippy -D warnings, its tests")
     target = {**env, "CARGO_TARGET_DIR": str(cargo_env.cargo_target())}
     step(["cargo", "test", "--quiet", "-p", "ulid-tool"], True, env={**target, **clippy_compiles()})
@@ -263,42 +229,31 @@ def run(versions: list[str]) -> None:
 
     # A build with a cargo target directory of its own (18-assert: its
     # bindings differ) compiles pgrx and its dependencies once more, some
-    # ten minutes on two cores. It is made ready once the crates' checks above
-    # are done (started beside them, it slowed them more than it gained),
-    # beside everything before its group (the first builds' preparation
-    # and tests, which leave the processor idle at times): it touches no
-    # build, target directory or cluster of theirs.
+    # ten minutes on two cores: made ready from here on, beside everything
+    # before its group, whose builds, targets and clusters it does not touch.
     own_target = [b for wave in waves[1:] for b in wave
                   if cargo_env.pgrx_env(b)["CARGO_TARGET_DIR"] != str(cargo_env.cargo_target())]
     early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
     TARGET.mkdir(exist_ok=True)
     early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
 
-    # A release's files for 13, 14 and 15 on amd64 (`python3 -m ulidtools
-    # release-check`, as scripts/release-check: release.check, signed by a
-    # key made for it), and the checks that install them in Debian systems
-    # (tests/release: 13's tarball into Debian 11, 15's package from the
-    # signed apt repository into Debian 12, every file's glibc floor; the
-    # install pages' commands as written), run in the background while
-    # the builds are tested: compiling takes the processor time those tests
-    # leave unused. They have a cargo target and ports of their own, and
-    # drive those servers with the 13 and 15 builds' clients (read only), so
-    # they run when both are among the builds tested. What installs over the
-    # 13 build itself waits for the loop (below); the rest of a release
-    # (every major version, arm64 and Debian 12 for arm64 through qemu), and
-    # the README's from-source commands in a clean Debian 12, take longer:
+    # A release's files for 13 and 15 on amd64 (release.check, signed by a
+    # key made for it) and the checks that install them in Debian systems
+    # (tests/release), in the background while the builds are tested, with
+    # a cargo target and ports of their own; they drive those servers with
+    # the 13 and 15 builds' clients. What installs over a build waits for
+    # the loop (below). The rest of a release (every other major version,
+    # arm64) and the README's from-source commands in a clean Debian 12:
     # scripts/test-release.
     release_dist = TARGET / "release-check"
     release_log = TARGET / "release-check.log"
     release_checks = None
     if "13" in versions and "15" in versions:
-        log(f"a release's files for 13, 14 and 15 on amd64: built and installed in the background, "
+        log(f"a release's files for 13 and 15 on amd64: built and installed in the background, "
             f"META.json checked by PGXN's validator and the pinned node run in a bare Debian 12 "
             f"(log: {release_log.relative_to(ROOT)})")
-        # (then what the from-source test at the end builds, the extension
-        # in release mode for 15, compiled here into the directory it builds
-        # in, so that the test finds it made rather than compiling it after
-        # the last group, when nothing else is left to run beside it)
+        # (then the release-mode build for 15 the from-source test at the end
+        # makes, compiled here where it builds, not after the last group)
         from_source = [
             "env", f"CARGO_TARGET_DIR={cargo_env.native_release_target()}", "cargo", "pgrx",
             "package", "--pg-config", str(builds.pg_config_for("15")), "--out-dir", str(TARGET / "from-source-made")]
@@ -323,8 +278,7 @@ def run(versions: list[str]) -> None:
     for build in waves[0]:
         prepare(build, build in lint_builds)
     # fuzzing and the command-line tool's benchmark runner touch no
-    # PostgreSQL build: they run beside the last group's tests, which
-    # nothing is made ready beside
+    # PostgreSQL build: beside the last group, which nothing is made ready beside
     seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
     beside_last_log = TARGET / "fuzz-and-cli-bench.log"
     beside_last = None
@@ -364,8 +318,7 @@ def run(versions: list[str]) -> None:
                     sys.stderr.write(made.read_text() if made.exists() else "")
         if logs and prepared != 0:
             raise TestsFailed(f"PostgreSQL {' '.join(following)}: their preparation failed (above)")
-        # a build's clusters stay for a look when its tests fail, and go
-        # when they pass: a run of every build would otherwise hold some 15 GB
+        # a build's clusters stay when its tests fail, and go when they pass
         for build in wave:
             destroy_clusters_of(build)
 
@@ -376,17 +329,12 @@ def run(versions: list[str]) -> None:
         sys.stderr.write("".join(f"{line}\n" for line in summary))
         # (each installs over a build's own files, so after that build's tests)
         over_builds = ["tests/release/test_install_over_running.py", "tests/release/test_from_source.py"]
-        if "14" in versions:
-            over_builds.append("tests/release/test_tarball_on_14.py")
-        log("a release's 13 tarball installed over a running server, its 14 tarball into the 14 build; "
-            "the install page's commands")
+        log("a release's 13 tarball installed over a running server; the install page's commands")
         step(pytest("-rs", "-m", "not slow", *over_builds), env={**env, "ULID_RELEASE_DIST": str(release_dist)})
 
     beside_last.wait_or_fail("fuzzing or the command-line tool's benchmark runner", 80)
 
-    # on a version the full benchmarks run on (the `bench` line of
-    # inputs.manifest), when this run has one; the runner itself (bench/run
-    # sets up its versions first, which this run has done)
+    # on a version the full benchmarks run on (the manifest's `bench` line)
     bench = next((b for b in builds.BENCH_BUILDS if b in versions), versions[0])
     log(f"the benchmark runner on PostgreSQL {bench}, quick mode (checks it runs; no timings are judged)")
     step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--pg", bench],
