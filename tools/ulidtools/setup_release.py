@@ -1,9 +1,5 @@
-"""The release toolchain setup installs (scripts/setup, not with
-ULID_SETUP_RELEASE=0): Zig, from PyPI's ziglang, as the linker for the
-glibc floor through cargo-zigbuild's `zig cc` (PyPI's cargo-zigbuild, a
-wheel of its program), and the arm64 root of cross
-builds: Debian's arm64 Rust standard library, C library and headers, with
-a pg_config per release major version (cargo_env.release_env).
+"""The release toolchain setup installs unless ULID_SETUP_RELEASE=0 (cargo_env.release_env):
+Zig and cargo-zigbuild from PyPI, linking for the glibc floor, and the arm64 root.
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ from pathlib import Path
 
 from ulidtools import cargo_env, debian_archive, manifest, pypi
 from ulidtools.base import ToolError, log
-# (under the names install_arm64_root's stamp reads in its own source)
+# (install_arm64_root's stamp is its own source, which uses these names)
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
 from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unzip as _unzip
 
@@ -31,9 +27,7 @@ def cargo_zigbuild() -> Path:
 
 
 def _from_wheel(project: str, directory: Path, program: Path, member: str) -> None:
-    """MEMBER (a file, or a folder's files: `folder/*`) of PROJECT's pinned
-    wheel (pypi) unpacked into DIRECTORY, where it keeps its path, unless
-    PROGRAM (in DIRECTORY) is there; PROGRAM made executable."""
+    """MEMBER (a file or `folder/*`) of PROJECT's pinned wheel into DIRECTORY, unless PROGRAM is executable."""
     if _executable(program):
         return
     log(f"{project} {manifest.one('pypi', project).version} from PyPI into {directory}")
@@ -47,10 +41,7 @@ def _from_wheel(project: str, directory: Path, program: Path, member: str) -> No
 
 
 def install_release_tools() -> None:
-    """What release builds need (cargo_env.release_env): Zig, from PyPI's
-    ziglang, as the linker for the glibc floor through cargo-zigbuild's
-    `zig cc` (its wheel from PyPI too), and a compiler script for each
-    architecture."""
+    """Zig, cargo-zigbuild and a `zig cc` script per architecture (cargo_env.zig_cc)."""
     zig = cargo_env.zig()
     zig_dir = zig.parent.parent
     _from_wheel("ziglang", zig_dir, zig, "ziglang/*")
@@ -75,10 +66,8 @@ def install_release_tools() -> None:
         f"{' '.join(sorted(p.name for p in cargo_env.zig_cc('amd64').parent.iterdir()))}")
 
 
-# pgrx asks pg_config for the version and the headers; the compiler flags
-# give bindgen (libclang) the arm64 C library, and Zig, which has its own,
-# ICU's headers after its own; the directories are Debian's, where a
-# package puts the files.
+# pgrx asks it for the version and headers; --cppflags give bindgen the arm64 C library,
+# and Zig (which has its own) ICU's headers after it; the directories are Debian's
 ARM64_PG_CONFIG = """#!/bin/sh
 # PostgreSQL {version}'s arm64 server headers, for cross builds (scripts/setup)
 for option in "$@"; do
