@@ -183,16 +183,16 @@ BEGIN
     -- case folded in ASCII alone, as PostgreSQL reads an enum setting (the
     -- database's collation could fold otherwise: a Turkish one lowers I to
     -- a dotless i)
-    IF pg_catalog.lower(given COLLATE "C") OPERATOR(pg_catalog.=) choices[1] THEN
+    IF pg_catalog.lower(given COLLATE pg_catalog."C") OPERATOR(pg_catalog.=) choices[1] THEN
         RETURN false;
     END IF;
-    IF pg_catalog.lower(given COLLATE "C") OPERATOR(pg_catalog.=) choices[2] THEN
+    IF pg_catalog.lower(given COLLATE pg_catalog."C") OPERATOR(pg_catalog.=) choices[2] THEN
         RETURN true;
     END IF;
     -- the value's characters other than printable ASCII shown as '?': a
     -- message the next client's encoding cannot hold would fail its call
     RAISE WARNING 'invalid value for parameter "%": "%"', setting,
-        pg_catalog.regexp_replace(given COLLATE "C", '[^ -~]'::pg_catalog.text, '?'::pg_catalog.text, 'g'::pg_catalog.text) USING
+        pg_catalog.regexp_replace(given COLLATE pg_catalog."C", '[^ -~]'::pg_catalog.text, '?'::pg_catalog.text, 'g'::pg_catalog.text) USING
         ERRCODE = '22023',
         DETAIL = pg_catalog.format('The default, %s, is used instead.'::pg_catalog.text, choices[1]),
         HINT = pg_catalog.format('Available values: %s.'::pg_catalog.text, pg_catalog.array_to_string(choices, ', '::pg_catalog.text));
@@ -553,16 +553,20 @@ CREATE OR REPLACE FUNCTION ulid_portable.ulid_parse(input pg_catalog.text)
     RETURNS pg_catalog.uuid LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $fn$
 DECLARE
+    -- the input under the collation "C", whatever the caller's: a
+    -- nondeterministic collation would refuse the pattern matches and
+    -- substring searches below, or make E'\\X' equal E'\\x'
+    t pg_catalog.text COLLATE pg_catalog."C" := input;
     bytes pg_catalog.int4 := pg_catalog.octet_length(input);
     b pg_catalog.bytea;
-    h pg_catalog.text;
+    h pg_catalog.text COLLATE pg_catalog."C";
 BEGIN
     IF bytes OPERATOR(pg_catalog.=) 26 THEN
         -- 26 digits, the first at most 7 (no more than 128 bits)
-        IF input OPERATOR(pg_catalog.!~) '[^0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]'
-           AND pg_catalog.strpos('01234567'::pg_catalog.text, pg_catalog.left(input, 1)) OPERATOR(pg_catalog.>) 0
+        IF t OPERATOR(pg_catalog.!~) '[^0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]'
+           AND pg_catalog.strpos('01234567'::pg_catalog.text, pg_catalog.left(t, 1)) OPERATOR(pg_catalog.>) 0
         THEN
-            b := pg_catalog.decode(input, 'escape'::pg_catalog.text);  -- the characters' bytes (no backslash among them)
+            b := pg_catalog.decode(t, 'escape'::pg_catalog.text);  -- the characters' bytes (no backslash among them)
             RETURN (pg_catalog.lpad(pg_catalog.to_hex(
                         (pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 0)) OPERATOR(pg_catalog.<<) 5)
                         OPERATOR(pg_catalog.|) pg_catalog.get_byte(E'\\x%1$s'::pg_catalog.bytea, pg_catalog.get_byte(b, 1))), 2, '0'::pg_catalog.text)
@@ -596,22 +600,22 @@ BEGIN
                    )::pg_catalog.uuid;
         END IF;
     ELSIF bytes OPERATOR(pg_catalog.=) 34 THEN
-        h := pg_catalog.substr(input, 3);
-        IF pg_catalog.left(input, 2) OPERATOR(pg_catalog.=) E'\\x' AND h OPERATOR(pg_catalog.!~) '[^0-9a-fA-F]' THEN
+        h := pg_catalog.substr(t, 3);
+        IF pg_catalog.left(t, 2) OPERATOR(pg_catalog.=) E'\\x' AND h OPERATOR(pg_catalog.!~) '[^0-9a-fA-F]' THEN
             RETURN h::pg_catalog.uuid;
         END IF;
     ELSIF bytes OPERATOR(pg_catalog.=) 36 THEN
         -- only 8-4-4-4-12 (uuid's own input takes more spellings)
-        h := pg_catalog.replace(input, '-'::pg_catalog.text, ''::pg_catalog.text);
+        h := pg_catalog.replace(t, '-'::pg_catalog.text, ''::pg_catalog.text);
         IF pg_catalog.octet_length(h) OPERATOR(pg_catalog.=) 32 AND h OPERATOR(pg_catalog.!~) '[^0-9a-fA-F]'
-           AND (pg_catalog.substr(input, 9, 1) OPERATOR(pg_catalog.||) pg_catalog.substr(input, 14, 1)
-                OPERATOR(pg_catalog.||) pg_catalog.substr(input, 19, 1) OPERATOR(pg_catalog.||) pg_catalog.substr(input, 24, 1))
+           AND (pg_catalog.substr(t, 9, 1) OPERATOR(pg_catalog.||) pg_catalog.substr(t, 14, 1)
+                OPERATOR(pg_catalog.||) pg_catalog.substr(t, 19, 1) OPERATOR(pg_catalog.||) pg_catalog.substr(t, 24, 1))
                OPERATOR(pg_catalog.=) '----'
         THEN
             RETURN h::pg_catalog.uuid;
         END IF;
     END IF;
-    RETURN ulid_portable._raise_bad_text(input);
+    RETURN ulid_portable._raise_bad_text(t);
 END
 $fn$
 $sql$::pg_catalog.text, digits);
@@ -623,12 +627,13 @@ $do$;
 --
 -- A ULID's first 48 bits are Unix milliseconds, written as 12 hexadecimal
 -- digits: the hex of ms + 2^48 without its leading "1". The millisecond of a
--- timestamptz is taken exactly: the generators round the float epoch of
--- the time truncated to its millisecond (date_trunc), whose error stays
--- below a tenth of a millisecond up to the year 10889 (an epoch taken
--- before the truncation would be off by one near some boundaries);
--- ulid_from_timestamptz, which must be IMMUTABLE where date_trunc is not,
--- reads the timestamptz's 64-bit count of microseconds (timestamptz_send).
+-- timestamptz is taken exactly: gen_monotonic_ulid() rounds the float
+-- epoch of the time truncated to its millisecond (date_trunc), whose error
+-- stays below a tenth of a millisecond up to the year 10889 (an epoch taken
+-- before the truncation would be off by one near some boundaries); the
+-- other generators and ulid_from_timestamptz, which must be IMMUTABLE
+-- where date_trunc is not, read the timestamptz's 64-bit count of
+-- microseconds (timestamptz_send).
 
 -- ulid_timestamp(uuid): the exact millisecond in the first 48 bits. Whole
 -- multiples of 65.536 seconds plus milliseconds, so that the interval
@@ -735,8 +740,9 @@ $fn$;
 -- This backend as gen_monotonic_ulid() stamps its state: '/pid/start', its
 -- pid and the microsecond it started, in hexadecimal. Where the server does
 -- not show the start to the current role (a role, after SET ROLE, that is
--- not a member of the login role and has no pg_read_all_stats), the pid
--- alone: a state written before such a switch is not continued after it.
+-- not a member of the login role and has no pg_read_all_stats), '/pid/':
+-- such a role continues a state of this pid with the start it was stamped
+-- with, which it cannot check (gen_monotonic_ulid()).
 CREATE OR REPLACE FUNCTION ulid_portable._backend()
     RETURNS pg_catalog.text LANGUAGE sql STABLE PARALLEL RESTRICTED
 AS $fn$
@@ -812,11 +818,19 @@ DECLARE
     this_xact pg_catalog.bool := pg_catalog.strpos(raw, '/' OPERATOR(pg_catalog.||) pg_catalog.to_hex(pg_catalog.pg_backend_pid()) OPERATOR(pg_catalog.||) '/')
                                  OPERATOR(pg_catalog.=) 33
                                  AND pg_catalog.right(raw, 17) OPERATOR(pg_catalog.=) ('/' OPERATOR(pg_catalog.||) xact);
+    -- this backend as the current role sees it, looked up on the first call
+    -- of a transaction: '/pid/start', or '/pid/' where the start is hidden
+    looked pg_catalog.text := CASE WHEN this_xact THEN '' ELSE ulid_portable._backend() END;
     -- this backend, '/pid/start': from the state when this backend wrote it
-    -- in this transaction, else looked up
+    -- in this transaction; from the state too when it holds this pid and the
+    -- start is hidden from the current role (after SET ROLE), which cannot
+    -- check the start but keeps it for a role that can; else as looked up
     me pg_catalog.text := CASE
         WHEN this_xact THEN pg_catalog.substr(raw, 33, pg_catalog.length(raw) OPERATOR(pg_catalog.-) 49)
-        ELSE ulid_portable._backend()
+        WHEN pg_catalog.right(looked, 1) OPERATOR(pg_catalog.=) '/'
+             AND pg_catalog.left(pg_catalog.substr(raw, 33), pg_catalog.length(looked)) OPERATOR(pg_catalog.=) looked
+        THEN looked OPERATOR(pg_catalog.||) pg_catalog.split_part(pg_catalog.substr(raw, 33 OPERATOR(pg_catalog.+) pg_catalog.length(looked)), '/'::pg_catalog.text, 1)
+        ELSE looked
     END;
     -- the last value, if this backend wrote it and it is 32 hex digits
     state pg_catalog.text := CASE

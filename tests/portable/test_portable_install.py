@@ -119,6 +119,11 @@ def plant_traps(conn) -> int:
                        AS $$BEGIN PERFORM traps.sprung('{what}'); RETURN NULL; END$$""")
         ddl.append(f"CREATE OPERATOR traps.{name} (LEFTARG = {left}, RIGHTARG = {right}, FUNCTION = traps.operator_{k})")
     ddl += [f"""CREATE DOMAIN traps."{name}" AS pg_catalog.text CHECK (traps.sprung('domain {name}'))""" for name in words]
+    # a collation "C" of its own: nondeterministic where the server has ICU,
+    # under which a regular expression fails (test_every_collation_is_pg_catalogs)
+    icu = conn.execute("SELECT count(*) FROM pg_catalog.pg_collation WHERE collprovider = 'i'").fetchone()[0] > 0
+    ddl.append("""CREATE COLLATION traps."C" (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"""
+               if icu else """CREATE COLLATION traps."C" (locale = 'C.utf8')""")
     conn.execute(";\n".join(ddl))
     return len(ddl) - 3
 
@@ -174,6 +179,13 @@ def test_the_server_has_no_ulid(plain):
             conn.execute("CREATE EXTENSION ulid")
         # 58P01 up to PostgreSQL 15, 0A000 from 16 on
         assert raised.value.sqlstate in ("58P01", "0A000")
+
+
+def test_every_collation_is_pg_catalogs():
+    """A collation is found through the search_path like any other name:
+    every COLLATE of the file names pg_catalog's (the traps plant a "C")."""
+    named = re.findall(r"\bCOLLATE\s+(\S+)", sql_of_the_file())
+    assert named and all(name.startswith('pg_catalog."') for name in named), named
 
 
 def test_the_traps_spring(plain, appdb):

@@ -363,6 +363,42 @@ def test_a_state_a_little_ahead_is_continued(cluster, both, ahead_ms):
     assert all(v >> 80 == state >> 80 for v in values) and state >> 80 > after
 
 
+def test_a_state_is_continued_across_set_role_to_a_role_that_cannot_see_the_start(cluster, both):
+    """An ordinary login role writes a state 900 ms ahead, stamped
+    with its backend's start; after SET ROLE to a role that may not see
+    that start in pg_stat_activity (no member of the login role, no
+    pg_read_all_stats: PostgREST's switch), the next transaction continues
+    it; after RESET ROLE, the one after that continues from there."""
+    login, switched = "app_" + uuid.uuid4().hex[:8], "anon_" + uuid.uuid4().hex[:8]
+    with cluster.connect(both) as conn:
+        conn.execute(f"CREATE ROLE {login} LOGIN")
+        conn.execute(f"CREATE ROLE {switched} NOLOGIN")
+        conn.execute(f"GRANT {switched} TO {login}")
+        conn.execute(f"GRANT USAGE ON SCHEMA ulid_portable TO {login}, {switched}")
+    try:
+        with psycopg.connect(cluster.conninfo(both), user=login, autocommit=True) as conn:
+            conn.execute("SET ulid.monotonic_step = one")
+            seen = conn.execute("SELECT ulid_portable._backend()").fetchone()[0]
+            with conn.transaction():
+                conn.execute(STAMPED, [900, "/"])
+                state = int(conn.execute(
+                    "SELECT left(current_setting('ulid_portable.monotonic_last'), 32)").fetchone()[0], 16)
+            conn.execute(f"SET ROLE {switched}")
+            # the control: the switched role sees the pid alone
+            hidden = conn.execute("SELECT ulid_portable._backend()").fetchone()[0]
+            assert hidden.endswith("/") and seen.startswith(hidden) and seen != hidden, (seen, hidden)
+            values, _, _ = next_client(conn)
+            conn.execute("RESET ROLE")
+            more, _, later = next_client(conn)
+    finally:
+        with cluster.connect(both) as conn:
+            conn.execute(f"DROP OWNED BY {login}, {switched}")
+            conn.execute(f"DROP ROLE {login}, {switched}")
+    assert values == [state + k for k in range(1, 101)]
+    assert more == [state + k for k in range(101, 201)]
+    assert state >> 80 > later
+
+
 @pytest.mark.parametrize("ahead_ms", [1_000, HONOURED_IN_ITS_TRANSACTION_MS - 2_000], ids=["1 second", "8 seconds"])
 def test_a_state_a_little_ahead_is_continued_in_its_transaction(cluster, both, ahead_ms):
     """A state stamped with this very transaction is honoured up to ten

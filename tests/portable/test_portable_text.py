@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from harness.pgcluster import ends_of_run
 from harness.vectors import input_of, vectors
 from portable_layer import PORTABLE_SQL, all_at_once, errors_of, session
@@ -126,6 +128,30 @@ def test_bad_text_is_the_types_error(pconn):
     assert codes == {"22P02"}, codes
     hinted = sum(1 for got in by_input.values() if got[3])
     assert 0 < hinted < len(BAD_TEXT)  # some errors carry a hint, some do not
+
+
+def test_text_of_a_nondeterministic_collation_reads_as_the_type_reads_it(pconn):
+    """A column of a case-insensitive collation passed to ulid_parse: the
+    same values and errors as the type's input, which takes no collation
+    (a regular expression or substring search under that collation would
+    fail, and E'\\\\X' would equal E'\\\\x')."""
+    if not pconn.execute("SELECT count(*) FROM pg_collation WHERE collprovider = 'i'").fetchone()[0]:
+        pytest.skip("this build has no ICU, so no nondeterministic collation")
+    pconn.execute("CREATE COLLATION IF NOT EXISTS ulid_ci (provider = icu, locale = 'und-u-ks-level2', "
+                  "deterministic = false)")
+    good = ["01ARZ3NDEKTSV4RRFFQ69G5FAV", "01arz3ndektsv4rrffq69g5fav", "\\x0157e3caee9e0ed8e1c3e0e9b2fb0bf2",
+            "\\X0157E3CAEE9E0ED8E1C3E0E9B2FB0BF2", "0157e3ca-ee9e-0ed8-e1c3-e0e9b2fb0bf2",
+            "0157E3CA-EE9E-0ED8-E1C3-E0E9B2FB0BF2"]
+    inputs = good + BAD_TEXT
+    collated = "ulid_portable.ulid_parse($1 COLLATE ulid_ci)"
+    by_input: dict[int, dict[str, tuple]] = {}
+    for n, call, outcome in errors_of(pconn, [NATIVE, collated], inputs):
+        by_input.setdefault(n, {})[call] = outcome
+    differ = [(inputs[n][:60], got) for n, got in by_input.items() if got[NATIVE] != got[collated]]
+    assert not differ, differ[:5]
+    assert len(by_input) == len(inputs)
+    # the control: the good forms are read, "\X" is not
+    assert [by_input[n][NATIVE][0] for n in range(len(good))] == ["accepted"] * 3 + ["22P02"] + ["accepted"] * 2
 
 
 def mutate(rng: random.Random, text: str) -> str:
