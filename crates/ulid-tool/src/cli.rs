@@ -118,7 +118,7 @@ Examples:
 N new ids (1 by default) of TIME's millisecond, one per line, each greater \
 than the one before: the first with random bits, the next ones stepped up \
 within the millisecond, as ulid-tool new --monotonic --time TIME makes them \
-(--step and --layout as for new). All of them are of that millisecond: \
+(--step, --layout and --format as for new). All of them are of that millisecond: \
 when it has no value left, ulid-tool says so and stops with exit status 2 after \
 the ids made, rather than wrap around or move to the next millisecond.
 
