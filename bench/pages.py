@@ -255,7 +255,8 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid uuid_generate_v7() (pg_uuidv7)"),
       Ratio("insert", "ulid gen_ulid()", "uuid gen_random_uuid()")]),
     ("Sorting, indexing, text and binary input and output",
-     "The same random 128-bit values stored as `ulid` and as `uuid`; time, lower is better.",
+     "The same random ULIDs (times drawn from 1990 to 2030, 80 random bits) stored as `ulid` and as `uuid`; time, "
+     "lower is better.",
      [Ratio("sort", "ulid"),
       Ratio("index", "ulid"),
       Ratio("text-out", "ulid"),
@@ -264,8 +265,9 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("bin-out", "ulid"),
       Ratio("bin-in", "ulid")]),
     ("Lookups and time ranges",
-     "Point lookups are transactions per second (higher is better); range queries are time (lower is better), "
-     "over time-ordered values stored as `ulid` and as `uuid`.",
+     "Point lookups of a random row, by its key (the md5 of the row number, as `ulid` and as `uuid`; a `bigint` "
+     "of the row number), are transactions per second (higher is better); range queries, over time-ordered values stored as `ulid` and as "
+     "`uuid`, are time (lower is better).",
      [Ratio("lookup", "ulid"),
       Ratio("lookup", "ulid", "uuid"),
       Ratio("range-btree", "ulid"),
@@ -417,7 +419,8 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "",
         "## How the figures were made",
         "",
-        "- Each PostgreSQL version runs every case it can (\"Not available\" below lists what it could not) on "
+        "- Each PostgreSQL version runs every case it can (\"Not available\" below lists what it could not; past "
+        "memory only where it is named, `bench/run --case past_memory`) on "
         "private clusters of its own, all on the one machine of that run (the table of runs below says "
         "each run's machine). Within a "
         "case the variants run in rounds, one after another (A, B, C, A, B, C, ...; the client sweep turns "

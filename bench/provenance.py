@@ -86,7 +86,7 @@ class Provenance:
 
 def run_measured(run: Run) -> str:
     """What a run measured, on which versions."""
-    what = "every case" if run.cases is None else ", ".join(f"`{c}`" for c in run.cases)
+    what = "every case but past memory" if run.cases is None else ", ".join(f"`{c}`" for c in run.cases)
     return f"{what}, on PostgreSQL {', '.join(map(str, run.versions))}"
 
 
