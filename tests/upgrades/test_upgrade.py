@@ -97,6 +97,33 @@ def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_v
         assert crossing >= 100 and backwards == 0, (backwards, crossing)
 
 
+def test_a_server_that_preloads_ulid_updates_after_a_restart(swap, pg_build):
+    """On a server that preloads 0.4.0's library, with the new files
+    installed: the update to this release fails with PostgreSQL's error for
+    a C function the loaded library lacks (0.5.0 adds
+    ulid_shared_places()), and changes nothing; after a restart it
+    succeeds, as docs/upgrading.md says."""
+    server = Cluster(pg_build, "update-preloaded", slot=22)
+    swap.install_release("0.4.0")
+    try:
+        server.start_empty(shared_preload_libraries="ulid")
+        db = server.create_database("preloaded", extension=False)
+        with server.connect(db) as conn:
+            conn.execute("CREATE EXTENSION ulid VERSION '0.4.0'")
+        swap.restore()
+        with server.connect(db) as conn:
+            with pytest.raises(psycopg.errors.UndefinedFunction,
+                               match='could not find function "ulid_shared_places_wrapper"'):
+                conn.execute("ALTER EXTENSION ulid UPDATE")
+            assert extversion(conn) == "0.4.0"
+        server.start()
+        with server.connect(db) as conn:
+            conn.execute("ALTER EXTENSION ulid UPDATE")
+            assert extversion(conn) == VERSION
+    finally:
+        server.destroy()
+
+
 def test_sessions_of_the_old_and_the_new_library_side_by_side(swap, server, pg_version):
     """The window between a package upgrade and the end of the sessions
     that loaded the old library, on a running server: a session of 0.4.0's
