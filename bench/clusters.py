@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ulidtools import builds
 from ulidtools.base import ROOT
-from ulidtools.clusters import Cluster, install_dirs
+from ulidtools.clusters import Cluster
 
 # The benchmark cluster's settings: fsync stays on; commits are asynchronous so that pgbench
 # measures the server, not this machine's disk.
@@ -49,7 +49,7 @@ class LibraryGuard:
     build, and a library overwritten in place crashes the running ones. Checked after every step."""
 
     def __init__(self, version: int):
-        self.library = install_dirs(version)[0] / "ulid.so"
+        self.library = builds.build_of(version).pkglibdir / "ulid.so"
         self.installed = self.fingerprint()
 
     def fingerprint(self) -> tuple[int, int, int]:
@@ -123,7 +123,7 @@ def machine() -> str:
 def random_bytes(version: int) -> str:
     """Where gen_random_uuid() and uuidv7() take their random bytes, from pg_config --configure:
     OpenSSL, or /dev/urandom on every call when built without it."""
-    configure = subprocess.run([str(builds.pg_config_for(version)), "--configure"], capture_output=True,
+    configure = subprocess.run([str(builds.build_of(version).pg_config), "--configure"], capture_output=True,
                                text=True, check=True).stdout
     if "--with-openssl" in configure or "--with-ssl=openssl" in configure:
         return "OpenSSL"

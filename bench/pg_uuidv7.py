@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ulidtools import builds, debian_archive, manifest
 from ulidtools.base import ROOT, ToolError, log
-from ulidtools.clusters import as_pg, bindir_of, install_dirs, own
+from ulidtools.clusters import as_pg, own
 
 CACHE = Path(os.environ.get("ULID_PG_UUIDV7_CACHE") or ROOT / "target" / "pg_uuidv7")
 
@@ -48,7 +48,7 @@ def _from_source(build: str) -> str | None:
     except ToolError as gone:
         log(f"PostgreSQL {build}: no source of pg_uuidv7 ({gone})")
         return None
-    config = str(builds.pg_config_for(build))
+    config = str(builds.build_of(build).pg_config)
     directory = CACHE / f"build-{build}"
     shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True)
@@ -90,7 +90,7 @@ def _from_binary(build: str, libdir: Path, extdir: Path) -> str | None:
 
 
 def _check_loads(build: str) -> None:
-    bindir = bindir_of(build)
+    bindir = builds.build_of(build).bindir
     with tempfile.TemporaryDirectory(prefix="pg_uuidv7-check.", dir="/tmp") as directory:
         own(Path(directory))
         data = Path(directory) / "data"
@@ -109,7 +109,7 @@ def install(build: str) -> None:
     """pg_uuidv7 in BUILD where it can be had, and where it came from recorded."""
     CACHE.mkdir(parents=True, exist_ok=True)
     status = CACHE / f"status-{build}"
-    libdir, extdir = install_dirs(build)
+    libdir, extdir = builds.build_of(build).pkglibdir, builds.build_of(build).extdir
     if _installed(libdir, extdir):
         log(f"PostgreSQL {build}: pg_uuidv7 already installed")
         if not status.exists():

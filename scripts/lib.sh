@@ -69,10 +69,9 @@ ULID_PG_USER=${ULID_PG_USER:-postgres}
 # refuses to run as root
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$ULID_PG_USER" -- "$@"; else "$@"; fi; }
 
-# a build's pg_config (ulidtools.builds.pg_config_for)
-pg_config_for() { ulidtools pg-config "$1"; }
-
-pg_bindir() { "$(pg_config_for "$1")" --bindir; }
+# build_dir BUILD WHICH: its pg_config, bindir, pkglibdir or extdir, as the
+# build's record in ulidtools.manifest gives it
+build_dir() { ulidtools build-dir "$@"; }
 
 # The port of BUILD's private cluster in SLOT (0: the demo), as
 # ulidtools.builds.cluster_port gives it

@@ -1,7 +1,8 @@
 """Private PostgreSQL clusters for the tests (ulidtools.clusters, which the benchmarks
 share) and the builds a test runs on. A build is named as inputs.manifest's `build`
-lines name it, "15" or "18-assert": `Cluster.build` is that name, `Cluster.version`
-the major version as an int."""
+lines name it, "15" or "18-assert": `Cluster.build` is that name, `Cluster.of` its
+record (ulidtools.manifest.Build: its major version, pg_config and directories),
+`Cluster.version` the major version as an int."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from functools import cache
 
 from ulidtools.base import ROOT
 from ulidtools.builds import (BUILDS, asked, build_of, cluster_port, cluster_root,  # noqa: F401
-                             ends_of_run, major_version, pg_config_for)  # (the harness's names)
-from ulidtools.clusters import Cluster, bindir_of, install_dirs  # noqa: F401
+                             ends_of_run, major_version)  # (the harness's names)
+from ulidtools.clusters import Cluster  # noqa: F401
 
 SCRIPTS = ROOT / "scripts"
 CLUSTER_ROOT = cluster_root()
@@ -26,4 +27,4 @@ def sample_of_run() -> tuple[str, ...]:
 @cache
 def has_extension(build: str, name: str) -> bool:
     """Whether BUILD has the extension NAME installed (its control file)."""
-    return (install_dirs(build)[1] / f"{name}.control").is_file()
+    return (build_of(build).extdir / f"{name}.control").is_file()

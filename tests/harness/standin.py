@@ -8,7 +8,7 @@ import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.pgcluster import install_dirs
+from harness.pgcluster import build_of
 
 HERE = Path(__file__).resolve().parent
 
@@ -23,7 +23,7 @@ def standin_files(name: str) -> list[Path]:
 def installed_standin(build: str, name: str):
     """The stand-in NAME installed into BUILD while the block runs; fails, leaving
     it alone, if BUILD already has an extension NAME (the real one)."""
-    _, extdir = install_dirs(build)
+    extdir = build_of(build).extdir
     placed: list[Path] = []
     try:
         for source in standin_files(name):

@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from harness.pgcluster import Cluster, ends_of_run, install_dirs
+from harness.pgcluster import Cluster, build_of, ends_of_run
 from ulidtools.base import sha256_hex, sha256_of
 from ulidtools import project
 from ulidtools.earlier_releases import build as build_release
@@ -307,7 +307,7 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
 
 
 def installed_files(build: str) -> list[Path]:
-    libdir, extdir = install_dirs(build)
+    libdir, extdir = build_of(build).pkglibdir, build_of(build).extdir
     return sorted([p for p in [libdir / "ulid.so"] if p.exists()] + list(extdir.glob("ulid.control"))
                   + list(extdir.glob("ulid--*.sql")))
 
@@ -347,7 +347,7 @@ class InstalledRelease:
     def install_release(self, version: str) -> None:
         """The files of an earlier release, built from its commit."""
         stage = build_release(version, self.build)
-        libdir, extdir = install_dirs(self.build)
+        libdir, extdir = build_of(self.build).pkglibdir, build_of(self.build).extdir
         self._remove_all()
         self._place(stage / str(libdir).lstrip("/") / "ulid.so", libdir / "ulid.so")
         for f in (stage / str(extdir).lstrip("/")).glob("ulid*"):

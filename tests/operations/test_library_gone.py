@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 from psycopg import errors
 
-from harness.pgcluster import Cluster, install_dirs
+from harness.pgcluster import Cluster, build_of
 from harness.upgrading import InstalledRelease
 from ulidtools.clusters import ClusterError
 
@@ -32,7 +32,7 @@ def test_a_database_with_the_extension_fails_by_the_librarys_name(cluster, db, p
     # from PostgreSQL 18 on, the library is looked up, and named, without $libdir/
     library = "ulid" if pg_version >= 18 else "$libdir/ulid"
     files = InstalledRelease(pg_build, tmp_path / "installed")
-    libdir, _ = install_dirs(pg_build)
+    libdir = build_of(pg_build).pkglibdir
     try:
         (libdir / "ulid.so").unlink()
         # a new session, which has not loaded the library yet

@@ -17,7 +17,7 @@ import pytest
 from harness.pgcluster import ROOT
 from ulidtools import manifest
 from ulidtools.manifest import Build, DebianFile, Lock, ManifestError, Wheel
-from ulidtools.builds import cluster_port, cluster_root, pg_config_for
+from ulidtools.builds import build_of, cluster_port, cluster_root
 from ulidtools.cargo_env import release_builds
 
 pytestmark = pytest.mark.once_per_run
@@ -132,7 +132,7 @@ def test_lib_sh_prints_what_the_reader_gives():
     commands = [f"manifest {kind}" for kind in manifest.KINDS] + [
         "manifest crate cargo-pgrx", "echo $ULID_BUILDS",
         f"build_field {last.name} port; build_field {last.name} version",
-        "for b in $ULID_BUILDS; do pg_config_for $b; done"]
+        "for b in $ULID_BUILDS; do build_dir $b pg_config; done"]
     out = lib_sh("; ".join(f"echo '>>> {c}'; {c}" for c in commands))
     printed = dict(part.split("\n", 1) for part in out.split(">>> ")[1:])
     for kind in manifest.KINDS:
@@ -142,9 +142,9 @@ def test_lib_sh_prints_what_the_reader_gives():
     assert printed["echo $ULID_BUILDS"].split() == [b.name for b in builds]
     assert printed[f"build_field {last.name} port; build_field {last.name} version"].split() == \
         [str(last.port), last.version]
-    # (lib.sh's pg_config_for asks ulidtools)
-    assert printed["for b in $ULID_BUILDS; do pg_config_for $b; done"].split() == \
-        [str(pg_config_for(b.name)) for b in builds]
+    # (lib.sh's build_dir asks ulidtools)
+    assert printed["for b in $ULID_BUILDS; do build_dir $b pg_config; done"].split() == \
+        [str(build_of(b.name).pg_config) for b in builds]
     assert release_builds() == [b.name for b in builds if b.name == str(b.major)]
 
 

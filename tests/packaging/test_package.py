@@ -14,7 +14,7 @@ import tarfile
 
 import pytest
 
-from harness.pgcluster import BUILDS, ROOT, Cluster, ends_of_run, install_dirs
+from harness.pgcluster import BUILDS, ROOT, Cluster, build_of, ends_of_run
 from ulidtools.project import VERSION
 
 TEST_ONLY_BUILDS = [name for name, build in BUILDS.items() if name != str(build.major)]
@@ -47,8 +47,8 @@ def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_pat
     top = next(tmp_path.glob("ulid-*"))
     assert (top / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
 
-    config = Cluster.pg_config(pg_build)
-    libdir, extdir = install_dirs(pg_build)
+    config = str(build_of(pg_build).pg_config)
+    libdir, extdir = build_of(pg_build).pkglibdir, build_of(pg_build).extdir
     for f in [libdir / "ulid.so", *extdir.glob("ulid*")]:
         f.unlink()
     installer = next(tmp_path.glob("ulid-*")) / "install.sh"
@@ -63,7 +63,7 @@ def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_pat
 
     # a package for another major version refuses to install
     other = 16 if pg_version != 16 else 15
-    wrong = subprocess.run([str(installer), Cluster.pg_config(other)], capture_output=True, text=True)
+    wrong = subprocess.run([str(installer), str(build_of(other).pg_config)], capture_output=True, text=True)
     assert wrong.returncode != 0 and f"built for PostgreSQL {pg_version}" in wrong.stderr
 
     cluster = Cluster(pg_build, "package", slot=6).start()

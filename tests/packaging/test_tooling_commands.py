@@ -26,7 +26,7 @@ pytestmark = pytest.mark.once_per_run
 COMMANDS = {"manifest", "cargo-field", "shell", "tables", "waves", "package-deb",
             "package", "release", "release-check", "sign-release",
             "test", "setup", "setup-go", "fetch-debian", "pin-system",
-            "debian-system", "install", "pg-config", "cluster-port", "cluster", "build-release"}
+            "debian-system", "install", "build-dir", "cluster-port", "cluster", "build-release"}
 # the scripts that are a command of it, and the command
 SCRIPTS = {"fetch-debian": "fetch-debian", "pin-system": "pin-system", "setup": "setup", "setup-go": "setup-go",
            "test": "test", "release": "release", "release-check": "release-check", "sign-release": "sign-release",
@@ -114,7 +114,7 @@ def test_a_command_line_that_cannot_be_read(args, message):
     (["sign-release", "--fingerprint", "--check"], "--fingerprint takes nothing else"),
     (["cluster-port", "15", "999"], "cluster slot 999 is not below"),
     (["cluster", "env", "15", "no-such-cluster"], "there is no cluster no-such-cluster of PostgreSQL 15"),
-    (["pg-config", "12"], "PostgreSQL 12 is not a build inputs.manifest declares"),
+    (["build-dir", "12", "bindir"], "PostgreSQL 12 is not a build inputs.manifest declares"),
     (["build-release", "0.0.9", "15"], "sql/RELEASES has no version 0.0.9"),
 ])
 def test_what_stops_a_command_is_the_error_line_and_status_1(args, message):

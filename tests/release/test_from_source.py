@@ -27,7 +27,7 @@ import pytest
 
 from ulidtools.debian_servers import System
 from harness.pages import section_blocks
-from harness.pgcluster import ROOT, Cluster, cluster_port, install_dirs
+from harness.pgcluster import ROOT, Cluster, build_of, cluster_port
 from harness.preloaded import call_every_generator, crashes_in
 from harness.upgrading import InstalledRelease
 from ulidtools.cargo_env import native_release_target
@@ -60,7 +60,7 @@ def test_install_from_source_over_a_running_preloaded_server(tmp_path):
     never restarted, with no crash in its log; after a restart it runs the
     new library. The build's own files are put back afterwards."""
     command = from_source_commands(ROOT / "README.md")[-1]
-    assert command == f"scripts/install-from-source {PG_CONFIG}" and Cluster.pg_config("15") == PG_CONFIG, command
+    assert command == f"scripts/install-from-source {PG_CONFIG}" and str(build_of("15").pg_config) == PG_CONFIG, command
     saved = InstalledRelease("15", tmp_path / "installed")
     cluster = Cluster("15", "from-source", slot=29, settings={"shared_preload_libraries": "ulid"})
     try:
@@ -68,7 +68,7 @@ def test_install_from_source_over_a_running_preloaded_server(tmp_path):
         db = cluster.create_database("from_source")
         call_every_generator(lambda: cluster.connect(db))
         pid = int((cluster.dir / "postmaster.pid").read_text().split()[0])
-        libdir, _ = install_dirs("15")
+        libdir = build_of("15").pkglibdir
         library = libdir / "ulid.so"
         inode = library.stat().st_ino
 

@@ -19,7 +19,7 @@ import time
 import psycopg
 import pytest
 
-from harness.pgcluster import Cluster, install_dirs
+from harness.pgcluster import Cluster, build_of
 from harness.preloaded import call_every_generator, crashes_in
 from harness.upgrading import InstalledRelease
 
@@ -40,7 +40,7 @@ def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(releas
         db = cluster.create_database("overwrite")
         call_every_generator(lambda: cluster.connect(db))
         pid = postmaster_pid(cluster)
-        libdir, _ = install_dirs(BUILD)
+        libdir = build_of(BUILD).pkglibdir
         library = libdir / "ulid.so"
         before = library.read_bytes()
 
@@ -48,7 +48,7 @@ def test_install_sh_over_a_running_preloaded_server_then_writing_in_place(releas
         with tarfile.open(tarball) as tar:
             tar.extractall(tmp_path)
         top = tmp_path / tarball.name.removesuffix(".tar.gz")
-        subprocess.run([str(top / "install.sh"), Cluster.pg_config(BUILD)], check=True, capture_output=True)
+        subprocess.run([str(top / "install.sh"), str(build_of(BUILD).pg_config)], check=True, capture_output=True)
         assert library.read_bytes() != before, "the tarball holds another build"
         call_every_generator(lambda: cluster.connect(db))
         assert postmaster_pid(cluster) == pid

@@ -19,7 +19,7 @@ import tarfile
 import pytest
 
 from harness import regress
-from harness.pgcluster import Cluster, install_dirs
+from harness.pgcluster import Cluster, build_of
 from harness.upgrading import InstalledRelease
 
 pytestmark = pytest.mark.once_per_run
@@ -32,13 +32,13 @@ def test_the_x86_64_tarball_on_14(release, tmp_path):
     saved = InstalledRelease(BUILD, tmp_path / "installed")
     cluster = Cluster(BUILD, "release-14", slot=28)
     try:
-        libdir, extdir = install_dirs(BUILD)
+        libdir, extdir = build_of(BUILD).pkglibdir, build_of(BUILD).extdir
         saved.remove()
         assert not (libdir / "ulid.so").exists()
         with tarfile.open(tarball) as tar:
             tar.extractall(tmp_path)
         top = tmp_path / tarball.name.removesuffix(".tar.gz")
-        done = subprocess.run([str(top / "install.sh"), Cluster.pg_config(BUILD)], capture_output=True, text=True)
+        done = subprocess.run([str(top / "install.sh"), str(build_of(BUILD).pg_config)], capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"installed ulid into {libdir}" in done.stdout, done.stdout
         assert (extdir / "ulid.control").is_file()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from harness.pgcluster import build_of, pg_config_for
+from harness.pgcluster import build_of
 
 # what docs/development.md's list under "The PostgreSQL builds" says of
 # each build's options: those it names, and those it says the build lacks
@@ -36,7 +36,7 @@ def test_server_is_the_declared_build(cluster, pg_build, pg_version):
 
 
 def test_the_build_has_the_options_the_development_page_names(pg_build):
-    config = pg_config_for(pg_build)
+    config = build_of(pg_build).pg_config
     options = {option.strip("'") for option in
                subprocess.run([config, "--configure"], capture_output=True, text=True, check=True).stdout.split()}
     named, lacking = CONFIGURED.get(pg_build, (set(), set()))

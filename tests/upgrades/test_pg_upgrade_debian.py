@@ -24,7 +24,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from harness.pgcluster import CLUSTER_ROOT, bindir_of, build_of, cluster_port, install_dirs
+from harness.pgcluster import CLUSTER_ROOT, build_of, cluster_port
 from harness.upgrading import catalog, catalog_diff, check_works, fill, snapshot
 from ulidtools import package
 
@@ -73,7 +73,7 @@ def with_staged_ulid(build: str, root: Path, major: int) -> None:
     """This checkout's ulid for BUILD, as scripts/install stages it, copied
     into the tree of a Debian PostgreSQL MAJOR unpacked or copied at ROOT."""
     stage = package.stage_extension(build, "debug")
-    libdir, extdir = install_dirs(build)
+    libdir, extdir = build_of(build).pkglibdir, build_of(build).extdir
     shutil.copy2(stage / str(libdir).lstrip("/") / "ulid.so", root / f"usr/lib/postgresql/{major}/lib/ulid.so")
     for f in (stage / str(extdir).lstrip("/")).glob("ulid*"):
         shutil.copy2(f, root / f"usr/share/postgresql/{major}/extension" / f.name)
@@ -84,8 +84,8 @@ def with_staged_ulid(build: str, root: Path, major: int) -> None:
 def debian_18() -> Path:
     """Debian's PostgreSQL 18, with ulid: the 18 build's bin directory."""
     assert build_of("18").origin == "debian-binary", "the 18 build is not Debian's package"
-    bindir = bindir_of("18")
-    assert (install_dirs("18")[0] / "ulid.so").is_file(), "ulid is not installed into the 18 build"
+    bindir = build_of("18").bindir
+    assert (build_of("18").pkglibdir / "ulid.so").is_file(), "ulid is not installed into the 18 build"
     return bindir
 
 

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from harness.ordering import client_serialized, order_of
-from harness.pgcluster import Cluster, install_dirs
+from harness.pgcluster import Cluster, build_of
 from harness.upgrading import (RESYNC, VERSION, c_symbols, catalog, earlier_releases,
                        catalog_diff, check_works, fill, snapshot)
 
@@ -45,13 +45,13 @@ def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_v
         fill(conn, pg_version)
         before = snapshot(conn)
     old_symbols = set(re.findall(r"'MODULE_PATHNAME', '(\w+)'",
-                                 (install_dirs(pg_build)[1] / f"ulid--{old}.sql").read_text()))
+                                 (build_of(pg_build).extdir / f"ulid--{old}.sql").read_text()))
     assert len(old_symbols) >= 20, old_symbols
 
     # The new release's files, the server still running. A new session
     # loads the new library under the old catalog.
     swap.restore()
-    assert old_symbols <= c_symbols(install_dirs(pg_build)[0] / "ulid.so")
+    assert old_symbols <= c_symbols(build_of(pg_build).pkglibdir / "ulid.so")
     with server.connect(db, autocommit=False) as conn:
         assert extversion(conn) == old
         # the server itself resolves every C function of the old catalog

@@ -173,10 +173,10 @@ def _build_release(args) -> None:
     print(earlier_releases.build(args.version, args.build))
 
 
-def _pg_config(args) -> None:
+def _build_dir(args) -> None:
     from ulidtools import builds
 
-    print(builds.pg_config_for(args.build))
+    print(getattr(builds.build_of(args.build), args.which))
 
 
 def _cluster_port(args) -> None:
@@ -310,8 +310,10 @@ def parser() -> Parser:
                 "the directory its files are staged in", "earlier_releases")
     c.add_argument("version", metavar="VERSION")
     c.add_argument("build", metavar="BUILD")
-    c = command("pg-config", _pg_config, "the pg_config of BUILD", "builds")
+    c = command("build-dir", _build_dir, "where BUILD keeps what WHICH names: its pg_config, its programs "
+                "(bindir), extension libraries (pkglibdir) or extension scripts (extdir)", "builds")
     c.add_argument("build", metavar="BUILD")
+    c.add_argument("which", metavar="WHICH", choices=("pg_config", "bindir", "pkglibdir", "extdir"))
     c = command("cluster-port", _cluster_port, "the port of BUILD's private cluster in SLOT (0 unless given)",
                 "builds")
     c.add_argument("build", metavar="BUILD")

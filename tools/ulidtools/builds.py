@@ -1,6 +1,6 @@
 """The PostgreSQL builds as inputs.manifest's `build` lines declare them (the one
 list scripts/lib.sh, the tests, the benchmarks and the docs read): their ports,
-pg_config, the groups tested side by side, and the pages' tables of them, which
+the groups tested side by side, and the pages' tables of them, which
 `python3 -m ulidtools tables --write docs/versions.md docs/development.md`
 rewrites (a test checks they are current).
 """
@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 
 from ulidtools import manifest
-from ulidtools.base import pg_home
 from ulidtools.manifest import Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
 
 TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (python3 -m ulidtools tables) -->"
@@ -49,14 +48,6 @@ def asked() -> list[str]:
     for name in wanted:
         build_of(name)
     return [name for name in BUILDS if not wanted or name in wanted]
-
-
-def pg_config_for(build: int | str) -> Path:
-    """A build's pg_config."""
-    record = build_of(build)
-    if record.origin == "debian":
-        return Path(f"/usr/lib/postgresql/{record.major}/bin/pg_config")
-    return pg_home() / record.name / "bin" / "pg_config"
 
 
 # Private clusters listen on ULID_PORT_BASE (20000 unless set) + the build's port + a

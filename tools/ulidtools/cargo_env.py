@@ -102,7 +102,7 @@ def arm64_root() -> Path:
 def release_pg_config(arch: str, major: int | str) -> Path:
     """The pg_config a release build for ARCH and MAJOR reads its headers from."""
     if arch == "amd64":
-        return builds.pg_config_for(major)
+        return builds.build_of(major).pg_config
     return arm64_root() / f"pg{major}" / "bin" / "pg_config"
 
 

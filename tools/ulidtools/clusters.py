@@ -13,11 +13,10 @@ import pwd
 import shutil
 import subprocess
 import time
-from functools import cached_property
 from pathlib import Path
 
 from ulidtools import builds
-from ulidtools.base import ToolError, output
+from ulidtools.base import ToolError
 
 
 class ClusterError(ToolError):
@@ -42,18 +41,6 @@ def own(path: Path) -> None:
         os.chown(path, owner.pw_uid, owner.pw_gid)
 
 
-def bindir_of(build: int | str) -> Path:
-    """Where a build keeps its programs (psql, pg_dump...)."""
-    return Path(output([builds.pg_config_for(build), "--bindir"], check=True))
-
-
-def install_dirs(build: int | str) -> tuple[Path, Path]:
-    """Where a build keeps extension libraries, and extension scripts."""
-    config = builds.pg_config_for(build)
-    return (Path(output([config, "--pkglibdir"], check=True)),
-            Path(output([config, "--sharedir"], check=True)) / "extension")
-
-
 def _quoted(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
 
@@ -69,17 +56,9 @@ class Cluster:
         self.settings = dict(settings or {})
         self.root = builds.cluster_root()
         self.dir = self.root / f"{name}-{self.build}"
-        self.bindir = bindir_of(self.build)
-
-    @staticmethod
-    def pg_config(build: int | str) -> str:
-        """A build's pg_config (builds.pg_config_for), as a string."""
-        return str(builds.pg_config_for(build))
-
-    @cached_property
-    def pkglibdir(self) -> Path:
-        """Where this build keeps extension libraries (pg_regress's too)."""
-        return install_dirs(self.build)[0]
+        self.of = builds.build_of(self.build)
+        self.bindir = self.of.bindir
+        self.pkglibdir = self.of.pkglibdir
 
     def start(self, **settings: str) -> "Cluster":
         """Starts the server (made first if there is none) with the settings given now and before."""

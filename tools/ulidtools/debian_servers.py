@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ulidtools.base import ROOT, ToolError, run
 from ulidtools import package
-from ulidtools.clusters import Cluster, bindir_of, install_dirs
+from ulidtools.builds import build_of
+from ulidtools.clusters import Cluster
 from ulidtools.project import VERSION  # the extension's version
 
 # as debian_package.Package.deb_version: 0.2.0-rc.1 is 0.2.0~rc.1-1
@@ -169,9 +170,9 @@ class DebianCluster:
         self.version = int(system.major)
         self.socket_dir = system.here("/run/postgresql")
         # a client (and pg_regress) of the same major, from the project's builds
-        self.bindir = bindir_of(system.major)
+        self.bindir = build_of(system.major).bindir
         self.dir = self.socket_dir
-        self.pkglibdir = install_dirs(system.major)[0]
+        self.pkglibdir = build_of(system.major).pkglibdir
 
     def drop(self) -> None:
         self.system.drop_cluster(self.name)

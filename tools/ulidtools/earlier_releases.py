@@ -27,7 +27,7 @@ import tomllib
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, project
-from ulidtools.base import ROOT, ToolError, log, output
+from ulidtools.base import ROOT, ToolError, log
 
 
 class ReleaseBuildError(ToolError):
@@ -74,14 +74,14 @@ def build(version: str, build: str) -> Path:
     commit = project.RELEASE_COMMITS.get(version)
     if commit is None:
         raise ReleaseBuildError(f"sql/RELEASES has no version {version}")
-    config = builds.pg_config_for(build)
+    config = builds.build_of(build).pg_config
     home = cache() / f"{version}-{commit}-pgrx{project.PGRX}"
     stage = home / f"pg{build}"
     done = Path(f"{stage}.done")
     home.mkdir(parents=True, exist_ok=True)
     with open(f"{home}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        libdir = output([config, "--pkglibdir"], check=True)
+        libdir = str(builds.build_of(build).pkglibdir)
         if done.is_file() and (stage / libdir.lstrip("/") / "ulid.so").is_file():
             return stage
         src = home / "src"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
-from ulidtools.base import ROOT
+from ulidtools.base import ROOT, output, pg_home
 
 PATH = ROOT / "inputs.manifest"
 
@@ -43,6 +43,34 @@ class Build(Line):
     @property
     def assertions(self) -> bool:
         return self.origin.endswith("+assert")
+
+    @property
+    def pg_config(self) -> Path:
+        """Debian 12's own for a build of its packages; the others' under pg_home()."""
+        if self.origin == "debian":
+            return Path(f"/usr/lib/postgresql/{self.major}/bin/pg_config")
+        return pg_home() / self.name / "bin" / "pg_config"
+
+    @cached_property
+    def _dirs(self) -> list[Path]:
+        # asked of pg_config once: every other place reads them here
+        asked = output([self.pg_config, "--bindir", "--pkglibdir", "--sharedir"], check=True).splitlines()
+        return [Path(line) for line in asked]
+
+    @property
+    def bindir(self) -> Path:
+        """Its programs: postgres, psql, pg_dump..."""
+        return self._dirs[0]
+
+    @property
+    def pkglibdir(self) -> Path:
+        """Its extension libraries (and PGXS's pg_regress)."""
+        return self._dirs[1]
+
+    @property
+    def extdir(self) -> Path:
+        """Its extension control files and scripts."""
+        return self._dirs[2] / "extension"
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_package, project
-from ulidtools.base import ROOT, as_root, log, output, sha256_hex, stamp_is
+from ulidtools.base import ROOT, as_root, log, sha256_hex, stamp_is
 from ulidtools.cargo_env import BuildError
 
 # an ELF file's machine (e_machine), by architecture
@@ -63,7 +63,7 @@ def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
     the same _fingerprint (STAGE.source) is kept without taking the build lock,
     which another build's tests may hold."""
     stage = ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
-    config = builds.pg_config_for(build)
+    config = builds.build_of(build).pg_config
     env = {**os.environ, **cargo_env.pgrx_env(build)}
     if profile == "release" and not arch and env["CARGO_TARGET_DIR"] == str(cargo_env.cargo_target()):
         # (where the from-source test compiles the same build)
@@ -104,7 +104,7 @@ def install(build: str, profile: str = "debug") -> None:
     with the old library mapped does not crash. Scripts (ulid--*.sql) the stage
     lacks are removed: they would offer versions this one cannot install."""
     stage = stage_extension(build, profile)
-    extdir = Path(output([builds.pg_config_for(build), "--sharedir"], check=True)) / "extension"
+    extdir = builds.build_of(build).extdir
     for old in sorted(extdir.glob("ulid--*.sql")):
         if not (stage / old.relative_to("/")).exists():
             as_root(["rm", "-f", old])

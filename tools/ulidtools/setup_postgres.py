@@ -258,7 +258,7 @@ def init_pgrx() -> None:
     pgrx init` replaces its configuration); a second build of a major version
     (18-assert) gets a configuration of its own (cargo_env.pgrx_env)."""
     home = cargo_env.pgrx_home()
-    args = [(b.major, builds.pg_config_for(name)) for name, b in builds.BUILDS.items() if name == str(b.major)]
+    args = [(b.major, b.pg_config) for name, b in builds.BUILDS.items() if name == str(b.major)]
     args = [(major, cfg) for major, cfg in args if _executable(cfg)]
     if _pgrx_configured(home, args):
         log("pgrx: configured for every PostgreSQL built here")
@@ -269,7 +269,7 @@ def init_pgrx() -> None:
         build = builds.build_of(name)
         if name == str(build.major):
             continue
-        own = [(build.major, builds.pg_config_for(name))]
+        own = [(build.major, build.pg_config)]
         home = Path(cargo_env.pgrx_env(name)["PGRX_HOME"])
         if _pgrx_configured(home, own):
             log(f"pgrx: configured for PostgreSQL {name}")
@@ -283,7 +283,7 @@ def report() -> None:
     own packages may differ (a point release replaced the pin), which is logged."""
     for name in builds.asked():
         build = builds.build_of(name)
-        pg_config = builds.pg_config_for(name)
+        pg_config = build.pg_config
         reported = _output([pg_config, "--version"], check=True)
         if not f"{reported} ".startswith(f"PostgreSQL {build.version} "):
             message = f"PostgreSQL {name}: {pg_config} says \"{reported}\"; inputs.manifest declares {build.version}"

@@ -256,7 +256,7 @@ def run(versions: list[str]) -> None:
         # makes, compiled here where it builds, not after the last group)
         from_source = [
             "env", f"CARGO_TARGET_DIR={cargo_env.native_release_target()}", "cargo", "pgrx",
-            "package", "--pg-config", str(builds.pg_config_for("15")), "--out-dir", str(TARGET / "from-source-made")]
+            "package", "--pg-config", str(builds.build_of("15").pg_config), "--out-dir", str(TARGET / "from-source-made")]
         release_checks = InBackground(
             [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
              from_source,
