@@ -575,9 +575,9 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "```sh",
         f"bench/run                # {', '.join(BENCH_BUILDS[:-1])} and {BENCH_BUILDS[-1]}, into bench/results/ "
         "and this page",
-        "bench/run --pg 18        # one version",
-        "bench/run --pg 18 --case portable   # chosen cases only, merged into bench/results/latest.json",
-        "bench/run --pg 18 --case past_memory   # past memory: tens of minutes, run only when named",
+        "bench/run --build 18      # one build",
+        "bench/run --build 18 --case portable   # chosen cases only, merged into bench/results/latest.json",
+        "bench/run --build 18 --case past_memory   # past memory: tens of minutes, run only when named",
         "bench/run --quick        # tiny sizes: checks that the runner works, writes to a temporary directory",
         "bench/run --report       # this page and bench/results/latest.md again, from latest.json",
         "bench/callgrind 18       # instructions per call on 18, into bench/results/callgrind-pg18.json",
@@ -745,7 +745,7 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
               "newest hour is a small slice of a real table), are counted as a user would ask for them without "
               "another index: a range of the key for the time-ordered ids, a scan of `created_at` for `bigint` "
               "and `uuid` v4, whose keys say nothing of time. A ratio to `bigint`'s full-page images is left out "
-              "where it has next to none. `bench/run --pg "
+              "where it has next to none. `bench/run --build "
               f"{version} --case past_memory` measures it again (tens of minutes: at most "
               f"{plural(past['budget_s'] // 60, 'minute')} of inserts a variant); "
               "`ULID_PAST_MEMORY_VARIANTS` names the variants to run, one alone included.", ""]

@@ -8,7 +8,7 @@ page cache included, with SETTINGS; without a cgroup (not root, no memory contro
 small shared_buffers alone, and every result says so. Each variant grows its own table on a server
 started afresh (grow()): inserts step by step, then point lookups and a count of its newest rows.
 
-Runs only when named (`bench/run --pg 18 --case past_memory`: tens of minutes), never in --quick;
+Runs only when named (`bench/run --build 18 --case past_memory`: tens of minutes), never in --quick;
 ULID_PAST_MEMORY_VARIANTS (comma-separated names) runs some variants only.
 """
 

@@ -1,14 +1,14 @@
 """Benchmarks: ulid against what users would pick instead, side by side, in one run.
 
 For each PostgreSQL version: builds and installs the extension (release; debug with --quick)
-unless --no-build, installs pg_uuidv7 where it can be had, starts a benchmark cluster and a second
+unless --installed, installs pg_uuidv7 where it can be had, starts a benchmark cluster and a second
 one without ulid preloaded, runs the cases of bench/cases.py (past_memory only when named) with the
 variants interleaved (A B A B ...), and records medians and ratios. The alternatives: a bigint
 identity column, gen_random_uuid() (uuid v4), core's uuidv7() (PostgreSQL 18 and later) and
 pg_uuidv7's uuid_generate_v7(). The machine is shared: only ratios measured in one run mean anything.
 
-    bench/run [--pg VERSION ...] [--case NAME ...] [--quick] [--out DIR] [--no-build] [--page FILE]
-    bench/run --versions [--pg VERSION ...]   the versions such a run measures
+    bench/run [--build BUILD ...] [--case NAME ...] [--quick] [--out DIR] [--installed] [--page FILE]
+    bench/run --builds [--build BUILD ...]   the builds such a run measures
     bench/run --report [--out DIR] [--page FILE]
 
 A run writes DIR/latest.json (every measurement), DIR/latest.md, the plots beside them, the page
@@ -45,7 +45,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
     profile = "debug" if quick else "release"
     if build:
         package.install(str(version), profile)
-    build_kind = f"{profile} build" if build else "the installed build (--no-build)"
+    build_kind = f"{profile} build" if build else "the installed build (--installed)"
     commit = clusters.source_commit() if build else None  # what was built, before others commit more
     guard = clusters.LibraryGuard(version)
     pg_uuidv7.install(str(version))
@@ -169,24 +169,24 @@ def standing(notes: list[dict]) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pg", type=int, nargs="+", default=DEFAULT_VERSIONS, metavar="VERSION")
+    parser.add_argument("--build", type=int, nargs="+", default=DEFAULT_VERSIONS, metavar="BUILD")
     parser.add_argument("--case", nargs="+", metavar="NAME",
                         help="run these cases only, and merge their results into DIR/latest.json")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat: checks the runner works")
     parser.add_argument("--out", type=Path, default=results_files.RESULTS, metavar="DIR",
                         help="where the results go (default: bench/results)")
-    parser.add_argument("--no-build", action="store_true", help="use the extension already installed")
+    parser.add_argument("--installed", action="store_true", help="use the extension already installed")
     parser.add_argument("--page", type=Path, metavar="FILE",
                         help="the page to write (default: docs/performance.md for bench/results, "
                              "else DIR/performance.md)")
     parser.add_argument("--report", action="store_true",
                         help="write latest.md and the page again from DIR/latest.json, without measuring")
-    parser.add_argument("--versions", action="store_true",
-                        help="print the versions a run with these arguments measures (bench/run sets them up)")
+    parser.add_argument("--builds", action="store_true",
+                        help="print the builds a run with these arguments measures (bench/run sets them up)")
     args = parser.parse_args()
 
-    if args.versions:
-        print(" ".join(map(str, args.pg)))
+    if args.builds:
+        print(" ".join(map(str, args.build)))
         return 0
 
     if args.report:
@@ -208,7 +208,7 @@ def main() -> int:
             parser.error(f"no such case: {', '.join(unknown)} (the cases: {', '.join(n for n, _ in CASES)})")
     out = Path(tempfile.mkdtemp(prefix="ulid-bench-")) if args.quick else args.out
     out.mkdir(parents=True, exist_ok=True)
-    measured = measure(args.pg, args.quick, not args.no_build, args.case)
+    measured = measure(args.build, args.quick, not args.installed, args.case)
     earlier = args.case and (out / "latest.json").exists()
     data = merge(results_files.load(out), measured, args.case) if earlier else measured
     (out / "latest.json").write_text(json.dumps(data, indent=1) + "\n")

@@ -20,7 +20,7 @@ if ! command -v python3 >/dev/null; then
 fi
 # tools/ulidtools, without the site packages (-S: nothing it needs is there)
 ulidtools() { python3 -S -m ulidtools "$@"; }
-# What the manifest says that the scripts need: the builds (ULID_BUILDS)
+# What the manifest says that the scripts need: the builds (ULID_ALL_BUILDS)
 # and their fields (build_field), and the builds' tools (ULID_TOOL_DIRS,
 # CARGO_PGRX): `ulidtools shell` says them.
 ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
@@ -41,7 +41,7 @@ manifest() { ulidtools manifest "$@"; }
 build_field() {
     local name="ULID_BUILD_${2^^}_${1//-/_}"
     [[ "$name" =~ ^ULID_BUILD_(MAJOR|VERSION|FROM|PORT)_[0-9A-Za-z_]+$ && -n "${!name:-}" ]] ||
-        die "PostgreSQL $1 is not a build inputs.manifest declares (builds: $ULID_BUILDS), or has no field $2"
+        die "PostgreSQL $1 is not a build inputs.manifest declares (builds: $ULID_ALL_BUILDS), or has no field $2"
     echo "${!name}"
 }
 

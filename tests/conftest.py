@@ -2,7 +2,7 @@
 
 Every test here runs against a private cluster (ulidtools.clusters, which
 `scripts/cluster` runs too)
-for the build given with `--pg` (a `build` line of inputs.manifest: 15,
+for the build given with `--build` (a `build` line of inputs.manifest: 15,
 18-assert...), with the extension already installed into that PostgreSQL
 by `scripts/test`. Clients are real ones:
 psycopg for SQL, and the server's own psql, pg_regress, pg_dump and pgbench.
@@ -51,7 +51,7 @@ from harness.upgrading import InstalledRelease
 
 
 def pytest_addoption(parser):
-    parser.addoption("--pg", default="15", choices=list(BUILDS),
+    parser.addoption("--build", default="15", choices=list(BUILDS),
                      help="PostgreSQL build to test against (a build line of inputs.manifest)")
     parser.addoption("--builds-report", metavar="FILE",
                      help="write to FILE, as JSON, the builds each collected test runs on (builds_of)")
@@ -61,7 +61,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "builds(*names): run only with --pg set to one of these builds")
+    config.addinivalue_line("markers", "builds(*names): run only with --build set to one of these builds")
     config.addinivalue_line("markers", "same_on_every_version: run on the oldest and the newest build of a run "
                             "and on its builds with assertions (sample_of_run)")
     config.addinivalue_line("markers", "once_per_run: not tied to a build; run only when the file is named")
@@ -87,7 +87,7 @@ def builds_of(item) -> list[str]:
 def pytest_runtest_setup(item):
     extensions = item.get_closest_marker("extensions")
     if extensions is not None:
-        build = item.config.getoption("--pg")
+        build = item.config.getoption("--build")
         missing = [e for e in extensions.args if not has_extension(build, e)]
         if missing:
             pytest.skip(f"PostgreSQL {build} here has no {' or '.join(missing)} (this build does not ship it); "
@@ -101,7 +101,7 @@ def pytest_collection_modifyitems(config, items):
             json.dump({item.nodeid: {"builds": builds_of(item),
                                      "once_per_run": item.get_closest_marker("once_per_run") is not None}
                        for item in items}, out, indent=1)
-    build = config.getoption("--pg")
+    build = config.getoption("--build")
     here = config.invocation_params.dir
     named = {(here / arg.split("::")[0]).resolve() for arg in config.args}
 
@@ -129,7 +129,7 @@ FAST_COMMITS = {"synchronous_commit": "off"}
 @pytest.fixture(scope="session")
 def pg_build(request) -> str:
     """The build's name, as scripts/lib.sh names it: "15", "18-assert"."""
-    return request.config.getoption("--pg")
+    return request.config.getoption("--build")
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 preloaded and not; expected: no failed transaction, no duplicate, every row present,
 amcheck clean. tests/server/test_hostile.py runs a short one; for longer:
 
-    target/venv/bin/python tests/harness/soak.py [--seconds N] [--clients N] [--pg BUILD...]"""
+    target/venv/bin/python tests/harness/soak.py [--seconds N] [--clients N] [--build BUILD...]"""
 
 from __future__ import annotations
 
@@ -67,9 +67,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=180)
     parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--pg", nargs="+", default=["15"], help="PostgreSQL builds (15, 18-assert...)")
+    parser.add_argument("--build", nargs="+", default=["15"], help="PostgreSQL builds (15, 18-assert...)")
     args = parser.parse_args()
-    for version in args.pg:
+    for version in args.build:
         for preload in (False, True):
             settings = {"shared_preload_libraries": "ulid"} if preload else {}
             cluster = Cluster(version, "soak", slot=7, settings=settings).start()

@@ -45,7 +45,7 @@ def wait_until_equal(publisher, subscriber, db, timeout=60):
 def pytest_generate_tests(metafunc):
     # binary transfer (CREATE SUBSCRIPTION ... WITH (binary)) exists from 14
     if "binary" in metafunc.fixturenames:
-        major = major_version(metafunc.config.getoption("--pg"))
+        major = major_version(metafunc.config.getoption("--build"))
         metafunc.parametrize("binary", [False, True] if major >= 14 else [False])
 
 

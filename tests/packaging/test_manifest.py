@@ -2,7 +2,7 @@
 repository's manifest reads (every line of a known kind with its fields, a
 pin given once, every list of builds naming builds, every lock file
 present), each build's input is pinned, and a line that is not well formed
-stops the reader with its number; scripts/lib.sh's `manifest`, `ULID_BUILDS` and
+stops the reader with its number; scripts/lib.sh's `manifest`, `ULID_ALL_BUILDS` and
 `build_field` print what the reader gives.
 
 Runs once (tools/ulidtools/testrun.py names this file): seconds.
@@ -130,20 +130,20 @@ def test_lib_sh_prints_what_the_reader_gives():
     last = builds[-1]
     # one shell, each command's output after a line of its own
     commands = [f"manifest {kind}" for kind in manifest.KINDS] + [
-        "manifest crate cargo-pgrx", "echo $ULID_BUILDS",
+        "manifest crate cargo-pgrx", "echo $ULID_ALL_BUILDS",
         f"build_field {last.name} port; build_field {last.name} version",
-        "for b in $ULID_BUILDS; do build_dir $b pg_config; done"]
+        "for b in $ULID_ALL_BUILDS; do build_dir $b pg_config; done"]
     out = lib_sh("; ".join(f"echo '>>> {c}'; {c}" for c in commands))
     printed = dict(part.split("\n", 1) for part in out.split(">>> ")[1:])
     for kind in manifest.KINDS:
         expected = "".join(" ".join(r.text.split()[1:]) + "\n" for r in records if r.text.split()[0] == kind)
         assert printed[f"manifest {kind}"] == expected, kind
     assert printed["manifest crate cargo-pgrx"].split()[1] == manifest.one("crate", "cargo-pgrx").version
-    assert printed["echo $ULID_BUILDS"].split() == [b.name for b in builds]
+    assert printed["echo $ULID_ALL_BUILDS"].split() == [b.name for b in builds]
     assert printed[f"build_field {last.name} port; build_field {last.name} version"].split() == \
         [str(last.port), last.version]
     # (lib.sh's build_dir asks ulidtools)
-    assert printed["for b in $ULID_BUILDS; do build_dir $b pg_config; done"].split() == \
+    assert printed["for b in $ULID_ALL_BUILDS; do build_dir $b pg_config; done"].split() == \
         [str(build_of(b.name).pg_config) for b in builds]
     assert release_builds() == [b.name for b in builds if b.name == str(b.major)]
 

@@ -22,7 +22,7 @@ from harness.pgcluster import major_version
 
 def pytest_generate_tests(metafunc):
     if "regress_test" in metafunc.fixturenames:
-        metafunc.parametrize("regress_test", regress.names_for(major_version(metafunc.config.getoption("--pg"))))
+        metafunc.parametrize("regress_test", regress.names_for(major_version(metafunc.config.getoption("--build"))))
 
 
 def test_every_sql_file_has_expected_output():

@@ -6,7 +6,7 @@ identical, the indexes pass amcheck and serve index scans, the generators
 work, and one command per database (`ALTER EXTENSION ulid UPDATE`, or the
 re-synchronising command for a database already on this release) makes its
 catalog a fresh install's on the new server. Runs in the sessions of the
-new servers, `--pg 14`, `--pg 17`, `--pg 18` and `--pg 19` (the builds marker
+new servers, `--build 14`, `--build 17`, `--build 18` and `--build 19` (the builds marker
 below)."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ ATTVER_BUILDS = ["15", "17"]
 
 
 def pytest_generate_tests(metafunc):
-    build = metafunc.config.getoption("--pg")
+    build = metafunc.config.getoption("--build")
     if "old_build" in metafunc.fixturenames:
         # (none on the other builds, which deselect this module)
         metafunc.parametrize("old_build", UPGRADES.get(build, []), indirect=True, scope="module")

@@ -65,7 +65,7 @@ def _shell(args) -> None:
     values = {
         "ULID_TOOL_DIRS": ":".join(str(d) for d in cargo_env.tool_dirs()),
         "CARGO_PGRX": cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx",
-        "ULID_BUILDS": " ".join(builds.BUILDS),
+        "ULID_ALL_BUILDS": " ".join(builds.BUILDS),
     }
     for build in builds.BUILDS.values():
         for field, value in FIELDS.items():
@@ -247,7 +247,7 @@ def parser() -> Parser:
                 "empty when it has none", "project")
     c.add_argument("field", metavar="FIELD")
     c.add_argument("toml", metavar="TOML", nargs="?", type=Path)
-    command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the builds (ULID_BUILDS) and "
+    command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the builds (ULID_ALL_BUILDS) and "
             "each build's fields (ULID_BUILD_PORT_18_assert); the directories of the builds' tools, first in "
             "PATH (ULID_TOOL_DIRS), and cargo-pgrx (CARGO_PGRX)")
     c = command("tables", _tables, "the pages' generated tables of builds and of what is tested where, "

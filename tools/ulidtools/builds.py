@@ -43,8 +43,8 @@ def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
 
 
 def asked() -> list[str]:
-    """The builds of ULID_VERSIONS (blank-separated), in the manifest's order; all if unset."""
-    wanted = (os.environ.get("ULID_VERSIONS") or "").split()
+    """The builds of ULID_BUILDS (blank-separated), in the manifest's order; all if unset."""
+    wanted = (os.environ.get("ULID_BUILDS") or "").split()
     for name in wanted:
         build_of(name)
     return [name for name in BUILDS if not wanted or name in wanted]

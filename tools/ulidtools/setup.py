@@ -2,7 +2,7 @@
 inputs.manifest pins, keeping what is already made from the same pins
 (scripts/setup, which CI runs first; `main` gives the order): Debian 12's
 packages and links to Debian's Rust; Go (setup_go) and node; the PostgreSQL
-builds asked for (ULID_VERSIONS, default all) and pgrx configured for them
+builds asked for (ULID_BUILDS, default all) and pgrx configured for them
 (setup_postgres); the Debian sid system; cargo-pgrx and cargo-fuzz; the tests'
 virtualenv; unless ULID_SETUP_RELEASE=0, the clean Debian 12 and 11 systems and
 the release toolchain (setup_release). ULID_SETUP_TESTS=0 leaves out what only

@@ -95,7 +95,7 @@ ROWS = (
 
 def collect() -> dict[str, dict]:
     """Every test pytest collects, with its builds (--builds-report), in a run of every build."""
-    env = {k: v for k, v in os.environ.items() if k != "ULID_VERSIONS"}
+    env = {k: v for k, v in os.environ.items() if k != "ULID_BUILDS"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tools"), str(ROOT / "tests")])
     with tempfile.TemporaryDirectory() as work:
         report = Path(work) / "builds.json"

@@ -170,7 +170,7 @@ def server_tests(wave: list[str]) -> None:
     (docs/versions.md) marked for a build whose every test there was
     skipped fails the run (tested.rows_not_run)."""
     def tests(build: str) -> list[str]:
-        return pytest("-rs", "--durations=12", "tests", "--pg", build,
+        return pytest("-rs", "--durations=12", "tests", "--build", build,
                       "--ran-report", str(TARGET / f"ran-{build}.json"))
 
     failed = []
@@ -201,19 +201,19 @@ def server_tests(wave: list[str]) -> None:
         raise TestsFailed("the table of what is tested where marks what did not run:\n  " + "\n  ".join(not_run))
 
 
-def run(versions: list[str]) -> None:
+def run(names: list[str]) -> None:
     started = time.monotonic()
     env = os.environ
-    env["ULID_VERSIONS"] = " ".join(versions)
+    env["ULID_BUILDS"] = " ".join(names)
     step([sys.executable, "-S", "-m", "ulidtools", "setup"])
 
-    lint_builds = builds.lint_builds(versions)
+    lint_builds = builds.lint_builds(names)
     # The groups whose server tests run at the same time (builds.waves): no
     # build of a group installs into another's. The next group is made
     # ready beside a group's tests and touches nothing they use.
-    waves = builds.waves(versions)
+    waves = builds.waves(names)
     if not waves:
-        raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(versions)})")
+        raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(names)})")
     log("cargo fmt --check")
     step(["cargo", "fmt", "--all", "--check"])
     step(["cargo", "fmt", "--manifest-path", "fuzz/Cargo.toml", "--check"])
@@ -248,7 +248,7 @@ def run(versions: list[str]) -> None:
     release_dist = TARGET / "release-check"
     release_log = TARGET / "release-check.log"
     release_checks = None
-    if "13" in versions and "15" in versions:
+    if "13" in names and "15" in names:
         log(f"a release's files for 13 and 15 on amd64: built and installed in the background, "
             f"META.json checked by PGXN's validator and the pinned node run in a bare Debian 12 "
             f"(log: {release_log.relative_to(ROOT)})")
@@ -335,15 +335,15 @@ def run(versions: list[str]) -> None:
     beside_last.wait_or_fail("fuzzing or the command-line tool's benchmark runner", 80)
 
     # on a version the full benchmarks run on (the manifest's `bench` line)
-    bench = next((b for b in builds.BENCH_BUILDS if b in versions), versions[0])
+    bench = next((b for b in builds.BENCH_BUILDS if b in names), names[0])
     log(f"the benchmark runner on PostgreSQL {bench}, quick mode (checks it runs; no timings are judged)")
-    step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--pg", bench],
+    step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--build", bench],
          stdout=subprocess.DEVNULL)
-    log(f"all tests passed on PostgreSQL {' '.join(versions)} in {round(time.monotonic() - started)} s")
+    log(f"all tests passed on PostgreSQL {' '.join(names)} in {round(time.monotonic() - started)} s")
 
 
 def main(names: list[str], prepare_only: str | None = None) -> None:
-    """The run on the builds NAMES (ULID_VERSIONS', or every build, when
+    """The run on the builds NAMES (ULID_BUILDS', or every build, when
     none is named). PREPARE_ONLY, the builds clippy lints (LINT,...): only
     the builds made ready, as the run does beside a group's tests
     (prepare_in_background)."""
@@ -362,5 +362,5 @@ def main(names: list[str], prepare_only: str | None = None) -> None:
     # the ports of every cluster this run starts are safe to bind
     builds.port_base()
     cargo_env.claim(ROOT)
-    versions = names or os.environ.get("ULID_VERSIONS", "").split() or list(builds.BUILDS)
-    run(versions)
+    names = names or os.environ.get("ULID_BUILDS", "").split() or list(builds.BUILDS)
+    run(names)
