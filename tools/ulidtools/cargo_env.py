@@ -113,12 +113,17 @@ def release_builds() -> list[str]:
 
 def pgrx_env(build: str) -> dict[str, str]:
     """A pgrx build's environment for BUILD: tool_path, CARGO_PGRX (which pgrx-tests runs),
-    PGRX_HOME and CARGO_TARGET_DIR. pgrx knows one server per major version, so a second
-    build of one (18-assert) gets its own of both (its bindings differ)."""
-    tools = {"PATH": tool_path(), "CARGO_PGRX": str(crate_bin("cargo-pgrx") / "cargo-pgrx")}
-    if build == str(builds.build_of(build).major):
-        return {**tools, "PGRX_HOME": str(pgrx_home()), "CARGO_TARGET_DIR": str(cargo_target())}
-    return {**tools, "PGRX_HOME": f"{pgrx_home()}-{build}", "CARGO_TARGET_DIR": f"{cargo_target()}/build-{build}"}
+    PGRX_HOME, PGRX_PG_CONFIG_PATH and CARGO_TARGET_DIR. pgrx knows one server per major
+    version, so a second build of one (18-assert) gets a PGRX_HOME of its own. Every build
+    compiles into one target directory: pgrx's build script reads the headers of the
+    pg_config PGRX_PG_CONFIG_PATH names and runs again when it changes (not when PGRX_HOME
+    does), so 18 and 18-assert each get their own bindings, made again when the other
+    built last, and share every dependency."""
+    record = builds.build_of(build)
+    home = pgrx_home() if build == str(record.major) else Path(f"{pgrx_home()}-{build}")
+    return {"PATH": tool_path(), "CARGO_PGRX": str(crate_bin("cargo-pgrx") / "cargo-pgrx"),
+            "PGRX_HOME": str(home), "PGRX_PG_CONFIG_PATH": str(record.pg_config),
+            "CARGO_TARGET_DIR": str(cargo_target())}
 
 
 def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
@@ -158,8 +163,8 @@ def _nested_target(target: Path, found: Path) -> bool:
 @contextmanager
 def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[None]:
     """Holds the build lock (flock on .build.lock) of a cargo target directory, TARGET or
-    cargo_target(), claimed for CHECKOUT; a build with a directory of its own (18-assert)
-    waits for no other. Cargo locks the directory only while it compiles; `cargo pgrx` then
+    cargo_target(), claimed for CHECKOUT; a build into a directory of its own waits for no
+    other. Cargo locks the directory only while it compiles; `cargo pgrx` then
     copies the library and runs the schema generator, and another build (scripts/test readies
     the next while tests run) could replace them. Cargo judges our crates by the times of
     their sources at absolute paths, so when the checkout changes their builds are

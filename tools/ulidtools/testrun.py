@@ -96,35 +96,6 @@ def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Pa
                                  ",".join(lint_builds), *group], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
 
 
-class After(threading.Thread):
-    """A process started once FIRST (a process) has ended well; wait()
-    gives the first status that is not 0, or 0."""
-
-    def __init__(self, first: subprocess.Popen, start) -> None:
-        super().__init__(daemon=True)
-        self.first, self.begin, self.then = first, start, None
-        self.start()
-
-    def run(self) -> None:
-        if self.first.wait() == 0:
-            self.then = self.begin()
-
-    def wait(self) -> int:
-        self.join()
-        return self.first.returncode or (self.then.wait() if self.then else 1)
-
-
-class Both:
-    """Two processes under way; wait() gives the first status that is not
-    0, or 0."""
-
-    def __init__(self, first, second) -> None:
-        self.first, self.second = first, second
-
-    def wait(self) -> int:
-        return self.first.wait() or self.second.wait()
-
-
 class InBackground(threading.Thread):
     """COMMANDS run one after another beside the run at nice 10, their output
     into LOG, until one fails; wait() gives its status, or 0."""
@@ -227,15 +198,7 @@ def run(names: list[str]) -> None:
     step(["cargo", "test", "--quiet", "-p", "ulid-tool"], True, env={**target, **clippy_compiles()})
     env["ULID_CLI"] = str(cargo_env.cargo_target() / "debug" / "ulid-tool")
 
-    # A build with a cargo target directory of its own (18-assert: its
-    # bindings differ) compiles pgrx and its dependencies once more, some
-    # ten minutes on two cores: made ready from here on, beside everything
-    # before its group, whose builds, targets and clusters it does not touch.
-    own_target = [b for wave in waves[1:] for b in wave
-                  if cargo_env.pgrx_env(b)["CARGO_TARGET_DIR"] != str(cargo_env.cargo_target())]
-    early_log = TARGET / f"prepare-{'-'.join(own_target)}.log"
     TARGET.mkdir(exist_ok=True)
-    early = prepare_in_background(own_target, lint_builds, early_log) if own_target else None
 
     # A release's files for 13 and 15 on amd64 (release.check, signed by a
     # key made for it) and the checks that install them in Debian systems
@@ -284,23 +247,8 @@ def run(names: list[str]) -> None:
     beside_last = None
     for i, wave in enumerate(waves):
         following = waves[i + 1] if i + 1 < len(waves) else None
-        to_prepare = [b for b in following or [] if b not in own_target]
-        prepare_log = TARGET / f"prepare-{'-'.join(to_prepare)}.log"
-        logs = [prepare_log] if to_prepare else []
-        if early and following and len(to_prepare) < len(following):
-            logs.insert(0, early_log)
-            if not to_prepare:
-                preparing = early
-            elif any(b in lint_builds and builds.major_version(b) in {builds.major_version(o) for o in own_target}
-                     for b in to_prepare):
-                # (made ready once it is: pgrx tests a major version's
-                # builds on one port)
-                preparing = After(early, lambda: prepare_in_background(to_prepare, lint_builds, prepare_log))
-            else:
-                preparing = Both(early, prepare_in_background(to_prepare, lint_builds, prepare_log))
-            early = None
-        elif to_prepare:
-            preparing = prepare_in_background(to_prepare, lint_builds, prepare_log)
+        prepare_log = TARGET / f"prepare-{'-'.join(following or [])}.log"
+        preparing = prepare_in_background(following, lint_builds, prepare_log) if following else None
         if not following:
             log(f"fuzzing the codec, {seconds} s a target, and the command-line tool's benchmark runner in "
                 f"quick mode (debug builds, 20,000 ids), beside the last tests (log: "
@@ -312,11 +260,10 @@ def run(names: list[str]) -> None:
         try:
             server_tests(wave)
         finally:
-            if logs:
+            if preparing:
                 prepared = preparing.wait()
-                for made in logs:
-                    sys.stderr.write(made.read_text() if made.exists() else "")
-        if logs and prepared != 0:
+                sys.stderr.write(prepare_log.read_text() if prepare_log.exists() else "")
+        if preparing and prepared != 0:
             raise TestsFailed(f"PostgreSQL {' '.join(following)}: their preparation failed (above)")
         # a build's clusters stay when its tests fail, and go when they pass
         for build in wave:
@@ -334,11 +281,16 @@ def run(names: list[str]) -> None:
 
     beside_last.wait_or_fail("fuzzing or the command-line tool's benchmark runner", 80)
 
-    # on a version the full benchmarks run on (the manifest's `bench` line)
-    bench = next((b for b in builds.BENCH_BUILDS if b in names), names[0])
-    log(f"the benchmark runner on PostgreSQL {bench}, quick mode (checks it runs; no timings are judged)")
-    step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--build", bench],
-         stdout=subprocess.DEVNULL)
+    # on a version the full benchmarks run on (the manifest's `bench` line), else on a
+    # build a release is made for: the benchmarks measure what users run, never 18-assert
+    bench = next((b for b in [*builds.BENCH_BUILDS, *names] if b in names and b == str(builds.major_version(b))),
+                 None)
+    if bench is None:
+        log(f"the benchmark runner is not run: {' '.join(names)} only has builds for the tests")
+    else:
+        log(f"the benchmark runner on PostgreSQL {bench}, quick mode (checks it runs; no timings are judged)")
+        step([str(project.VENV / "bin" / "python"), "-m", "bench.run", "--quick", "--build", bench],
+             stdout=subprocess.DEVNULL)
     log(f"all tests passed on PostgreSQL {' '.join(names)} in {round(time.monotonic() - started)} s")
 
 
