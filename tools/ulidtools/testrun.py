@@ -90,10 +90,66 @@ def prepare(build: str, lint: bool) -> None:
 
 
 def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Path) -> subprocess.Popen:
-    """The next group made ready beside a group's tests, at a lower priority."""
+    """A group made ready beside the tests, at a lower priority."""
     with open(log_file, "w") as out:
         return subprocess.Popen(["nice", "-n", "10", sys.executable, "-S", "-m", "ulidtools", "test", "--prepare",
                                  ",".join(lint_builds), *group], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+
+
+class Preparations(threading.Thread):
+    """Every group after the first made ready (prepare_in_background), one
+    group after another, from the start: a group's tests wait only for
+    their own builds. A group is made ready once every earlier group whose
+    tests touch one of its builds (builds.touched_by: their pg_upgrade
+    tests install releases into it) has been tested."""
+
+    def __init__(self, waves: list[list[str]], lint_builds: list[str]) -> None:
+        super().__init__(daemon=True)
+        self.waves, self.lint_builds = waves, lint_builds
+        self.done = [threading.Event() for _ in waves]
+        self.ready = [threading.Event() for _ in waves]
+        self.status = [1] * len(waves)
+        self.stopping, self.process, self.lock = False, None, threading.Lock()
+        self.start()
+
+    def log_of(self, k: int) -> Path:
+        return TARGET / f"prepare-{'-'.join(self.waves[k])}.log"
+
+    def run(self) -> None:
+        for k in range(1, len(self.waves)):
+            for i in range(k):
+                if any(b in builds.touched_by(t) for t in self.waves[i] for b in self.waves[k]):
+                    self.done[i].wait()
+            with self.lock:
+                if self.stopping:
+                    break
+                self.process = prepare_in_background(self.waves[k], self.lint_builds, self.log_of(k))
+            self.status[k] = self.process.wait()
+            self.ready[k].set()
+            if self.status[k] != 0:
+                break
+        for event in self.ready:
+            event.set()
+
+    def wait_for(self, k: int) -> None:
+        """Waits until group K is ready; shows its log; stops the run if it failed."""
+        self.ready[k].wait()
+        made = self.log_of(k)
+        sys.stderr.write(made.read_text() if made.exists() else "")
+        if self.status[k] != 0:
+            raise TestsFailed(f"PostgreSQL {' '.join(self.waves[k])}: their preparation failed (above)")
+
+    def tested(self, i: int) -> None:
+        self.done[i].set()
+
+    def stop(self) -> None:
+        """No group made ready from now on; the one under way is waited for."""
+        with self.lock:
+            self.stopping = True
+        for event in self.done:
+            event.set()
+        if self.process:
+            self.process.wait()
 
 
 class InBackground(threading.Thread):
@@ -180,8 +236,8 @@ def run(names: list[str]) -> None:
 
     lint_builds = builds.lint_builds(names)
     # The groups whose server tests run at the same time (builds.waves): no
-    # build of a group installs into another's. The next group is made
-    # ready beside a group's tests and touches nothing they use.
+    # build of a group installs into another's. The later groups are made
+    # ready beside the tests (Preparations), touching nothing they use.
     waves = builds.waves(names)
     if not waves:
         raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(names)})")
@@ -229,7 +285,7 @@ def run(names: list[str]) -> None:
             release_log, {**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
                           "ULID_RELEASE_DIST": str(release_dist)})
 
-    # (after the two builds above are under way: these leave a core idle)
+    # (after the release's files are under way: these leave a core idle)
     log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
         "the tarball's install.sh against another user's directories; ulid-core and ulid-tool as crates; "
         "the release workflow; the tooling's imports and commands")
@@ -240,34 +296,32 @@ def run(names: list[str]) -> None:
 
     for build in waves[0]:
         prepare(build, build in lint_builds)
+    # the later groups made ready one after another, beside the tests
+    ahead = Preparations(waves, lint_builds)
     # fuzzing and the command-line tool's benchmark runner touch no
-    # PostgreSQL build: beside the last group, which nothing is made ready beside
+    # PostgreSQL build: beside the last group
     seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
     beside_last_log = TARGET / "fuzz-and-cli-bench.log"
     beside_last = None
-    for i, wave in enumerate(waves):
-        following = waves[i + 1] if i + 1 < len(waves) else None
-        prepare_log = TARGET / f"prepare-{'-'.join(following or [])}.log"
-        preparing = prepare_in_background(following, lint_builds, prepare_log) if following else None
-        if not following:
-            log(f"fuzzing the codec, {seconds} s a target, and the command-line tool's benchmark runner in "
-                f"quick mode (debug builds, 20,000 ids), beside the last tests (log: "
-                f"{beside_last_log.relative_to(ROOT)})")
-            beside_last = InBackground(
-                [[str(ROOT / "fuzz" / "run.sh"), seconds],
-                 [str(project.VENV / "bin" / "python"), "-m", "bench.cli_bench", "--quick"]],
-                beside_last_log, dict(env))
-        try:
+    try:
+        for i, wave in enumerate(waves):
+            if i:
+                ahead.wait_for(i)
+            if i == len(waves) - 1:
+                log(f"fuzzing the codec, {seconds} s a target, and the command-line tool's benchmark runner in "
+                    f"quick mode (debug builds, 20,000 ids), beside the last tests (log: "
+                    f"{beside_last_log.relative_to(ROOT)})")
+                beside_last = InBackground(
+                    [[str(ROOT / "fuzz" / "run.sh"), seconds],
+                     [str(project.VENV / "bin" / "python"), "-m", "bench.cli_bench", "--quick"]],
+                    beside_last_log, dict(env))
             server_tests(wave)
-        finally:
-            if preparing:
-                prepared = preparing.wait()
-                sys.stderr.write(prepare_log.read_text() if prepare_log.exists() else "")
-        if preparing and prepared != 0:
-            raise TestsFailed(f"PostgreSQL {' '.join(following)}: their preparation failed (above)")
-        # a build's clusters stay when its tests fail, and go when they pass
-        for build in wave:
-            destroy_clusters_of(build)
+            ahead.tested(i)
+            # a build's clusters stay when its tests fail, and go when they pass
+            for build in wave:
+                destroy_clusters_of(build)
+    finally:
+        ahead.stop()
 
     if release_checks:
         log("waiting for the release's files and their checks")
