@@ -65,9 +65,13 @@ def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
     stage = ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
     config = builds.build_of(build).pg_config
     env = {**os.environ, **cargo_env.pgrx_env(build)}
-    if profile == "release" and not arch and env["CARGO_TARGET_DIR"] == str(cargo_env.cargo_target()):
-        # (where the from-source test compiles the same build)
+    if profile == "release" and not arch:
+        # where the from-source test compiles the same build, as a user's
+        # clone does, with pgrx's configuration and no PGRX_PG_CONFIG_PATH:
+        # each reuses the other's work (a test-only build keeps its own)
         env["CARGO_TARGET_DIR"] = str(cargo_env.native_release_target())
+        if build == str(builds.major_version(build)):
+            del env["PGRX_PG_CONFIG_PATH"]
     if arch:
         major = builds.major_version(build)
         config = cargo_env.release_pg_config(arch, major)
