@@ -20,7 +20,10 @@ handled below for all modules alike:
   assertions (harness.pgcluster.sample_of_run), deselected on the others.
   Whatever differs between versions (the type's SQL, the shared state, the
   hooks, errors, indexes, pg_dump, pg_upgrade, replication) has no marker
-  and runs on every build;
+  and runs on every major version: on every build, but where a run has a
+  build with assertions of a version (18-assert), there and not on the
+  version's other build (18), which runs what names it (Debian's packages
+  for 18) (harness.pgcluster.assertions_build_for);
 - `pytestmark = pytest.mark.once_per_run`: not about a server build at all;
   left out of a run over folders (which scripts/test makes once per build),
   run when its file or its own folder is named (as scripts/test does, once
@@ -46,7 +49,8 @@ import uuid
 import pytest
 
 from ulidtools.debian_servers import System, build_deb
-from harness.pgcluster import BUILDS, ROOT, Cluster, cluster_port, has_extension, major_version, sample_of_run
+from harness.pgcluster import (BUILDS, ROOT, TIMESERIES_BUILD, Cluster, assertions_build_for, cluster_port,
+                               has_extension, major_version, sample_of_run)
 from harness.upgrading import InstalledRelease
 
 
@@ -68,11 +72,23 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "extensions(*names): run only on builds that have these extensions")
 
 
+def on_assertions_build(item, build: str) -> bool:
+    """Whether ITEM, a test with neither a `builds` nor a `same_on_every_version`
+    marker, runs on the run's build with assertions of BUILD's version instead of
+    on BUILD: when the run has one that has the extensions ITEM needs."""
+    if item.get_closest_marker("builds") is not None or item.get_closest_marker("same_on_every_version") is not None:
+        return False
+    instead = assertions_build_for(build)
+    extensions = item.get_closest_marker("extensions")
+    return instead is not None and all(has_extension(instead, e) for e in (extensions.args if extensions else ()))
+
+
 def builds_of(item) -> list[str]:
     """The builds ITEM runs on: those its `builds` marker names (all of them
-    without one; those of sample_of_run with `same_on_every_version`) that
-    have the extensions its `extensions` marker names."""
-    names = list(BUILDS)
+    without one, each version once (on_assertions_build); those of sample_of_run
+    with `same_on_every_version`) that have the extensions its `extensions`
+    marker names."""
+    names = [name for name in BUILDS if not on_assertions_build(item, name)]
     builds = item.get_closest_marker("builds")
     if builds is not None:
         names = [name for name in names if name in builds.args]
@@ -106,6 +122,8 @@ def pytest_collection_modifyitems(config, items):
     named = {(here / arg.split("::")[0]).resolve() for arg in config.args}
 
     def wanted(item) -> bool:
+        if on_assertions_build(item, build):
+            return False
         builds = item.get_closest_marker("builds")
         if builds is not None and build not in builds.args:
             return False
@@ -155,10 +173,6 @@ def preloaded(pg_build):
     c.stop()
 
 
-# Debian's TimescaleDB and pg_partman are built for its PostgreSQL 18: the
-# tests and pages that use them run in the 18 run, on sid's postgresql-18
-# in the sid system, with ulid's Debian package for 18 installed beside them
-TIMESERIES_BUILD = "18"
 TIMESERIES_CLUSTER = "ulid-timeseries"
 
 

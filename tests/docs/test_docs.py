@@ -57,7 +57,7 @@ import pytest
 
 from harness.clock import clear_of_midnight
 from harness.pages import as_built, as_released, fenced_blocks, normalized, output_matches
-from harness.pgcluster import ROOT
+from harness.pgcluster import ROOT, TIMESERIES_BUILD
 from harness.standin import installed_standin
 
 PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
@@ -384,7 +384,16 @@ def rewrite(page: Page, accepted: list[tuple[Block, Statement, list[str]]]) -> N
     page.path.write_text(as_released("\n".join(lines)))
 
 
-@pytest.mark.parametrize("path", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def on_timeseries_server(path: Path) -> bool:
+    """Whether the page runs on Debian's 18 with TimescaleDB (`docs-test: timeseries`)."""
+    return any((m := COMMENT.match(line)) and m["body"] == "docs-test: timeseries"
+               for line in path.read_text().splitlines())
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(p, id=str(p.relative_to(ROOT)),
+                 marks=[pytest.mark.builds(TIMESERIES_BUILD)] if on_timeseries_server(p) else [])
+    for p in PAGES])
 def test_page(path: Path, request, pg_version, docs_record):
     try:
         page = parse_page(path)

@@ -14,6 +14,10 @@ from ulidtools.builds import (BUILDS, asked, build_of, cluster_port, cluster_roo
 from ulidtools.clusters import Cluster  # noqa: F401
 
 SCRIPTS = ROOT / "scripts"
+# Debian's TimescaleDB and pg_partman are built for its PostgreSQL 18: the
+# tests and pages that use them run in this build's run (tests/conftest.py's
+# `timeseries`), on sid's postgresql-18, with ulid's Debian package for it
+TIMESERIES_BUILD = "18"
 CLUSTER_ROOT = cluster_root()
 
 
@@ -22,6 +26,16 @@ def sample_of_run() -> tuple[str, ...]:
     newest of the run, on both sides of every version split in the code, and the run's
     builds with assertions, where the server's own assertions check what the test does."""
     return tuple(dict.fromkeys([*ends_of_run(), *(name for name in asked() if BUILDS[name].assertions)]))
+
+
+def assertions_build_for(build: str) -> str | None:
+    """The run's build with assertions of BUILD's major version, when BUILD has none
+    (18-assert for 18): the same code and the same server version, with the server's
+    own assertions checking what a test does. None when the run has no such build."""
+    if BUILDS[build].assertions:
+        return None
+    return next((name for name in asked()
+                 if BUILDS[name].assertions and BUILDS[name].major == BUILDS[build].major), None)
 
 
 @cache

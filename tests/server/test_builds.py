@@ -10,7 +10,12 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from harness.pgcluster import build_of
+import pytest
+
+from harness.pgcluster import BUILDS, build_of
+
+# about each build itself: on every one, 18 beside 18-assert included
+pytestmark = pytest.mark.builds(*BUILDS)
 
 # what docs/development.md's list under "The PostgreSQL builds" says of
 # each build's options: those it names, and those it says the build lacks
