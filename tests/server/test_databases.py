@@ -334,7 +334,7 @@ def test_a_tenant_cannot_fill_the_table(pg_build):
             problems.append(f"databases fell back to per-session order: {said}")
         assert not problems, "\n".join(problems)
     finally:
-        server.destroy()
+        server.destroy(wait=False)
 
 
 @pytest.mark.builds("13", "19")
