@@ -121,7 +121,7 @@ def plant_traps(conn) -> int:
     ddl += [f"""CREATE DOMAIN traps."{name}" AS pg_catalog.text CHECK (traps.sprung('domain {name}'))""" for name in words]
     # a collation "C" of its own: nondeterministic where the server has ICU,
     # under which a regular expression fails (test_every_collation_is_pg_catalogs)
-    icu = conn.execute("SELECT count(*) FROM pg_catalog.pg_collation WHERE collprovider = 'i'").fetchone()[0] > 0
+    icu = conn.execute("SELECT count(*) FROM pg_catalog.pg_collation WHERE collname = 'und-x-icu'").fetchone()[0] > 0
     ddl.append("""CREATE COLLATION traps."C" (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"""
                if icu else """CREATE COLLATION traps."C" (locale = 'C.utf8')""")
     conn.execute(";\n".join(ddl))

@@ -1,17 +1,18 @@
 """Every test, as CI runs it (scripts/test, which .ci/run calls), on the
 builds named, or every build of inputs.manifest.
 
-Once: formatting; ulid-core's and ulid-tool's clippy and tests; the pinned
-downloads, the manifest's reader, the tarball's install.sh, the crates and
-the release workflow. Then on each PostgreSQL build: the extension built
+Once: formatting; ulid-core's and ulid-tool's clippy and tests. Then on
+each PostgreSQL build: the extension built
 and installed, with the earlier releases the upgrade tests install (on the
 lint builds, builds.LINT_BUILDS, also `cargo pgrx test`, compiled by
 clippy with warnings as errors); the pg_regress suite, the docs' examples
 and the client tests against private clusters, two builds at a time: what
 differs between versions on every build, the rest on the oldest, the
 newest and the assert build (the tests' markers, tests/conftest.py).
-Beside the last group, a short fuzzing run and the command-line tool's
-benchmark runner; in the background, a release's files for amd64 and their
+Beside the last group, a short fuzzing run, the command-line tool's
+benchmark runner and the tooling's own checks (the pinned downloads, the
+manifest's reader, the tarball's install.sh, the crates, the release
+workflow, the tooling's imports and commands); in the background, a release's files for amd64 and their
 checks (tests/release); at the end, the benchmark runner in quick mode.
 What runs beside what: `run` below.
 """
@@ -285,15 +286,6 @@ def run(names: list[str]) -> None:
             release_log, {**env, "ULID_CARGO_TARGET": f"{cargo_env.cargo_target()}-release",
                           "ULID_RELEASE_DIST": str(release_dist)})
 
-    # (after the release's files are under way: these leave a core idle)
-    log("the pinned downloads and their fallbacks, against an archive on loopback; the manifest's reader; "
-        "the tarball's install.sh against another user's directories; ulid-core and ulid-tool as crates; "
-        "the release workflow; the tooling's imports and commands")
-    step(pytest("tests/packaging/test_debian_archive.py", "tests/packaging/test_manifest.py",
-                "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
-                "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
-                "tests/packaging/test_tooling_commands.py"))
-
     for build in waves[0]:
         prepare(build, build in lint_builds)
     # the later groups made ready one after another, beside the tests
@@ -303,6 +295,9 @@ def run(names: list[str]) -> None:
     seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
     beside_last_log = TARGET / "fuzz-and-cli-bench.log"
     beside_last = None
+    # nor do the tooling's own checks, which leave a core idle: beside the last group too
+    tooling_log = TARGET / "tooling-tests.log"
+    tooling = None
     try:
         for i, wave in enumerate(waves):
             if i:
@@ -315,6 +310,16 @@ def run(names: list[str]) -> None:
                     [[str(ROOT / "fuzz" / "run.sh"), seconds],
                      [str(project.VENV / "bin" / "python"), "-m", "bench.cli_bench", "--quick"]],
                     beside_last_log, dict(env))
+                log(f"the pinned downloads and their fallbacks, against an archive on loopback; the manifest's "
+                    f"reader; the tarball's install.sh against another user's directories; ulid-core and "
+                    f"ulid-tool as crates; the release workflow; the tooling's imports and commands: beside the "
+                    f"last tests (log: {tooling_log.relative_to(ROOT)})")
+                tooling = InBackground(
+                    [pytest("tests/packaging/test_debian_archive.py", "tests/packaging/test_manifest.py",
+                            "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
+                            "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
+                            "tests/packaging/test_tooling_commands.py")],
+                    tooling_log, dict(env))
             server_tests(wave)
             ahead.tested(i)
             # a build's clusters stay when its tests fail, and go when they pass
@@ -334,6 +339,9 @@ def run(names: list[str]) -> None:
         step(pytest("-rs", "-m", "not slow", *over_builds), env={**env, "ULID_RELEASE_DIST": str(release_dist)})
 
     beside_last.wait_or_fail("fuzzing or the command-line tool's benchmark runner", 80)
+    tooling.wait_or_fail("the tooling's own checks", 150)
+    sys.stderr.write("".join(f"{line}\n" for line in tooling_log.read_text().splitlines()
+                             if re.match(r"^[0-9]+ passed", line)))
 
     # on a version the full benchmarks run on (the manifest's `bench` line), else on a
     # build a release is made for: the benchmarks measure what users run, never 18-assert
