@@ -8,7 +8,8 @@ ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
 # the one place Python is told where the project's packages are (tools/:
 # ulidtools; tests/: harness; the root: bench), for every program the
-# scripts run (the tests' virtualenv has the same three in a .pth file)
+# scripts run, Debian's python3 among them, before the tests' virtualenv exists
+# (which has them installed, editable: pyproject.toml)
 export PYTHONPATH=$ULID_ROOT/tools:$ULID_ROOT/tests:$ULID_ROOT${PYTHONPATH:+:$PYTHONPATH}
 # inputs.manifest is read by tools/ulidtools alone, so the scripts need
 # Python from their first line; a fresh Debian 12 may not have it yet

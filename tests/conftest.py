@@ -64,14 +64,6 @@ def pytest_addoption(parser):
                           "skipped with its reason; tested.rows_not_run reads it) and its seconds")
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "builds(*names): run only with --build set to one of these builds")
-    config.addinivalue_line("markers", "same_on_every_version: run on the oldest and the newest build of a run "
-                            "and on its builds with assertions (sample_of_run)")
-    config.addinivalue_line("markers", "once_per_run: not tied to a build; run only when the file is named")
-    config.addinivalue_line("markers", "extensions(*names): run only on builds that have these extensions")
-
-
 def on_assertions_build(item, build: str) -> bool:
     """Whether ITEM, a test with neither a `builds` nor a `same_on_every_version`
     marker, runs on the run's build with assertions of BUILD's version instead of

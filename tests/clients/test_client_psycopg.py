@@ -11,7 +11,7 @@ import pytest
 from ulid import ULID
 
 # the adapter as users copy it beside their code, examples/ (the
-# virtualenv's .pth puts it on the path)
+# virtualenv has it installed: pyproject.toml)
 from psycopg_ulid import register_ulid
 
 VALUES = ["00000000000000000000000000", "01JGFJJZ00XHF7E02JJ03AE4T7", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"] + [

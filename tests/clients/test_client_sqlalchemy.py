@@ -13,7 +13,7 @@ from sqlalchemy.schema import CreateTable
 from ulid import ULID
 
 # the adapter as users copy it beside their code, examples/ (the
-# virtualenv's .pth puts it on the path)
+# virtualenv has it installed: pyproject.toml)
 from sqlalchemy_ulid import UlidType, ulid_from_time
 
 

@@ -10,7 +10,9 @@ Runs once (tools/ulidtools/testrun.py names this file): seconds.
 
 from __future__ import annotations
 
+import re
 import subprocess
+import tomllib
 
 import pytest
 
@@ -245,3 +247,17 @@ def test_every_lock_file_is_listed():
                    if p.rsplit("/", 1)[-1] in ("Cargo.lock", "package-lock.json", "requirements.txt"))
     listed = sorted(r.path for r in manifest.read() if isinstance(r, Lock))
     assert locks == listed
+
+
+def test_the_python_project_needs_only_pinned_packages():
+    """pyproject.toml's dependencies, and what builds it, are each pinned in
+    tests/requirements.txt: setup installs those first, with their hashes,
+    then the project without resolving anything (--no-deps, --no-index)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    pinned = {m[1].lower() for m in re.finditer(r"^([A-Za-z0-9_.-]+)==\S+ --hash=sha256:[0-9a-f]{64}$",
+                                                (ROOT / "tests" / "requirements.txt").read_text(), re.M)}
+    wanted = [*project["project"]["dependencies"], *project["build-system"]["requires"]]
+    names = [re.match(r"[A-Za-z0-9_.-]+", want)[0].lower() for want in wanted]
+    assert "setuptools" in names and "pytest" in names
+    assert [name for name in names if name not in pinned] == []
+

@@ -2,8 +2,8 @@
 harness) import each other without a circle, counting the imports made
 inside functions too; the benchmarks and the tooling never import the
 test harness; and no file of the project edits sys.path to find another:
-scripts/lib.sh and the virtualenv's .pth put tools/, tests/ and the root
-on the path."""
+the virtualenv has the project installed (pyproject.toml), and
+scripts/lib.sh puts tools/, tests/ and the root on Debian's python3's path."""
 
 from __future__ import annotations
 

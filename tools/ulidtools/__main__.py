@@ -385,7 +385,12 @@ def main(argv: list[str]) -> int:
     return status or 0
 
 
-if __name__ == "__main__":
+def command() -> None:
+    """`python3 -m ulidtools`, and the virtualenv's `ulidtools` (pyproject.toml)."""
     # a reader that stops early (`| head`) ends this quietly, as it would awk
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    command()

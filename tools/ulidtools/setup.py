@@ -194,26 +194,24 @@ def install_node() -> None:
 
 
 def make_venv() -> None:
-    """The tests' virtualenv with tests/requirements.txt (pinned, with hashes), and a .pth
-    making tools/, tests/, the root (bench) and examples/ importable by its Python
-    wherever it is started, as scripts/lib.sh's PYTHONPATH does."""
+    """The tests' virtualenv with tests/requirements.txt (pinned, with hashes), and the
+    project's own Python (pyproject.toml: tools/ulidtools, bench/, tests/harness and the
+    adapters in examples/) installed into it editable, importable wherever it is started."""
     env = project.VENV
-    requirements = ROOT / "tests" / "requirements.txt"
-    want = _sha256(requirements.read_bytes())
+    requirements, pyproject = ROOT / "tests" / "requirements.txt", ROOT / "pyproject.toml"
+    want = _sha256(requirements.read_bytes() + pyproject.read_bytes() + str(ROOT).encode())
     if not _executable(env / "bin" / "python"):
         log(f"Python virtualenv: creating {env}")
         _run(["python3", "-m", "venv", env], check=True)
     if _stamp_is(env / "requirements.sha256", want):
         log("Python virtualenv: ready")
-    else:
-        log("Python virtualenv: installing the test requirements (pinned, with hashes)")
-        _run([env / "bin" / "pip", "install", "--quiet", "--disable-pip-version-check", "--require-hashes",
-              "-r", requirements], check=True)
-        (env / "requirements.sha256").write_text(f"{want}\n")
-    site = _output([env / "bin" / "python", "-c", 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
-                   check=True)
-    paths = [ROOT / "tools", ROOT / "tests", ROOT, ROOT / "examples"]
-    (Path(site) / "ulid-tools.pth").write_text("".join(f"{path}\n" for path in paths))
+        return
+    log("Python virtualenv: installing the test requirements (pinned, with hashes) and the project's Python")
+    pip = [env / "bin" / "pip", "install", "--quiet", "--disable-pip-version-check"]
+    _run([*pip, "--require-hashes", "-r", requirements], check=True)
+    # (from what the line above installed: no index, no download, no build environment)
+    _run([*pip, "--no-index", "--no-deps", "--no-build-isolation", "--editable", ROOT], check=True)
+    (env / "requirements.sha256").write_text(f"{want}\n")
 
 
 # --- The order
