@@ -22,7 +22,7 @@ block. The extension is created first unless the page runs
   on servers that do not have that extension (contrib) to install;
   `<!-- docs-test: timeseries -->` runs the page on Debian's PostgreSQL 18
   with TimescaleDB and pg_partman (the `timeseries` fixture; in the 18 run
-  only, skipped on the other builds);
+  only, left out of the other builds' runs);
   `<!-- docs-test: preloaded -->` runs the page on the cluster with ulid in
   shared_preload_libraries; `<!-- docs-test: stand-in pgx_ulid -->` runs it
   in a database that has the stand-in extension of tests/harness/pgx_ulid/

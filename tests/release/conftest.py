@@ -6,7 +6,7 @@ there (scripts/test: 13's and 15's for x86-64, whose tarball Debian 11
 and whose package Debian 12 take, the package from the apt repository;
 scripts/test-release: every file of a release, arm64 too), with the apt
 repository signed by a key made for the run. Without it, the session runs
-scripts/release-check itself. These run once per run (scripts/test names this folder), not on
+scripts/release-check itself. These run once per run (scripts/test's run names their files: tools/ulidtools/testrun.py), not on
 every build; the tests marked `slow` run only in scripts/test-release.
 """
 
@@ -36,10 +36,6 @@ class Release:
         found = self.files(pattern)
         assert len(found) == 1, f"{pattern} in {self.dir}: {[p.name for p in found]}"
         return found[0]
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: run by scripts/test-release only (minutes of compiling)")
 
 
 @pytest.fixture(scope="session")

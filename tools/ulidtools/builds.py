@@ -103,7 +103,7 @@ def major_version(build: int | str) -> int:
 # The builds whose features between them take every arm of every version-dependent
 # #[cfg] in src/: clippy and `cargo pgrx test` run on them; every other build only gets
 # the extension installed for its server tests. 14 rather than 13, whose arms it takes:
-# the first group's preparation, which nothing runs beside, then only installs.
+# the first group's preparation, beside which only a release's files are made, then only installs.
 LINT_BUILDS = ("14", "18-assert", "19")
 
 

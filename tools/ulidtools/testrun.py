@@ -7,7 +7,7 @@ and installed, with the earlier releases the upgrade tests install (on the
 lint builds, builds.LINT_BUILDS, also `cargo pgrx test`, compiled by
 clippy with warnings as errors); the pg_regress suite, the docs' examples
 and the client tests against private clusters, two builds at a time: what
-differs between versions on every build, the rest on the oldest, the
+differs between versions on every major version (18's on 18-assert), the rest on the oldest, the
 newest and the assert build (the tests' markers, tests/conftest.py).
 Beside the last group, a short fuzzing run, the command-line tool's
 benchmark runner and the tooling's own checks (the pinned downloads, the
