@@ -570,7 +570,7 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "## Reproduce",
         "",
         "As root, in a checkout (`bench/run` installs the servers it measures with `scripts/setup`, and builds "
-        "and installs a release build of `ulid` first):",
+        "and installs `ulid` first: a release build, a debug one with `--quick`, none with `--installed`):",
         "",
         "```sh",
         f"bench/run                # {', '.join(BENCH_BUILDS[:-1])} and {BENCH_BUILDS[-1]}, into bench/results/ "

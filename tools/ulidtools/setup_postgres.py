@@ -255,7 +255,7 @@ def _pgrx_init(home: Path, args: list[tuple[int, Path]]) -> None:
 
 def init_pgrx() -> None:
     """pgrx told of every present build named by its major version, in one call (`cargo
-    pgrx init` replaces its configuration); a second build of a major version
+    pgrx init` adds them to its configuration); a second build of a major version
     (18-assert) gets a configuration of its own (cargo_env.pgrx_env)."""
     home = cargo_env.pgrx_home()
     args = [(b.major, b.pg_config) for name, b in builds.BUILDS.items() if name == str(b.major)]

@@ -39,7 +39,8 @@ class Row:
 ROWS = (
     Row("tested-sql", "the type, casts, operators, indexes, generators, settings and errors "
         "(the pg_regress suite; the server, security and upgrade tests of what differs between versions; "
-        "the pages' examples, the time-series page's on 18 only)", ("tests/pg_regress/",)),
+        "the pages' examples, but for the time-series page's, which the TimescaleDB row's build runs)",
+        ("tests/pg_regress/",)),
     Row("tested-same-everywhere", "what is the same on every version: public ids against pgcrypto's AES, "
         "the command-line tool beside a server, the moves from uuid and from pgx_ulid, a backend's memory "
         "over two million rows", ("tests/server/test_public_ids.py", "tests/cli/test_cli_server.py",
