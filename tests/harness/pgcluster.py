@@ -28,13 +28,13 @@ def sample_of_run() -> tuple[str, ...]:
     return tuple(dict.fromkeys([*ends_of_run(), *(name for name in asked() if BUILDS[name].assertions)]))
 
 
-def assertions_build_for(build: str) -> str | None:
-    """The run's build with assertions of BUILD's major version, when BUILD has none
-    (18-assert for 18): the same code and the same server version, with the server's
-    own assertions checking what a test does. None when the run has no such build."""
+def assertions_build_for(build: str, names: list[str] | None = None) -> str | None:
+    """The run's build (of NAMES, else asked()) with assertions of BUILD's major version,
+    when BUILD has none (18-assert for 18): the same code and the same server version,
+    with the server's own assertions checking what a test does. None when there is none."""
     if BUILDS[build].assertions:
         return None
-    return next((name for name in asked()
+    return next((name for name in (asked() if names is None else names)
                  if BUILDS[name].assertions and BUILDS[name].major == BUILDS[build].major), None)
 
 

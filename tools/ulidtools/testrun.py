@@ -183,6 +183,12 @@ class InBackground(threading.Thread):
             raise TestsFailed(f"{what} failed (log: {self.log_file})")
 
 
+def show_passed(log_file: Path) -> None:
+    """The summary lines of the pytest runs in a background log ("N passed ...")."""
+    sys.stderr.write("".join(f"{line}\n" for line in log_file.read_text().splitlines()
+                             if re.match(r"^[0-9]+ passed", line)))
+
+
 def destroy_clusters_of(build: str) -> None:
     """Stops and removes every private cluster of BUILD (a data directory
     NAME-BUILD): a run's clusters hold gigabytes."""
@@ -331,8 +337,7 @@ def run(names: list[str]) -> None:
     if release_checks:
         log("waiting for the release's files and their checks")
         release_checks.wait_or_fail("the release checks", 150)
-        summary = [line for line in release_log.read_text().splitlines() if re.match(r"^[0-9]+ passed", line)]
-        sys.stderr.write("".join(f"{line}\n" for line in summary))
+        show_passed(release_log)
         # (each installs over a build's own files, so after that build's tests)
         over_builds = ["tests/release/test_install_over_running.py", "tests/release/test_from_source.py"]
         log("a release's 13 tarball installed over a running server; the install page's commands")
@@ -340,8 +345,7 @@ def run(names: list[str]) -> None:
 
     beside_last.wait_or_fail("fuzzing or the command-line tool's benchmark runner", 80)
     tooling.wait_or_fail("the tooling's own checks", 150)
-    sys.stderr.write("".join(f"{line}\n" for line in tooling_log.read_text().splitlines()
-                             if re.match(r"^[0-9]+ passed", line)))
+    show_passed(tooling_log)
 
     # on a version the full benchmarks run on (the manifest's `bench` line), else on a
     # build a release is made for: the benchmarks measure what users run, never 18-assert
