@@ -137,29 +137,29 @@ FAST_COMMITS = {"synchronous_commit": "off"}
 
 
 @pytest.fixture(scope="session")
-def pg_build(request) -> str:
+def build(request) -> str:
     """The build's name, as scripts/lib.sh names it: "15", "18-assert"."""
     return request.config.getoption("--build")
 
 
 @pytest.fixture(scope="session")
-def pg_version(pg_build) -> int:
+def major(build) -> int:
     """The build's major version."""
-    return major_version(pg_build)
+    return major_version(build)
 
 
 @pytest.fixture(scope="session")
-def cluster(pg_build):
+def cluster(build):
     """The main test cluster, without the library preloaded."""
-    c = Cluster(pg_build, "test", slot=1, settings=FAST_COMMITS).start()
+    c = Cluster(build, "test", slot=1, settings=FAST_COMMITS).start()
     yield c
     c.stop()
 
 
 @pytest.fixture(scope="session")
-def preloaded(pg_build):
+def preloaded(build):
     """A second cluster with ulid in shared_preload_libraries."""
-    c = Cluster(pg_build, "preloaded", slot=2,
+    c = Cluster(build, "preloaded", slot=2,
                 settings={"shared_preload_libraries": "ulid", **FAST_COMMITS}).start()
     yield c
     c.stop()
@@ -169,11 +169,11 @@ TIMESERIES_CLUSTER = "ulid-timeseries"
 
 
 @pytest.fixture(scope="session")
-def timeseries(pg_build):
+def timeseries(build):
     """A cluster of Debian sid's PostgreSQL 18 with TimescaleDB and
     pg_partman installed with apt, and ulid's Debian package for 18
     installed beside them with apt; timescaledb and ulid preloaded."""
-    if pg_build != TIMESERIES_BUILD:
+    if build != TIMESERIES_BUILD:
         pytest.skip(f"TimescaleDB and pg_partman come from Debian's packages for PostgreSQL "
                     f"{TIMESERIES_BUILD}: they run in the {TIMESERIES_BUILD} run")
     system = System.of(TIMESERIES_BUILD)
@@ -192,9 +192,9 @@ def timeseries(pg_build):
 
 
 @pytest.fixture(scope="module")
-def swap(pg_build, tmp_path_factory):
+def swap(build, tmp_path_factory):
     """The build's installed ulid files, put back exactly after the module."""
-    files = InstalledRelease(pg_build, tmp_path_factory.mktemp("installed"))
+    files = InstalledRelease(build, tmp_path_factory.mktemp("installed"))
     try:
         yield files
     finally:

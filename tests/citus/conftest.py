@@ -20,15 +20,15 @@ from harness.pgcluster import SCRIPTS
 
 
 @pytest.fixture(scope="module")
-def citus(pg_build):
+def citus(build):
     check = subprocess.run(
-        ["bash", str(SCRIPTS / "citus"), "check", pg_build], capture_output=True, text=True
+        ["bash", str(SCRIPTS / "citus"), "check", build], capture_output=True, text=True
     )
     message = re.sub(r"^==> [0-9:]+ ", "", re.sub(r"\x1b\[[0-9;]*m", "", check.stderr.strip().splitlines()[-1]))
     if check.returncode == NOT_INSTALLED:
         pytest.skip(message)
     assert check.returncode == 0, check.stderr
-    c = Citus(pg_build)
+    c = Citus(build)
     c.script("destroy")  # every module starts from empty nodes
     c.script("start")
     yield c

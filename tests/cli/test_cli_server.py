@@ -58,10 +58,10 @@ def fill(conn) -> int:
     return conn.execute("SELECT count(*) FROM ids").fetchone()[0]
 
 
-def test_parse_prints_what_the_casts_give(cluster, db, pg_version):
+def test_parse_prints_what_the_casts_give(cluster, db, major):
     with cluster.connect(db) as conn:
         count = fill(conn)
-    uuidv7 = UUIDV7_CORE if pg_version >= 17 else UUIDV7_TEXT
+    uuidv7 = UUIDV7_CORE if major >= 17 else UUIDV7_TEXT
     expected = cluster.run(
         "psql", "-d", db, "-X", "-At", "-F", "\t",
         "-c", f"SELECT {SERVER_FIELDS.format(uuidv7=uuidv7)} FROM ids ORDER BY n").stdout

@@ -98,7 +98,7 @@ def install() -> Path:
 
 
 @pytest.fixture(scope="module")
-def build() -> Path:
+def packages() -> Path:
     version = node_version()
     if version < MINIMUM_NODE:
         pytest.fail(f"Prisma 7 and TypeORM 1 need node {'.'.join(map(str, MINIMUM_NODE))} or later; the node "
@@ -107,11 +107,11 @@ def build() -> Path:
 
 
 @pytest.mark.parametrize("suite", SUITES)
-def test_js_orm(build, cluster, db, suite):
+def test_js_orm(packages, cluster, db, suite):
     env = cluster.env()
     env.update(
         PGDATABASE=db,
-        NODE_PATH=str(build / "node_modules"),
-        ULID_PRISMA_CLIENT=str(build / "prisma" / "client"),
+        NODE_PATH=str(packages / "node_modules"),
+        ULID_PRISMA_CLIENT=str(packages / "prisma" / "client"),
     )
     run_node_tests([TESTS / f"{suite}.test.js"], TESTS, env, minimum=6)

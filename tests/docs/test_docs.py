@@ -397,7 +397,7 @@ def on_timeseries_server(path: Path) -> bool:
     pytest.param(p, id=str(p.relative_to(ROOT)),
                  marks=[pytest.mark.builds(TIMESERIES_BUILD)] if on_timeseries_server(p) else [])
     for p in PAGES])
-def test_page(path: Path, request, pg_version, docs_record):
+def test_page(path: Path, request, major, docs_record):
     try:
         page = parse_page(path)
     except PageError as error:
@@ -405,7 +405,7 @@ def test_page(path: Path, request, pg_version, docs_record):
     entry = {"page": page.name, "blocks": 0, "statements": 0, "not_run": [], "skipped": []}
     docs_record.append(entry)
     for requires in page.requires:
-        if not version_ok(requires, pg_version):
+        if not version_ok(requires, major):
             entry["skipped"].append((0, f"page requires PG {requires[0]} {requires[1]}"))
             pytest.skip(f"{page.name} requires PostgreSQL {requires[0]} {requires[1]}")
 
@@ -416,7 +416,7 @@ def test_page(path: Path, request, pg_version, docs_record):
     for block in page.blocks:
         if block.not_run:
             entry["not_run"].append((block.line, block.not_run))
-        elif block.requires and not version_ok(block.requires, pg_version):
+        elif block.requires and not version_ok(block.requires, major):
             entry["skipped"].append((block.line, f"requires PG {block.requires[0]} {block.requires[1]}"))
         elif block.needs and not server().has_extension(block.needs):
             entry["skipped"].append((block.line, f"requires the extension {block.needs}, which this server lacks"))
@@ -478,5 +478,5 @@ def test_page(path: Path, request, pg_version, docs_record):
         rewrite(page, accepted)
         print(f"{page.name}: wrote the actual output of {len(accepted)} statements; review with git diff")
     if failures:
-        pytest.fail(f"{len(failures)} example(s) of {page.name} on PostgreSQL {pg_version}:\n\n"
+        pytest.fail(f"{len(failures)} example(s) of {page.name} on PostgreSQL {major}:\n\n"
                     + "\n\n".join(failures), pytrace=False)

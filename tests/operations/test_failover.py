@@ -35,9 +35,9 @@ def replayed(primary: Cluster, standby: Cluster, timeout: float = 60) -> None:
     raise AssertionError("the standby did not replay the primary's WAL in time")
 
 
-def test_a_promoted_standby_generates_from_its_own_clock(pg_build):
-    primary = Cluster(pg_build, "failover-primary", slot=42, settings=PRELOADED)
-    standby = Cluster(pg_build, "failover-standby", slot=43, settings=PRELOADED)
+def test_a_promoted_standby_generates_from_its_own_clock(build):
+    primary = Cluster(build, "failover-primary", slot=42, settings=PRELOADED)
+    standby = Cluster(build, "failover-standby", slot=43, settings=PRELOADED)
     primary.destroy()
     standby.destroy()
     try:

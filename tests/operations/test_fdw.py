@@ -86,9 +86,9 @@ SHARDS = 2
 
 
 @pytest.fixture(scope="module")
-def shards(pg_build):
+def shards(build):
     """Two more servers of the build under test, each holding one shard."""
-    servers = [Cluster(pg_build, f"shard{i}", slot=40 + i).start() for i in range(SHARDS)]
+    servers = [Cluster(build, f"shard{i}", slot=40 + i).start() for i in range(SHARDS)]
     yield servers
     for server in servers:
         server.stop()

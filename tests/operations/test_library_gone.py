@@ -25,14 +25,14 @@ from ulidtools.clusters import ClusterError
 pytestmark = pytest.mark.builds("13", "17", "18", "19")
 
 
-def test_a_database_with_the_extension_fails_by_the_librarys_name(cluster, db, pg_build, pg_version, tmp_path):
+def test_a_database_with_the_extension_fails_by_the_librarys_name(cluster, db, build, major, tmp_path):
     with cluster.connect(db) as conn:
         conn.execute("CREATE TABLE t (id ulid PRIMARY KEY)")
         conn.execute("INSERT INTO t VALUES ('01JGFJJZ00XHF7E02JJ03AE4T7')")
     # from PostgreSQL 18 on, the library is looked up, and named, without $libdir/
-    library = "ulid" if pg_version >= 18 else "$libdir/ulid"
-    files = InstalledRelease(pg_build, tmp_path / "installed")
-    libdir = build_of(pg_build).pkglibdir
+    library = "ulid" if major >= 18 else "$libdir/ulid"
+    files = InstalledRelease(build, tmp_path / "installed")
+    libdir = build_of(build).pkglibdir
     try:
         (libdir / "ulid.so").unlink()
         # a new session, which has not loaded the library yet
@@ -49,11 +49,11 @@ def test_a_database_with_the_extension_fails_by_the_librarys_name(cluster, db, p
         assert conn.execute("SELECT id::text FROM t").fetchone() == ("01JGFJJZ00XHF7E02JJ03AE4T7",)
 
 
-def test_a_server_preloading_a_library_that_is_gone_does_not_start(pg_build, tmp_path):
+def test_a_server_preloading_a_library_that_is_gone_does_not_start(build, tmp_path):
     nowhere = tmp_path / "no-libraries"
     nowhere.mkdir()
     nowhere.chmod(0o755)
-    server = Cluster(pg_build, "library-gone", slot=41,
+    server = Cluster(build, "library-gone", slot=41,
                      settings={"shared_preload_libraries": "ulid", "dynamic_library_path": str(nowhere)})
     server.destroy()
     try:

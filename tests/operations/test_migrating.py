@@ -34,9 +34,9 @@ USERS = 5000
 
 
 @pytest.fixture
-def pgx_ulid_db(cluster, pg_build):
+def pgx_ulid_db(cluster, build):
     """A database with the pgx_ulid stand-in, and the page's tables in it."""
-    with installed_standin(pg_build, "pgx_ulid"):
+    with installed_standin(build, "pgx_ulid"):
         name = cluster.create_database("t_from_pgx_ulid", extension=False)
         with cluster.connect(name) as conn:
             conn.execute("CREATE EXTENSION pgx_ulid")
@@ -172,9 +172,9 @@ def test_pgx_ulid_objects_with_ulids_library_fail_by_name(cluster, db):
     assert failed.value.diag.message_primary == f'could not find function "ulid_out_wrapper" in file "{libdir}/ulid.so"'
 
 
-def test_uuidv7_columns_become_ulid_in_place(conn, pg_version):
-    if pg_version < 18:
-        pytest.skip(f"core's uuidv7() exists from PostgreSQL 18; this is {pg_version}")
+def test_uuidv7_columns_become_ulid_in_place(conn, major):
+    if major < 18:
+        pytest.skip(f"core's uuidv7() exists from PostgreSQL 18; this is {major}")
     conn.execute("CREATE TABLE events (id uuid PRIMARY KEY DEFAULT uuidv7(), n int)")
     conn.execute("INSERT INTO events (n) SELECT g FROM generate_series(1, 50000) g")
     before = conn.execute("SELECT id::text, n, uuid_extract_timestamp(id) FROM events ORDER BY id").fetchall()

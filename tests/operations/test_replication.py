@@ -14,15 +14,15 @@ TABLE = "CREATE TABLE items (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), n
 
 
 @pytest.fixture(scope="module")
-def publisher(pg_build):
-    c = Cluster(pg_build, "publisher", slot=3, settings={"wal_level": "logical"}).start()
+def publisher(build):
+    c = Cluster(build, "publisher", slot=3, settings={"wal_level": "logical"}).start()
     yield c
     c.stop()
 
 
 @pytest.fixture(scope="module")
-def subscriber(pg_build):
-    c = Cluster(pg_build, "subscriber", slot=4).start()
+def subscriber(build):
+    c = Cluster(build, "subscriber", slot=4).start()
     yield c
     c.stop()
 

@@ -40,13 +40,13 @@ CLUSTER = "ulid-deb-test"
 
 
 @pytest.fixture(scope="module")
-def system(pg_build) -> System:
-    return System.of(pg_build)
+def system(build) -> System:
+    return System.of(build)
 
 
 @pytest.fixture(scope="module")
-def deb(pg_build, system) -> Path:
-    return build_deb(pg_build, system)
+def deb(build, system) -> Path:
+    return build_deb(build, system)
 
 
 def test_deb_metadata_and_contents(deb, system, tmp_path):
@@ -137,7 +137,7 @@ def without_installed_ulid(deb, system, tmp_path):
     assert {p: sha256_of(p) for p in originals} == checksums
 
 
-def test_deb_installs_with_apt_and_removes_cleanly(deb, system, without_installed_ulid, pg_build):
+def test_deb_installs_with_apt_and_removes_cleanly(deb, system, without_installed_ulid, build):
     files = system.expected_files()
     assert system.present(files) == []
 
@@ -148,7 +148,7 @@ def test_deb_installs_with_apt_and_removes_cleanly(deb, system, without_installe
     assert set(files) <= listed
     assert all(system.here(f).is_file() for f in files)
 
-    server = system.create_cluster(CLUSTER, cluster_port(pg_build, 12))
+    server = system.create_cluster(CLUSTER, cluster_port(build, 12))
     connect = server.connect
     try:
         with connect() as conn:

@@ -22,19 +22,19 @@ PACKAGED_BUILDS = [name for name in ends_of_run() if name not in TEST_ONLY_BUILD
 
 
 @pytest.mark.builds(*TEST_ONLY_BUILDS)
-def test_a_test_only_build_is_never_packaged(pg_build):
+def test_a_test_only_build_is_never_packaged(build):
     # its install.sh would take any PostgreSQL of its major version
-    made = subprocess.run([str(ROOT / "scripts" / "package"), "--debug", pg_build], capture_output=True, text=True)
+    made = subprocess.run([str(ROOT / "scripts" / "package"), "--debug", build], capture_output=True, text=True)
     assert made.returncode != 0 and "is a test-only build" in made.stderr, made.stderr
-    assert not list((ROOT / "dist").glob(f"ulid-{VERSION}-pg{pg_build}-*"))
+    assert not list((ROOT / "dist").glob(f"ulid-{VERSION}-pg{build}-*"))
 
 
 @pytest.mark.builds(*PACKAGED_BUILDS)
-def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_path):
+def test_package_installs_on_a_server_without_rust(build, major, tmp_path):
     version = VERSION
-    made = subprocess.run([str(ROOT / "scripts" / "package"), "--debug", pg_build], capture_output=True, text=True)
+    made = subprocess.run([str(ROOT / "scripts" / "package"), "--debug", build], capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
-    tarball = next((ROOT / "dist").glob(f"ulid-{version}-pg{pg_build}-linux-*.tar.gz"))
+    tarball = next((ROOT / "dist").glob(f"ulid-{version}-pg{build}-linux-*.tar.gz"))
     with tarfile.open(tarball) as tar:
         names = sorted(m.name.split("/", 1)[1] for m in tar.getmembers() if m.isfile())
         # the "data" filter exists from Python 3.11.4; Debian 12 has 3.11.2
@@ -47,8 +47,8 @@ def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_pat
     top = next(tmp_path.glob("ulid-*"))
     assert (top / "LICENSE").read_text() == (ROOT / "LICENSE").read_text()
 
-    config = str(build_of(pg_build).pg_config)
-    libdir, extdir = build_of(pg_build).pkglibdir, build_of(pg_build).extdir
+    config = str(build_of(build).pg_config)
+    libdir, extdir = build_of(build).pkglibdir, build_of(build).extdir
     for f in [libdir / "ulid.so", *extdir.glob("ulid*")]:
         f.unlink()
     installer = next(tmp_path.glob("ulid-*")) / "install.sh"
@@ -57,16 +57,16 @@ def test_package_installs_on_a_server_without_rust(pg_build, pg_version, tmp_pat
     finally:
         if not (libdir / "ulid.so").exists():
             # leave the server usable for the tests that follow
-            subprocess.run([str(ROOT / "scripts" / "install"), pg_build], check=True)
+            subprocess.run([str(ROOT / "scripts" / "install"), build], check=True)
     assert "installed ulid" in out
     assert (libdir / "ulid.so").exists() and (extdir / f"ulid--{version}.sql").exists()
 
     # a package for another major version refuses to install
-    other = 16 if pg_version != 16 else 15
+    other = 16 if major != 16 else 15
     wrong = subprocess.run([str(installer), str(build_of(other).pg_config)], capture_output=True, text=True)
-    assert wrong.returncode != 0 and f"built for PostgreSQL {pg_version}" in wrong.stderr
+    assert wrong.returncode != 0 and f"built for PostgreSQL {major}" in wrong.stderr
 
-    cluster = Cluster(pg_build, "package", slot=6).start()
+    cluster = Cluster(build, "package", slot=6).start()
     try:
         db = cluster.create_database("from_package")
         with cluster.connect(db) as conn:

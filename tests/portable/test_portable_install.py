@@ -31,11 +31,11 @@ FIPS_197 = {
 
 
 @pytest.fixture(scope="module")
-def plain(pg_build, swap):
+def plain(build, swap):
     """A cluster of this build that has no ulid: its files are moved away
     for this module."""
     swap.remove()
-    server = Cluster(pg_build, "plain", slot=38).start_empty()
+    server = Cluster(build, "plain", slot=38).start_empty()
     try:
         yield server
     finally:
@@ -347,7 +347,7 @@ def test_an_ordinary_role_installs_and_uses_it_under_a_hostile_search_path(plain
 
 
 @pytest.mark.extensions("pgcrypto")
-def test_public_ids_once_pgcrypto_is_there(plain, appdb, pg_build):
+def test_public_ids_once_pgcrypto_is_there(plain, appdb, build):
     """An ordinary role creates pgcrypto (a trusted extension) in a schema of
     its own, runs the file again, and gets AES as FIPS-197 gives it."""
     with hostile(plain, appdb, "app") as conn:

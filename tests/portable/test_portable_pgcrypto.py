@@ -84,7 +84,7 @@ WRITABLE = ["granted to the other role", "granted to PUBLIC", "public up to 14"]
 
 
 @pytest.mark.parametrize("where", WRITABLE)
-def test_a_function_planted_where_pgcrypto_was_never_gets_the_key(cluster, appdb, pg_version, where):
+def test_a_function_planted_where_pgcrypto_was_never_gets_the_key(cluster, appdb, major, where):
     """pgcrypto in a schema where OTHER may create; the layer installed over
     it. pgcrypto cannot be dropped while the layer calls it (before, it
     could, and OTHER's encrypt then got the key of the next call); once it is
@@ -93,7 +93,7 @@ def test_a_function_planted_where_pgcrypto_was_never_gets_the_key(cluster, appdb
     pgcrypto where it is now once the file has run again, and never reach
     OTHER's."""
     if where == "public up to 14":
-        if pg_version >= 15:
+        if major >= 15:
             pytest.skip("from PostgreSQL 15 on, PUBLIC may not create in schema public")
         schema = "public"
     else:
@@ -200,7 +200,7 @@ def test_a_pgcrypto_another_role_owns_is_refused(cluster, appdb, installed):
     assert calls(cluster, appdb) == [FIPS_197[16], SPEC]
 
 
-def test_public_ids_are_bound_to_pgcrypto(cluster, appdb, pg_version):
+def test_public_ids_are_bound_to_pgcrypto(cluster, appdb, major):
     """What binds the calls: on 14 and later the functions' bodies are the
     SQL standard's (prosqlbody) and depend on pgcrypto's functions; on 13,
     aggregates of the schema whose final functions are pgcrypto's do. And
@@ -218,7 +218,7 @@ def test_public_ids_are_bound_to_pgcrypto(cluster, appdb, pg_version):
               AND refobjid IN ('crypto.encrypt(bytea, bytea, text)'::regprocedure, 'crypto.decrypt(bytea, bytea, text)'::regprocedure)
               AND classid = 'pg_proc'::regclass AND deptype = 'n'
             ORDER BY 1""").fetchall()
-        if pg_version >= 14:
+        if major >= 14:
             assert depends == [("function ulid_portable.ulid_decrypt(uuid,bytea)", "function crypto.decrypt(bytea,bytea,text)"),
                                ("function ulid_portable.ulid_encrypt(uuid,bytea)", "function crypto.encrypt(bytea,bytea,text)")]
             assert conn.execute("""SELECT count(*) FROM pg_proc WHERE prosqlbody IS NOT NULL

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.extensions("pgcrypto")
 
 
 @pytest.fixture(scope="module")
-def with_pgcrypto(cluster, both, pg_build) -> str:
+def with_pgcrypto(cluster, both, build) -> str:
     """The test database with pgcrypto, in a schema off the search_path,
     and the portable layer installed again to find it there."""
     with cluster.connect(both) as conn:

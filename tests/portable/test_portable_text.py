@@ -37,11 +37,11 @@ FORMS = {
 }
 
 
-def test_a_million_values_read_and_print_as_the_type_does(cluster, both, pg_build):
+def test_a_million_values_read_and_print_as_the_type_does(cluster, both, build):
     """In a session whose settings would change how SQL reads a literal,
     prints a value or finds a name, as many as can be at once (all_at_once;
     the default session's answers are the same, test_portable_sessions.py)."""
-    n = N if pg_build in FULL_BUILDS else N // 10
+    n = N if build in FULL_BUILDS else N // 10
     with session(cluster, both, all_at_once(cluster)) as pconn:
         assert read_and_print_a_million(pconn, n) == (n, n, n, n, 5)
 

@@ -37,8 +37,8 @@ PORTABLE = {
 }
 
 
-def test_values(pconn, pg_version):
-    assert check_values(pconn, PORTABLE, pg_version) >= 50
+def test_values(pconn, major):
+    assert check_values(pconn, PORTABLE, major) >= 50
 
 
 def test_bad_text(pconn):
@@ -52,7 +52,7 @@ def test_times(pconn):
 
 
 @pytest.mark.extensions("pgcrypto")
-def test_public_ids(cluster, pg_build):
+def test_public_ids(cluster, build):
     name = cluster.create_database("pv_crypto", extension=False)
     try:
         with cluster.connect(name) as conn:

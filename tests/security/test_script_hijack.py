@@ -213,8 +213,8 @@ def drop_role(server: Cluster) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(pg_build):
-    c = Cluster(pg_build, "hijack", slot=34).start_empty()
+def server(build):
+    c = Cluster(build, "hijack", slot=34).start_empty()
     yield c
     c.stop()
 

@@ -50,7 +50,7 @@ def refused(conn, sql: str) -> None:
         conn.execute(sql)
 
 
-def test_an_ordinary_role_cannot_set_the_step(preloaded, tenants, pg_version):
+def test_an_ordinary_role_cannot_set_the_step(preloaded, tenants, major):
     with preloaded.connect(tenants, user=ATTACKER) as conn:
         assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("random",)
         refused(conn, "SET ulid.monotonic_step = one")
@@ -79,7 +79,7 @@ def test_an_ordinary_role_cannot_set_the_step(preloaded, tenants, pg_version):
     with preloaded.connect(tenants, user=VICTIM) as conn:
         assert conn.execute("SHOW ulid.monotonic_step").fetchone() == ("one",)
         refused(conn, "SET ulid.monotonic_step = random")
-    if pg_version >= 15:
+    if major >= 15:
         # or grant the right to set it (PostgreSQL 15 and later)
         with preloaded.connect() as conn:
             conn.execute(f"GRANT SET ON PARAMETER ulid.monotonic_step TO {ATTACKER}")

@@ -28,23 +28,23 @@ CONFIGURED = {
 JIT = {"13", "15", "17"}
 
 
-def test_server_is_the_declared_build(cluster, pg_build, pg_version):
+def test_server_is_the_declared_build(cluster, build, major):
     with cluster.connect() as conn:
         (version_num,) = conn.execute("SELECT current_setting('server_version_num')::int").fetchone()
         (version,) = conn.execute("SHOW server_version").fetchone()
         (assertions,) = conn.execute("SHOW debug_assertions").fetchone()
-    build = build_of(pg_build)
-    assert version_num // 10000 == pg_version == build.major
+    record = build_of(build)
+    assert version_num // 10000 == major == record.major
     # "15.20 (Debian 15.20-0+deb12u1)", "19rc1 (Debian 19~rc1-1)"
-    assert version.split()[0] == build.version, (version, build)
-    assert assertions == ("on" if build.assertions else "off")
+    assert version.split()[0] == record.version, (version, record)
+    assert assertions == ("on" if record.assertions else "off")
 
 
-def test_the_build_has_the_options_the_development_page_names(pg_build):
-    config = build_of(pg_build).pg_config
+def test_the_build_has_the_options_the_development_page_names(build):
+    config = build_of(build).pg_config
     options = {option.strip("'") for option in
                subprocess.run([config, "--configure"], capture_output=True, text=True, check=True).stdout.split()}
-    named, lacking = CONFIGURED.get(pg_build, (set(), set()))
-    assert named <= options and not lacking & options, (pg_build, sorted(options))
+    named, lacking = CONFIGURED.get(build, (set(), set()))
+    assert named <= options and not lacking & options, (build, sorted(options))
     libdir = subprocess.run([config, "--pkglibdir"], capture_output=True, text=True, check=True).stdout.strip()
-    assert (pg_build in JIT) == (Path(libdir) / "llvmjit.so").is_file(), pg_build
+    assert (build in JIT) == (Path(libdir) / "llvmjit.so").is_file(), build

@@ -220,7 +220,7 @@ TIMEOUT = "-c statement_timeout=10s"
 
 
 @pytest.mark.builds("19")
-def test_a_tenant_cannot_fill_the_table(pg_build):
+def test_a_tenant_cannot_fill_the_table(build):
     """On a server without preloading (the table in the DSM registry), an
     ordinary role with CREATEDB makes MIN_PLACES + 6 databases, each with
     CREATE EXTENSION ulid and values drawn. Then, with a place for every
@@ -238,7 +238,7 @@ def test_a_tenant_cannot_fill_the_table(pg_build):
       finds its place with no backend counted, and counts its own;
     - ulid_shared_places() shows a superuser every place, and no one else.
     What went wrong is gathered and reported together."""
-    server = Cluster(pg_build, "many-databases", slot=44,
+    server = Cluster(build, "many-databases", slot=44,
                      settings={"synchronous_commit": "off", "fsync": "off"}).start_empty()
     problems: list[str] = []
     try:
@@ -339,19 +339,19 @@ def test_a_tenant_cannot_fill_the_table(pg_build):
 
 @pytest.mark.builds("13", "19")
 @pytest.mark.parametrize("preload", [False, True], ids=["not preloaded", "preloaded"])
-def test_a_place_for_every_backend(pg_build, pg_version, preload):
+def test_a_place_for_every_backend(build, major, preload):
     """With max_connections above the table's least size, the table has a
     place for every backend the server can have: the places
     ulid_shared_places() lists, and on 19 without preloading the size the
     server reports for the registry's segment. On 13 (the table sized
     before the server counts its backends) preloaded only: 13 to 16 keep
     no table without it."""
-    if not preload and pg_version < 17:
+    if not preload and major < 17:
         pytest.skip("13 to 16 keep no shared table without preloading")
     settings = {"max_connections": "1500"}
     if preload:
         settings["shared_preload_libraries"] = "ulid"
-    server = Cluster(pg_build, "many-backends", slot=45, settings=settings).start_empty()
+    server = Cluster(build, "many-backends", slot=45, settings=settings).start_empty()
     try:
         with server.connect() as conn:
             conn.execute("CREATE EXTENSION ulid")

@@ -208,14 +208,14 @@ def test_without_preloading_later_sessions_and_a_new_extension(cluster):
         assert backwards > 0
 
 
-def test_without_preloading_a_killed_backend_restarts_the_state(pg_build):
+def test_without_preloading_a_killed_backend_restarts_the_state(build):
     """17 and later: a backend killed with SIGKILL in the middle of a long
     call makes the server restart its processes and its shared memory; the
     DSM registry's table is made afresh, and the values after the restart
     are above those before (by the clock) and again in one order."""
-    if int(pg_build.split("-")[0]) < 17:
+    if int(build.split("-")[0]) < 17:
         pytest.skip("the DSM registry exists from PostgreSQL 17; 13 to 16 keep no shared state unpreloaded")
-    server = Cluster(pg_build, "dsm-crash", slot=46, settings={"restart_after_crash": "on"}).start_empty()
+    server = Cluster(build, "dsm-crash", slot=46, settings={"restart_after_crash": "on"}).start_empty()
     try:
         db = server.create_database("crash")
         with server.connect(db) as conn:

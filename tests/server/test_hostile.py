@@ -38,10 +38,10 @@ def test_every_error_leaves_the_backend_serving(conn):
         assert conn.execute("SELECT pg_backend_pid(), gen_ulid() IS NOT NULL").fetchone() == (pid, True), sql
 
 
-def test_soak_short(pg_build):
+def test_soak_short(build):
     for preload in (False, True):
         settings = {"shared_preload_libraries": "ulid"} if preload else {}
-        cluster = Cluster(pg_build, "soak", slot=7, settings=settings).start()
+        cluster = Cluster(build, "soak", slot=7, settings=settings).start()
         try:
             report = soak.soak(cluster, seconds=5, clients=2)
         finally:
@@ -51,9 +51,9 @@ def test_soak_short(pg_build):
 
 
 @pytest.fixture
-def durable(pg_build):
+def durable(build):
     """A preloaded cluster with durable commits, for crash tests."""
-    c = Cluster(pg_build, "crash", slot=8,
+    c = Cluster(build, "crash", slot=8,
                 settings={"shared_preload_libraries": "ulid", "synchronous_commit": "on"}).start()
     yield c
     c.stop()

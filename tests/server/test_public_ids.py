@@ -17,7 +17,7 @@ KEY_LENGTHS = (16, 24, 32)
 
 @pytest.mark.extensions("pgcrypto")
 @pytest.mark.parametrize("key_length", KEY_LENGTHS)
-def test_public_ids_are_aes_as_pgcrypto_computes_it(conn, pg_build, key_length):
+def test_public_ids_are_aes_as_pgcrypto_computes_it(conn, build, key_length):
     conn.execute("CREATE EXTENSION pgcrypto")
     # 1,000 random ids, each under a random key of its own (drawn here, by
     # the operating system, not by the server)

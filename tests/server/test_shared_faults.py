@@ -47,12 +47,12 @@ FAULTS = [
 
 
 @pytest.fixture(scope="module", params=["not preloaded", "preloaded"])
-def server(request, pg_build):
+def server(request, build):
     settings = {"restart_after_crash": "on", "synchronous_commit": "off"}
     if request.param == "preloaded":
         settings["shared_preload_libraries"] = "ulid"
     slot = 47 if request.param == "preloaded" else 48
-    c = Cluster(pg_build, f"faults-{request.param.replace(' ', '-')}", slot=slot, settings=settings).start_empty()
+    c = Cluster(build, f"faults-{request.param.replace(' ', '-')}", slot=slot, settings=settings).start_empty()
     with c.connect() as conn:
         conn.execute("CREATE EXTENSION ulid")
     yield c

@@ -23,18 +23,18 @@ NATIVE = {
 }
 
 
-def test_values(conn, pg_version):
-    assert check_values(conn, NATIVE, pg_version) >= 50
+def test_values(conn, major):
+    assert check_values(conn, NATIVE, major) >= 50
 
 
 def test_bad_text(conn):
     assert check_bad_text(conn, NATIVE) >= 50
 
 
-def test_bad_text_as_soft_errors(conn, pg_version):
+def test_bad_text_as_soft_errors(conn, major):
     """pg_input_is_valid and pg_input_error_info (16 and later) give the
     words of the hard error without raising."""
-    if pg_version < 16:
+    if major < 16:
         assert conn.execute("SELECT count(*) FROM pg_proc WHERE proname = 'pg_input_error_info'").fetchone() == (0,)
         return
     v = vectors()

@@ -44,9 +44,9 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="module")
-def new_fresh(pg_build):
+def new_fresh(build):
     """A fresh install's catalog on the new server."""
-    c = Cluster(pg_build, "pg-upgrade-fresh", slot=33).start_empty()
+    c = Cluster(build, "pg-upgrade-fresh", slot=33).start_empty()
     try:
         with c.connect(c.create_database("fresh")) as conn:
             yield catalog(conn)
@@ -99,7 +99,7 @@ def pg_upgrade(old: Cluster, new_build: str, mode: str) -> tuple[Cluster, subpro
     return new, run
 
 
-def test_debian_builds_with_pg_attver_cannot_be_upgraded_even_without_ulid(pg_build, attver_build):
+def test_debian_builds_with_pg_attver_cannot_be_upgraded_even_without_ulid(build, attver_build):
     """Why 15 and 17 are not among the old builds of 18 and 19: Debian's
     15.20 and 17.12 store a column option, pg_attver, that 18.6 and 19rc1
     refuse when pg_upgrade restores the schema, for any table (17.12
@@ -112,7 +112,7 @@ def test_debian_builds_with_pg_attver_cannot_be_upgraded_even_without_ulid(pg_bu
         conn.execute("CREATE TABLE t (a integer)")
         assert conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'ulid'").fetchone() == (0,)
     old.stop()
-    new, run = pg_upgrade(old, pg_build, "copy")
+    new, run = pg_upgrade(old, build, "copy")
     try:
         assert run.returncode != 0
         logs = "".join(p.read_text(errors="replace") for p in new.dir.glob("pg_upgrade_output.d/**/*.log"))
@@ -123,7 +123,7 @@ def test_debian_builds_with_pg_attver_cannot_be_upgraded_even_without_ulid(pg_bu
 
 
 @pytest.mark.parametrize("mode", ["copy", "link"])
-def test_pg_upgrade(old_build, pg_build, mode, new_fresh, tmp_path):
+def test_pg_upgrade(old_build, build, mode, new_fresh, tmp_path):
     old_version = int(old_build)
     previous = RELEASES[-1]
     old = Cluster(old_build, "pg-upgrade-old", slot=31)
@@ -147,7 +147,7 @@ def test_pg_upgrade(old_build, pg_build, mode, new_fresh, tmp_path):
             before[db] = snapshot(conn)
     old.stop()
 
-    new, run = pg_upgrade(old, pg_build, mode)
+    new, run = pg_upgrade(old, build, mode)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "Upgrade Complete" in run.stdout
 
@@ -159,7 +159,7 @@ def test_pg_upgrade(old_build, pg_build, mode, new_fresh, tmp_path):
             conn.execute("ALTER EXTENSION ulid UPDATE")
             updated = catalog(conn)
             assert updated == new_fresh, catalog_diff(updated, new_fresh, f"{previous} on {old_build}, updated",
-                                                      f"fresh install on {pg_build}")
+                                                      f"fresh install on {build}")
             check_works(conn, new, old_version)
 
         with new.connect("on_current") as conn:
@@ -178,7 +178,7 @@ def test_pg_upgrade(old_build, pg_build, mode, new_fresh, tmp_path):
             conn.execute(RESYNC)
             resynced = catalog(conn)
             assert resynced == new_fresh, catalog_diff(resynced, new_fresh, f"{VERSION} on {old_build}, resynced",
-                                                       f"fresh install on {pg_build}")
+                                                       f"fresh install on {build}")
             check_works(conn, new, old_version)
     finally:
         new.destroy()

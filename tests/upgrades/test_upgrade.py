@@ -17,8 +17,8 @@ from harness.upgrading import (RESYNC, VERSION, c_symbols, catalog, earlier_rele
 
 
 @pytest.fixture(scope="module")
-def server(pg_build):
-    c = Cluster(pg_build, "upgrade", slot=30).start_empty()
+def server(build):
+    c = Cluster(build, "upgrade", slot=30).start_empty()
     yield c
     c.stop()
 
@@ -37,21 +37,21 @@ def extversion(conn) -> str:
 
 
 @pytest.mark.parametrize("old", earlier_releases())
-def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_version):
+def test_update_from_an_earlier_release(old, swap, server, fresh, build, major):
     swap.install_release(old)
     db = server.create_database(f"from_{old}", extension=False)
     with server.connect(db) as conn:
         conn.execute(f"CREATE EXTENSION ulid VERSION '{old}'")
-        fill(conn, pg_version)
+        fill(conn, major)
         before = snapshot(conn)
     old_symbols = set(re.findall(r"'MODULE_PATHNAME', '(\w+)'",
-                                 (build_of(pg_build).extdir / f"ulid--{old}.sql").read_text()))
+                                 (build_of(build).extdir / f"ulid--{old}.sql").read_text()))
     assert len(old_symbols) >= 20, old_symbols
 
     # The new release's files, the server still running. A new session
     # loads the new library under the old catalog.
     swap.restore()
-    assert old_symbols <= c_symbols(build_of(pg_build).pkglibdir / "ulid.so")
+    assert old_symbols <= c_symbols(build_of(build).pkglibdir / "ulid.so")
     with server.connect(db, autocommit=False) as conn:
         assert extversion(conn) == old
         # the server itself resolves every C function of the old catalog
@@ -65,7 +65,7 @@ def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_v
         assert conn.execute("SELECT '01890a5d-ac96-774b-bcce-b302099a8057'::ulid::text").fetchone() == (
             "01H455VB4PEX5VSKNK084SN02Q",)
         assert snapshot(conn) == before
-        check_works(conn, server, pg_version)
+        check_works(conn, server, major)
         conn.rollback()
 
     with server.connect(db) as conn:
@@ -89,21 +89,21 @@ def test_update_from_an_earlier_release(old, swap, server, fresh, pg_build, pg_v
         assert catalog(conn) == fresh
         assert snapshot(conn) == before
 
-        check_works(conn, server, pg_version)
+        check_works(conn, server, major)
 
-    if pg_version >= 17:
+    if major >= 17:
         # the new library's sessions share the database's monotonic state, unpreloaded
         backwards, crossing = order_of(client_serialized(server, [db], 600))
         assert crossing >= 100 and backwards == 0, (backwards, crossing)
 
 
-def test_a_server_that_preloads_ulid_updates_after_a_restart(swap, pg_build):
+def test_a_server_that_preloads_ulid_updates_after_a_restart(swap, build):
     """On a server that preloads 0.4.0's library, with the new files
     installed: the update to this release fails with PostgreSQL's error for
     a C function the loaded library lacks (0.5.0 adds
     ulid_shared_places()), and changes nothing; after a restart it
     succeeds, as docs/upgrading.md says."""
-    server = Cluster(pg_build, "update-preloaded", slot=22)
+    server = Cluster(build, "update-preloaded", slot=22)
     swap.install_release("0.4.0")
     try:
         server.start_empty(shared_preload_libraries="ulid")
@@ -124,7 +124,7 @@ def test_a_server_that_preloads_ulid_updates_after_a_restart(swap, pg_build):
         server.destroy()
 
 
-def test_sessions_of_the_old_and_the_new_library_side_by_side(swap, server, pg_version):
+def test_sessions_of_the_old_and_the_new_library_side_by_side(swap, server, major):
     """The window between a package upgrade and the end of the sessions
     that loaded the old library, on a running server: a session of 0.4.0's
     library keeps its own shared state (0.4.0's segment, server-wide) and
@@ -143,14 +143,14 @@ def test_sessions_of_the_old_and_the_new_library_side_by_side(swap, server, pg_v
         made = client_serialized(server, [db], 600)
         backwards, crossing = order_of(made)
         assert crossing >= 100
-        if pg_version >= 17:
+        if major >= 17:
             assert backwards == 0
         else:
             assert backwards > 0
         after = [bytes(old.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()[0]) for _ in range(100)]
         values = before + after
         assert all(b > a for a, b in zip(values, values[1:])), "the old library's session went backwards"
-        if pg_version >= 19:
+        if major >= 19:
             rows = dict(old.execute("SELECT name, size FROM pg_dsm_registry_allocations "
                                     "WHERE name LIKE 'ulid%'").fetchall())
             assert set(rows) == {"ulid monotonic generator", "ulid monotonic generator, layout 3"}, rows
