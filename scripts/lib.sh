@@ -22,8 +22,7 @@ fi
 # tools/ulidtools, without the site packages (-S: nothing it needs is there)
 ulidtools() { python3 -S -m ulidtools "$@"; }
 # What the manifest says that the scripts need: the builds (ULID_ALL_BUILDS)
-# and their fields (build_field), and the builds' tools (ULID_TOOL_DIRS,
-# CARGO_PGRX): `ulidtools shell` says them.
+# and the builds' tools (ULID_TOOL_DIRS, CARGO_PGRX): `ulidtools shell` says them.
 ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
 eval "$ulid_shell"
 unset ulid_shell
@@ -35,17 +34,6 @@ case ":$PATH:" in
 esac
 export PATH CARGO_PGRX
 
-# manifest KIND [KEY]: the fields of every line of KIND in inputs.manifest
-# (whose first field is KEY), the kind left off (ulidtools.manifest)
-manifest() { ulidtools manifest "$@"; }
-# One field of a build's line: major, version, from or port.
-build_field() {
-    local name="ULID_BUILD_${2^^}_${1//-/_}"
-    [[ "$name" =~ ^ULID_BUILD_(MAJOR|VERSION|FROM|PORT)_[0-9A-Za-z_]+$ && -n "${!name:-}" ]] ||
-        die "PostgreSQL $1 is not a build inputs.manifest declares (builds: $ULID_ALL_BUILDS), or has no field $2"
-    echo "${!name}"
-}
-
 # For a script's command line: with -h or --help first, print the script's
 # opening comment and exit; otherwise stop, before anything is done, on an
 # argument that names no build.
@@ -56,7 +44,8 @@ help_or_builds() {
     local b
     for b in "$@"; do
         case "$b" in -*) die "unknown option $b (try $0 --help)" ;; esac
-        build_field "$b" major >/dev/null
+        [[ " $ULID_ALL_BUILDS " == *" $b "* ]] ||
+            die "PostgreSQL $b is not a build inputs.manifest declares (builds: $ULID_ALL_BUILDS)"
     done
 }
 

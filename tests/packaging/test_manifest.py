@@ -2,8 +2,8 @@
 repository's manifest reads (every line of a known kind with its fields, a
 pin given once, every list of builds naming builds, every lock file
 present), each build's input is pinned, and a line that is not well formed
-stops the reader with its number; scripts/lib.sh's `manifest`, `ULID_ALL_BUILDS` and
-`build_field` print what the reader gives.
+stops the reader with its number; scripts/lib.sh's `ULID_ALL_BUILDS` and
+`build_dir` give what the reader gives, and its `help_or_builds` refuses a name no build has.
 
 Runs once (tools/ulidtools/testrun.py names this file): seconds.
 """
@@ -127,27 +127,24 @@ def lib_sh(command: str) -> str:
 
 
 def test_lib_sh_prints_what_the_reader_gives():
-    records = manifest.read()
-    builds = [r for r in records if isinstance(r, Build)]
-    last = builds[-1]
+    builds = [r for r in manifest.read() if isinstance(r, Build)]
     # one shell, each command's output after a line of its own
-    commands = [f"manifest {kind}" for kind in manifest.KINDS] + [
-        "manifest crate cargo-pgrx", "echo $ULID_ALL_BUILDS",
-        f"build_field {last.name} port; build_field {last.name} version",
-        "for b in $ULID_ALL_BUILDS; do build_dir $b pg_config; done"]
+    commands = ["echo $ULID_ALL_BUILDS", "for b in $ULID_ALL_BUILDS; do build_dir $b pg_config; done",
+                f"help_or_builds {' '.join(b.name for b in builds)} && echo known"]
     out = lib_sh("; ".join(f"echo '>>> {c}'; {c}" for c in commands))
     printed = dict(part.split("\n", 1) for part in out.split(">>> ")[1:])
-    for kind in manifest.KINDS:
-        expected = "".join(" ".join(r.text.split()[1:]) + "\n" for r in records if r.text.split()[0] == kind)
-        assert printed[f"manifest {kind}"] == expected, kind
-    assert printed["manifest crate cargo-pgrx"].split()[1] == manifest.one("crate", "cargo-pgrx").version
-    assert printed["echo $ULID_ALL_BUILDS"].split() == [b.name for b in builds]
-    assert printed[f"build_field {last.name} port; build_field {last.name} version"].split() == \
-        [str(last.port), last.version]
+    assert printed[commands[0]].split() == [b.name for b in builds]
     # (lib.sh's build_dir asks ulidtools)
-    assert printed["for b in $ULID_ALL_BUILDS; do build_dir $b pg_config; done"].split() == \
-        [str(build_of(b.name).pg_config) for b in builds]
+    assert printed[commands[1]].split() == [str(build_of(b.name).pg_config) for b in builds]
+    assert printed[commands[2]] == "known\n"
     assert release_builds() == [b.name for b in builds if b.name == str(b.major)]
+
+
+@pytest.mark.parametrize("name", ["99", "18-", "1", "--build"])
+def test_lib_sh_refuses_a_name_no_build_has(name):
+    run = subprocess.run(["bash", "-c", f"source scripts/lib.sh; help_or_builds {name}"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode == 1 and "error:" in run.stderr, run
 
 
 @pytest.mark.parametrize("base", [None, "24000"])
