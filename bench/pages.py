@@ -41,20 +41,13 @@ READER_WORDS = [
 
 def for_readers(text: str) -> str:
     """A reason or an origin as the results record it, in the user's terms."""
-    for pattern, words in READER_WORDS:
-        if pattern.match(text):
-            return pattern.sub(words, text)
-    return text
+    return next((pattern.sub(words, text) for pattern, words in READER_WORDS if pattern.match(text)), text)
 
 
 # ---- numbers as text --------------------------------------------------------
 
 def fmt(value: float) -> str:
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
 
 
 def plural(n: int, word: str) -> str:
@@ -73,13 +66,6 @@ def session_difference(run: dict) -> str | None:
     return ", ".join(f"{k}='{v}'" if v == "" else f"{k}={v}" for k, v in session.items() if main.get(k) != v)
 
 
-def later_text(note: dict) -> str:
-    """When, where and from what build cases measured after a version's run were."""
-    return (f"{', '.join(note['cases'])}: measured on its own on {note.get('date', 'a date not recorded')}, "
-            f"PostgreSQL {note.get('server_version', '?')}, {build_text(note) or 'build not recorded'}, "
-            f"in {note.get('minutes', 0):.1f} min")
-
-
 def run_time(run: dict, source) -> str:
     """How long the version's run took and its number; where none of its figures is left, the later runs'."""
     numbers = source.runs_of(run["version"])
@@ -89,20 +75,16 @@ def run_time(run: dict, source) -> str:
     return f"{run['minutes']:.1f} min (run {numbers[0]})"
 
 
-def usual_runs(results: list[Result]) -> int:
-    """The number of runs most cases take their medians from."""
-    counts = Counter(r.runs() for r in results)
-    return counts.most_common(1)[0][0] if counts else 1
-
-
 def rounds_text(results: list[Result]) -> str:
     """How many rounds a version's cases take their medians from: one number, or the fewest and the most."""
     counts = sorted({r.runs() for r in results if r.runs()}) or [1]
     return plural(counts[0], "round") if len(counts) == 1 else f"{counts[0]} to {counts[-1]} rounds, by case"
 
 
-def runs_text(n: int) -> str:
-    return "measured once" if n == 1 else f"{n} runs"
+def table(header: list[str], rows: list[list[str]], right_from: int) -> list[str]:
+    return ["| " + " | ".join(header) + " |",
+            "| " + " | ".join("---:" if i >= right_from else "---" for i in range(len(header))) + " |",
+            *("| " + " | ".join(row) + " |" for row in rows)]
 
 
 # ---- bench/results/latest.md ------------------------------------------------
@@ -119,74 +101,68 @@ def render_latest(data: dict) -> str:
     )
 
 
-def version_header(run: dict, results: list[Result]) -> str:
+def render_version(run: dict) -> str:
+    """A version's section of latest.md: how it was measured, its cases and its client sweep."""
+    results = results_of(run)
+    # the number of runs most cases take their medians from
+    usual = Counter(r.runs() for r in results).most_common(1)[0][0] if results else 1
+    superseded = run.get("superseded")
     quick = " (quick mode: sizes too small to mean anything)" if run.get("quick") else ""
     lines = [f"## PostgreSQL {run['server_version']}{quick}", ""]
-    superseded = run.get("superseded")
     # (a run whose every case was measured again: the later runs say when and where)
     facts = [] if superseded else [x for x in (run.get("date"), run.get("machine")) if x]
     if facts:
         lines.append(", ".join(facts) + ".  ")
-    medians = (rounds_text(results) if superseded else plural(usual_runs(results), 'interleaved run')
-               + (" where the notes below say no other" if any(r.runs() != usual_runs(results) for r in results)
-                  else ""))
-    method = [f"Medians of {medians}"
-              + (f" (client sweep: {plural(run['sweep_repeats'], 'round')} of {run['sweep_seconds']} s per point)"
-                 if run.get("sweep") else "")]
-    if run.get("build") and not superseded:
-        method.append(build_text(run))
-    method.append(run.get("pg_uuidv7") or "pg_uuidv7 not available")
-    method.append(f"random bytes of gen_random_uuid() and uuidv7(): {run.get('random_bytes', 'not recorded')}")
-    if run.get("settings"):
-        method.append(f"cluster settings: {settings_text(run['settings'])}")
+    medians = (rounds_text(results) if superseded else plural(usual, "interleaved run")
+               + (" where the notes below say no other" if any(r.runs() != usual for r in results) else ""))
+    sweep = (f" (client sweep: {plural(run['sweep_repeats'], 'round')} of {run['sweep_seconds']} s per point)"
+             if run.get("sweep") else "")
     difference = session_difference(run)
-    if difference:
-        method.append(f"\"not preloaded\" runs on a second cluster with the same settings and {difference}")
-    lines.append("; ".join(method) + ".  ")
+    method = [f"Medians of {medians}{sweep}",
+              "" if superseded else build_text(run),
+              run.get("pg_uuidv7") or "pg_uuidv7 not available",
+              f"random bytes of gen_random_uuid() and uuidv7(): {run.get('random_bytes', 'not recorded')}",
+              f"cluster settings: {settings_text(run['settings'])}" if run.get("settings") else "",
+              f"\"not preloaded\" runs on a second cluster with the same settings and {difference}"
+              if difference else ""]
+    lines.append("; ".join(part for part in method if part) + ".  ")
     if superseded:
         lines.append("Every case of this version's first run was measured again since, in the runs below; "
                      "none of that run's figures is left.")
     else:
-        took = f"This version's run took {run['minutes']:.1f} min"
-        if "client_sweep" in run.get("durations", {}):
-            took += f" (client sweep {run['durations']['client_sweep'] / 60:.1f} min)"
-        lines.append(took + ".")
+        seconds = run.get("durations", {}).get("client_sweep")
+        lines.append(f"This version's run took {run['minutes']:.1f} min"
+                     + ("" if seconds is None else f" (client sweep {seconds / 60:.1f} min)") + ".")
     for note in run.get("later", []):
-        lines[-1] += f"  \nRun on its own{'' if superseded else ' since'} (`bench/run --case`): {later_text(note)}."
+        lines[-1] += (f"  \nRun on its own{'' if superseded else ' since'} (`bench/run --case`): "
+                      f"{', '.join(note['cases'])}: measured on its own on {note.get('date', 'a date not recorded')}, "
+                      f"PostgreSQL {note.get('server_version', '?')}, {build_text(note) or 'build not recorded'}, "
+                      f"in {note.get('minutes', 0):.1f} min.")
     if run.get("attempt", 1) > 1:
         lines[-1] += (f"  \nThis is attempt {run['attempt']}: the earlier ones stopped because ulid was "
                       "reinstalled by something else on this machine while they ran.")
-    return "\n".join(lines)
-
-
-def render_version(run: dict) -> str:
-    results = results_of(run)
-    usual = usual_runs(results)
-    lines = [version_header(run, results), "", "| case | variant | median | ratio |", "| --- | --- | ---: | ---: |"]
+    rows = []
     for r in results:
         for variant in r.values:
             # a baseline of zero (bigint's full-page images per row can be) has no ratio
             ratio = f"{r.ratio(variant):.2f}" if r.baseline in r.values and r.median(r.baseline) else "–"
-            lines.append(f"| {r.case} | {variant} | {fmt(r.median(variant))} {r.unit} | {ratio} |")
-        for variant, why in r.missing.items():
-            lines.append(f"| {r.case} | {variant} | not available: {why} | – |")
+            rows.append([r.case, variant, f"{fmt(r.median(variant))} {r.unit}", ratio])
+        rows += [[r.case, variant, f"not available: {why}", "–"] for variant, why in r.missing.items()]
+    lines += ["", *table(["case", "variant", "median", "ratio"], rows, right_from=2)]
     notes, seen = [], []
     for r in results:
         # a case showing another's measurements against another baseline needs no note of its own
         shared = r.values in seen and not r.note
         seen.append(r.values)
-        parts = ([runs_text(r.runs())] if r.runs() != usual and not shared else []) + ([r.note] if r.note else [])
+        parts = ([f"{r.runs()} runs" if r.runs() != 1 else "measured once"] if r.runs() != usual and not shared
+                 else []) + ([r.note] if r.note else [])
         if parts and r.values:  # a case with nothing measured has its reasons in the table
             notes.append(f"- {r.case}: {'; '.join(parts)}")
     if notes:
         lines += ["", *notes]
-    baselines = list(dict.fromkeys(r.baseline for r in results))
-    lines += [
-        "",
-        "Ratios divide each median by the median of its case's baseline variant (here: "
-        + ", ".join(baselines) + "), whose own ratio is one. "
-        "For times and sizes lower is better; for tps higher is better.",
-    ]
+    lines += ["", "Ratios divide each median by the median of its case's baseline variant (here: "
+              + ", ".join(dict.fromkeys(r.baseline for r in results)) + "), whose own ratio is one. "
+              "For times and sizes lower is better; for tps higher is better."]
     return "\n".join(lines) + "\n" + render_sweep(run)
 
 
@@ -194,29 +170,19 @@ def render_sweep(run: dict) -> str:
     sweep = sweep_of(run)
     if not sweep:
         return ""
-    tag = f"pg{run['version']}"
     counts = list(sweep)
     first = sweep[counts[0]]
-    variants = list(first.values)
     ref = 2 if 2 in sweep else counts[0]
-    lines = [
-        "",
-        "### INSERT throughput by number of clients",
-        "",
+    rows = [[v, *(f"{fmt(sweep[c].median(v))} ({sweep[c].ratio(v):.2f})" for c in counts),
+             f"{sweep[counts[-1]].median(v) / sweep[ref].median(v):.2f}"] for v in first.values]
+    rows += [[v, f"not available: {why}", *["–"] * len(counts)] for v, why in first.missing.items()]
+    return "\n".join([
+        "", "### INSERT throughput by number of clients", "",
         f"{first.case.split(',')[0]}: tps, median of each point, and in brackets the ratio to {first.baseline} "
         f"at the same client count. The last column is the tps at {counts[-1]} clients over the tps at "
-        f"{ref} clients. Plot: [clients-{tag}.png](clients-{tag}.png).",
-        "",
-        "| variant | " + " | ".join(plural(c, "client") for c in counts) + " | scaling |",
-        "| --- | " + " | ".join("---:" for _ in counts) + " | ---: |",
-    ]
-    for v in variants:
-        cells = [f"{fmt(sweep[c].median(v))} ({sweep[c].ratio(v):.2f})" for c in counts]
-        scaling = sweep[counts[-1]].median(v) / sweep[ref].median(v)
-        lines.append(f"| {v} | " + " | ".join(cells) + f" | {scaling:.2f} |")
-    for v, why in first.missing.items():
-        lines.append(f"| {v} | not available: {why} | " + " | ".join("–" for _ in counts[1:]) + " | – |")
-    return "\n".join(lines) + "\n"
+        f"{ref} clients. Plot: [clients-pg{run['version']}.png](clients-pg{run['version']}.png).", "",
+        *table(["variant", *(plural(c, "client") for c in counts), "scaling"], rows, right_from=1),
+    ]) + "\n"
 
 
 # ---- docs/performance.md ----------------------------------------------------
@@ -235,9 +201,8 @@ class Ratio:
 # The page's sections: (title, what the section compares, rows); a case a version lacks shows n/a.
 RATIOS: list[tuple[str, str, list[Ratio]]] = [
     ("Generating one value",
-     "The cost of one call in `SELECT count(f()) FROM generate_series(...)`, against the uuid generators and "
-     "against `clock_timestamp()`, a volatile call that does almost nothing and so stands for the executor's own "
-     "cost per row.",
+     "The cost of one call in `SELECT count(f()) FROM generate_series(...)`, against the uuid generators and against "
+     "`clock_timestamp()`, a volatile call that does almost nothing and so stands for the executor's own cost per row.",
      [Ratio("gen", "gen_ulid()"),
       Ratio("gen", "gen_ulid()", "uuidv7()"),
       Ratio("gen", "gen_ulid()", "uuid_generate_v7() (pg_uuidv7)"),
@@ -249,25 +214,17 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
       Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)", "gen_monotonic_ulid() (preloaded)")]),
     ("Inserting rows",
      "One `INSERT ... SELECT` into a table whose primary key has a DEFAULT id; time, lower is better.",
-     [Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)"),
-      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid gen_random_uuid()"),
-      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid uuidv7()"),
-      Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", "uuid uuid_generate_v7() (pg_uuidv7)"),
+     [*(Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", baseline) for baseline in (
+         None, "uuid gen_random_uuid()", "uuid uuidv7()", "uuid uuid_generate_v7() (pg_uuidv7)")),
       Ratio("insert", "ulid gen_ulid()", "uuid gen_random_uuid()")]),
     ("Sorting, indexing, text and binary input and output",
      "The same random ULIDs (times drawn from 1990 to 2030, 80 random bits) stored as `ulid` and as `uuid`; time, "
      "lower is better.",
-     [Ratio("sort", "ulid"),
-      Ratio("index", "ulid"),
-      Ratio("text-out", "ulid"),
-      Ratio("copy-text-out", "ulid"),
-      Ratio("text-in", "ulid"),
-      Ratio("bin-out", "ulid"),
-      Ratio("bin-in", "ulid")]),
+     [Ratio(key, "ulid") for key in ("sort", "index", "text-out", "copy-text-out", "text-in", "bin-out", "bin-in")]),
     ("Lookups and time ranges",
      "Point lookups of a random row, by its key (the md5 of the row number, as `ulid` and as `uuid`; a `bigint` "
-     "of the row number), are transactions per second (higher is better); range queries, over time-ordered values stored as `ulid` and as "
-     "`uuid`, are time (lower is better).",
+     "of the row number), are transactions per second (higher is better); range queries, over time-ordered values "
+     "stored as `ulid` and as `uuid`, are time (lower is better).",
      [Ratio("lookup", "ulid"),
       Ratio("lookup", "ulid", "uuid"),
       Ratio("range-btree", "ulid"),
@@ -286,11 +243,10 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "extension, per call, on the cluster without `ulid` preloaded (time, lower is better). Its target: "
      "`ulid_portable.gen_ulid()` at most 3 times `gen_random_uuid()`, which it calls once, and no slower than "
      "the one-line SQL generator people paste (`lpad(to_hex(...)) || encode(gen_random_bytes(10), 'hex')`, "
-     "which checks neither the range nor `ulid.layout`). What "
-     "`gen_random_uuid()` costs depends on how the server was built: with OpenSSL (as Debian's "
-     "packages are) it asks OpenSSL for the bytes; built without it, it reads `/dev/urandom` on every call "
-     "(PostgreSQL's `src/port/pg_strong_random.c`; what that costs is not measured here). The table of the "
-     "servers above says which each server measured here does "
+     "which checks neither the range nor `ulid.layout`). What `gen_random_uuid()` costs depends on how the server "
+     "was built: with OpenSSL (as Debian's packages are) it asks OpenSSL for the bytes; built without it, it reads "
+     "`/dev/urandom` on every call (PostgreSQL's `src/port/pg_strong_random.c`; what that costs is not measured "
+     "here). The table of the servers above says which each server measured here does "
      "(the times: [bench/results/latest.md](../bench/results/latest.md)).",
      [Ratio("portable-gen", "ulid_portable.gen_ulid()", target=3),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
@@ -318,44 +274,32 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "Sizes in bytes on disk, lower is better; the sizes themselves are in the next section.",
      [Ratio("btree-size", "ulid"),
       Ratio("brin-size", "ulid"),
-      Ratio("pk-size", "ulid (gen_monotonic_ulid)"),
-      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v4 (gen_random_uuid)"),
-      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (uuidv7)"),
-      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (a SQL function: this server has no uuidv7)"),
-      Ratio("pk-size", "ulid (gen_monotonic_ulid)", "uuid v7 (pg_uuidv7)"),
+      *(Ratio("pk-size", "ulid (gen_monotonic_ulid)", baseline) for baseline in (
+          None, "uuid v4 (gen_random_uuid)", "uuid v7 (uuidv7)", "uuid v7 (a SQL function: this server has no uuidv7)",
+          "uuid v7 (pg_uuidv7)")),
       Ratio("table-size", "ulid (gen_monotonic_ulid)")]),
 ]
 # Cases whose medians the page shows as they are (sizes drift far less than times).
 ABSOLUTE = ["btree-size", "brin-size", "pk-size", "table-size"]
 
 
-def table(header: list[str], rows: list[list[str]], right_from: int) -> list[str]:
-    return ["| " + " | ".join(header) + " |",
-            "| " + " | ".join("---:" if i >= right_from else "---" for i in range(len(header))) + " |",
-            *("| " + " | ".join(row) + " |" for row in rows)]
-
-
 def render_cli(data: dict | None) -> list[str]:
     """The page's section on the command-line tool."""
     lines = ["## The command-line tool", ""]
     if data is None:
-        return lines + ["The results hold no figures for the command-line tool yet: `bench/cli` measures them.",
-                        ""]
-    lines += [
+        return lines + ["The results hold no figures for the command-line tool yet: `bench/cli` measures them.", ""]
+    rows = [[f"`ulid-tool {case['case']}`", f"{1e9 / case['tool_ns_per_id']:,.0f}",
+             f"{1e9 / case['core_ns_per_id']:,.0f}", f"{case['ratio']:.2f}"] for case in data["cases"]]
+    return lines + [
         f"`bench/cli` runs `ulid-tool` over {data['ids']:,} ids, the output to `/dev/null` (`parse` reads them from a "
         "file), and ulid-core's own loop for the same work in memory (the clock, the CSPRNG and the text for "
         "`new`; the decoder and the fields `parse` prints for `parse`), in the same run; a figure is the median "
         f"of {plural(data['rounds'], 'round')}. The ratio is the tool's time per id over the loop's; "
-        f"the target is at most {CLI_TARGET:g}.",
+        f"the target is at most {CLI_TARGET:g}.", "",
+        *table(["command", "tool: ids/s", "ulid-core loop: ids/s", "ratio"], rows, right_from=1),
         "",
+        f"Measured on {data['date']} ({data['tool']}, {data['cpu']}).", "",
     ]
-    rows = []
-    for case in data["cases"]:
-        tool, core = case["tool_ns_per_id"], case["core_ns_per_id"]
-        rows.append([f"`ulid-tool {case['case']}`", f"{1e9 / tool:,.0f}", f"{1e9 / core:,.0f}", f"{case['ratio']:.2f}"])
-    lines += table(["command", "tool: ids/s", "ulid-core loop: ids/s", "ratio"], rows, right_from=1)
-    lines += ["", f"Measured on {data['date']} ({data['tool']}, {data['cpu']}).", ""]
-    return lines
 
 
 def case_title(found: dict[int, dict[str, Result]], key: str) -> str:
@@ -378,16 +322,20 @@ def ratio_cell(found: dict[str, Result], ratio: Ratio) -> str:
 
 def target_text(ratio: Ratio, baseline: str, cells: dict[str, str]) -> str:
     """Whether a ratio's target is met on each server (CELLS: the ratio by version)."""
-    met = [v for v, cell in cells.items() if cell != "n/a" and float(cell) <= ratio.target]
-    missed = [v for v, cell in cells.items() if cell != "n/a" and float(cell) > ratio.target]
-    verdict = "; ".join(part for part in (f"met on {', '.join(met)}" if met else "",
-                                          f"not met on {', '.join(missed)}" if missed else "") if part)
-    return (f"Target for `{ratio.variant}` against {baseline}: at most {ratio.target:.2f}; "
-            f"{verdict or 'not measured'}.")
+    measured = {v: float(cell) for v, cell in cells.items() if cell != "n/a"}
+    verdict = "; ".join(f"{word} on {', '.join(vs)}" for word, vs in (
+        ("met", [v for v, x in measured.items() if x <= ratio.target]),
+        ("not met", [v for v, x in measured.items() if x > ratio.target])) if vs)
+    return f"Target for `{ratio.variant}` against {baseline}: at most {ratio.target:.2f}; {verdict or 'not measured'}."
 
 
 def link(target: Path, page: Path) -> str:
     return os.path.relpath(target, page.parent)
+
+
+def image(png: Path, page: Path, alt: str) -> list[str]:
+    """The plot PNG, after a blank line, where it was drawn."""
+    return ["", f"![{alt}]({link(png, page)})"] if png.exists() else []
 
 
 def shown_path(path: Path) -> str:
@@ -406,32 +354,27 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
     results_dir = link(out, page)
     pg = [f"PostgreSQL {v}" for v in versions]
     lines = [
-        "# Performance",
-        "",
+        "# Performance", "",
         f"<!-- Generated by bench/report.py from {shown_path(out / 'latest.json')}: `bench/run --report` writes "
-        "it again. Change the code or the results, not this page. -->",
-        "",
-        "How `ulid` compares with the ids PostgreSQL users pick instead: a `bigint` identity column, `uuid` "
-        "from `gen_random_uuid()` (version 4), core's `uuidv7()` where the server has it, and "
-        "`uuid_generate_v7()` from the pg_uuidv7 extension. Every figure on this page comes from the "
-        f"results in [`{shown_path(out)}/`]({results_dir}/), which `bench/run`, `bench/callgrind` and `bench/cli` write; "
+        "it again. Change the code or the results, not this page. -->", "",
+        "How `ulid` compares with the ids PostgreSQL users pick instead: a `bigint` identity column, `uuid` from "
+        "`gen_random_uuid()` (version 4), core's `uuidv7()` where the server has it, and `uuid_generate_v7()` from "
+        "the pg_uuidv7 extension. Every figure on this page comes from the results in "
+        f"[`{shown_path(out)}/`]({results_dir}/), which `bench/run`, `bench/callgrind` and `bench/cli` write; "
         f"[`latest.md`]({results_dir}/latest.md) lists every case with its medians in absolute units.",
-        "",
-        "## How the figures were made",
-        "",
+        "", "## How the figures were made", "",
         "- Each PostgreSQL version runs every case it can (\"Not available\" below lists what it could not; past "
-        "memory only where it is named, `bench/run --case past_memory`) on "
-        "private clusters of its own, all on the one machine of that run (the table of runs below says "
-        "each run's machine). Within a "
-        "case the variants run in rounds, one after another (A, B, C, A, B, C, ...; the client sweep turns "
-        "the order each round), so that whatever the machine does meanwhile hits all of them alike; a figure "
-        "is the median of a variant's rounds (how many rounds each case had is in `latest.md`). Past memory "
-        "is the exception: each variant runs once, on a server started afresh for it, as its section says.",
-        "- A ratio divides one variant's median by another's, both measured in the same run on the same "
-        "machine, and on the same server but for the \"not preloaded\" variants, which run on a second cluster "
-        "with identical settings but that one. For times and sizes, below one means `ulid` needs less; "
-        "for transactions per second, above one means it does more. Compare ratios, not absolute times: those drift from run to run on a "
-        "shared machine, and differ from one machine to the next.",
+        "memory only where it is named, `bench/run --case past_memory`) on private clusters of its own, all on the "
+        "one machine of that run (the table of runs below says each run's machine). Within a case the variants run "
+        "in rounds, one after another (A, B, C, A, B, C, ...; the client sweep turns the order each round), so that "
+        "whatever the machine does meanwhile hits all of them alike; a figure is the median of a variant's rounds "
+        "(how many rounds each case had is in `latest.md`). Past memory is the exception: each variant runs once, "
+        "on a server started afresh for it, as its section says.",
+        "- A ratio divides one variant's median by another's, both measured in the same run on the same machine, "
+        "and on the same server but for the \"not preloaded\" variants, which run on a second cluster with "
+        "identical settings but that one. For times and sizes, below one means `ulid` needs less; for transactions "
+        "per second, above one means it does more. Compare ratios, not absolute times: those drift from run to run "
+        "on a shared machine, and differ from one machine to the next.",
         "- `gen_monotonic_ulid()` is measured twice: with `ulid` in `shared_preload_libraries` (\"preloaded\") "
         "and on a second cluster, identical but for that setting (\"not preloaded\"). Where each keeps its "
         "state is what the build of the run measured kept: the table of runs below says it for each run.",
@@ -440,38 +383,31 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         "column which run each row's figures come from; the client sweep's tables, the plots and the past "
         "memory's table, in the sentence beside them.",
         "- n/a: the variant does not exist on that version, or was not installed there (see below).",
-        "",
-        "### The runs behind the figures",
+        "", "### The runs behind the figures", "",
+        *table(["run", "date", "ulid build", "measured", "machine", "`gen_monotonic_ulid()`'s state in that build"],
+               [[str(run.number), run.date, run.build, run_measured(run), run.machine, monotonic_state(run.commit)]
+                for run in source.runs], right_from=6),
         "",
     ]
-    rows = [[str(run.number), run.date, run.build, run_measured(run), run.machine, monotonic_state(run.commit)]
-            for run in source.runs]
-    lines += table(["run", "date", "ulid build", "measured", "machine", "`gen_monotonic_ulid()`'s state in that "
-                    "build"], rows, right_from=6)
-    lines.append("")
     rows = [
         ["server"] + [run["server_version"] for run in runs],
-        ["pg_uuidv7"] + [for_readers(run["pg_uuidv7"]) if run.get("pg_uuidv7") else "not installed"
-                         for run in runs],
-        ["random bytes of `gen_random_uuid()`, `uuidv7()`"] + [run.get("random_bytes", "not recorded")
-                                                               for run in runs],
+        ["pg_uuidv7"] + [for_readers(run["pg_uuidv7"]) if run.get("pg_uuidv7") else "not installed" for run in runs],
+        ["random bytes of `gen_random_uuid()`, `uuidv7()`"] + [run.get("random_bytes", "not recorded") for run in runs],
         ["medians of"] + [rounds_text(results_of(run)) for run in runs],
         ["time of the version's run"] + [run_time(run, source) for run in runs],
     ]
     if any(run.get("quick") for run in runs):
         rows.append(["sizes"] + ["quick mode: too small to mean anything" if run.get("quick") else "full"
                                  for run in runs])
-    lines += table([""] + pg, rows, right_from=len(pg) + 1)
+    lines += [*table([""] + pg, rows, right_from=len(pg) + 1), ""]
     settings = {settings_text(run["settings"]) for run in runs if run.get("settings")}
-    lines.append("")
     if len(settings) == 1:
+        difference = session_difference(runs[0])
         lines.append(f"Settings of the benchmark clusters: `{settings.pop()}`"
-                     + (f"; the second cluster differs in `{session_difference(runs[0])}`."
-                        if session_difference(runs[0]) else "."))
+                     + (f"; the second cluster differs in `{difference}`." if difference else "."))
     else:
-        for run in runs:
-            lines.append(f"- Settings on PostgreSQL {run['version']}: "
-                         + (f"`{settings_text(run['settings'])}`" if run.get("settings") else "not recorded"))
+        lines += [f"- Settings on PostgreSQL {run['version']}: "
+                  + (f"`{settings_text(run['settings'])}`" if run.get("settings") else "not recorded") for run in runs]
     missing = [(run["version"], why) for run in runs
                for why in dict.fromkeys([*run.get("unavailable", {}).values(),
                                          *(w for r in results_of(run) for w in r.missing.values())])]
@@ -479,75 +415,64 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
         lines += ["", "Not available:", ""] + [f"- PostgreSQL {v}: {for_readers(why)}"
                                                for v, why in dict.fromkeys(missing)]
 
+    def runs_cell(key: str, cells: list[str]) -> str:
+        """The runs a row's CELLS of the case KEY come from."""
+        return source.cell({v: key for v, cell in zip(versions, cells) if cell != "n/a"})
+
     lines += ["", "## Ratios", ""]
     for title, about, ratios in RATIOS:
         lines += [f"### {title}", "", about, ""]
         rows, targets, last = [], [], None
         for ratio in ratios:
-            baseline = ratio.baseline or next((found[v][ratio.key].baseline for v in versions
-                                               if ratio.key in found[v]), "?")
+            present = [found[v][ratio.key] for v in versions if ratio.key in found[v]]
+            baseline = ratio.baseline or next((r.baseline for r in present), "?")
             cells = [ratio_cell(found[v], ratio) for v in versions]
-            if all(cell == "n/a" for cell in cells) and not any(
-                    ratio.variant in found[v][ratio.key].missing for v in versions if ratio.key in found[v]):
+            if all(cell == "n/a" for cell in cells) and not any(ratio.variant in r.missing for r in present):
                 continue  # a variant these results do not have yet (measured by a later run)
-            measured = source.cell({v: ratio.key for v, cell in zip(versions, cells) if cell != "n/a"})
             rows.append([case_title(found, ratio.key) if ratio.key != last else "", ratio.variant, baseline]
-                        + cells + [measured])
+                        + cells + [runs_cell(ratio.key, cells)])
             if ratio.target is not None:
                 targets += [target_text(ratio, baseline, dict(zip(map(str, versions), cells))), ""]
             last = ratio.key
-        lines += table(["case", "variant", "against"] + pg + ["run"], rows, right_from=3)
-        lines.append("")
-        lines += targets
+        lines += [*table(["case", "variant", "against"] + pg + ["run"], rows, right_from=3), "", *targets]
 
-    lines += ["## Sizes as measured", "",
-              "Sizes drift far less than times from run to run (a random key's index by about a percent), "
-              "so here they are as they were measured.", ""]
     rows = []
     for key in ABSOLUTE:
-        variants = list(dict.fromkeys(n for v in versions if key in found[v] for n in found[v][key].values))
+        variants = dict.fromkeys(n for v in versions if key in found[v] for n in found[v][key].values)
         for i, name in enumerate(variants):
-            cells = []
-            for v in versions:
-                r = found[v].get(key)
-                cells.append(f"{fmt(r.median(name))} {r.unit}" if r and name in r.values else "n/a")
-            measured = source.cell({v: key for v, cell in zip(versions, cells) if cell != "n/a"})
-            rows.append([case_title(found, key) if i == 0 else "", name] + cells + [measured])
-    lines += table(["case", "variant"] + pg + ["run"], rows, right_from=2)
-    lines.append("")
+            cells = [f"{fmt(found[v][key].median(name))} {found[v][key].unit}"
+                     if key in found[v] and name in found[v][key].values else "n/a" for v in versions]
+            rows.append([case_title(found, key) if i == 0 else "", name] + cells + [runs_cell(key, cells)])
+    lines += ["## Sizes as measured", "",
+              "Sizes drift far less than times from run to run (a random key's index by about a percent), "
+              "so here they are as they were measured.", "",
+              *table(["case", "variant"] + pg + ["run"], rows, right_from=2), "",
+              "## INSERT throughput by number of clients", ""]
 
-    lines += ["## INSERT throughput by number of clients", ""]
     for run in runs:
         sweep = sweep_of(run)
         if not sweep:
             continue
-        counts_ = list(sweep)
-        first = sweep[counts_[0]]
+        first = next(iter(sweep.values()))
+        rows = []
+        for name in first.values:
+            ratios = [r.ratio(name) for r in sweep.values()]
+            rows.append([name, *(f"{r.median(name) / 1e3:.1f}" for r in sweep.values()),
+                         "baseline" if name == first.baseline else f"{min(ratios):.2f} to {max(ratios):.2f}"])
+        rows += [[name, *["n/a"] * len(sweep), "n/a"] for name in first.missing]
         lines += [
-            f"### PostgreSQL {run['version']}",
-            "",
+            f"### PostgreSQL {run['version']}", "",
             f"pgbench, one INSERT of a row with a DEFAULT id per transaction, on PostgreSQL "
             f"{run['server_version']}: thousands of transactions per second, each the median of "
             f"{plural(run['sweep_repeats'], 'run')} of {run['sweep_seconds']} s. Higher is better. The last "
             f"column is the lowest and the highest ratio to {first.baseline} over these client counts. "
             f"{source.sentence({run['version']: first.key or first.case})} (what its build kept as "
-            "`gen_monotonic_ulid()`'s state: [the runs](#the-runs-behind-the-figures)).",
+            "`gen_monotonic_ulid()`'s state: [the runs](#the-runs-behind-the-figures)).", "",
+            *table(["id", *(plural(c, "client") for c in sweep), f"against {first.baseline}"], rows, right_from=1),
+            *image(out / f"clients-pg{run['version']}.png", page,
+                   f"INSERT throughput by number of clients, PostgreSQL {run['version']}"),
             "",
         ]
-        rows = []
-        for name in first.values:
-            ratios = [sweep[c].ratio(name) for c in counts_]
-            rows.append([name] + [f"{sweep[c].median(name) / 1e3:.1f}" for c in counts_]
-                        + ["baseline" if name == first.baseline else f"{min(ratios):.2f} to {max(ratios):.2f}"])
-        for name in first.missing:
-            rows.append([name] + ["n/a" for _ in counts_] + ["n/a"])
-        lines += table(["id"] + [plural(c, "client") for c in counts_] + [f"against {first.baseline}"], rows,
-                       right_from=1)
-        png = out / f"clients-pg{run['version']}.png"
-        if png.exists():
-            lines += ["", f"![INSERT throughput by number of clients, PostgreSQL {run['version']}]"
-                          f"({link(png, page)})"]
-        lines.append("")
 
     growth = [run for run in runs if (out / f"growth-pg{run['version']}.png").exists()]
     if growth:
@@ -555,23 +480,17 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
                   "Rows with a DEFAULT id inserted into an empty table in batches: after each batch, the size "
                   "of the primary key (left) and the insert rate of the batch (right). The final sizes are "
                   "in the tables above.", ""]
-        for run in growth:
-            png = out / f"growth-pg{run['version']}.png"
-            lines += [f"![Primary key size and insert rate as a table grows, PostgreSQL {run['version']}]"
-                      f"({link(png, page)})", "",
-                      f"PostgreSQL {run['version']}: {source.sentence({run['version']: 'pk-size'}).lower()}.",
-                      ""]
+    for version in (run["version"] for run in growth):
+        lines += [f"![Primary key size and insert rate as a table grows, PostgreSQL {version}]"
+                  f"({link(out / f'growth-pg{version}.png', page)})", "",
+                  f"PostgreSQL {version}: {source.sentence({version: 'pk-size'}).lower()}.", ""]
 
     for run in runs:
         lines += render_past_memory(run, out, page, source)
-    lines += render_counts(counts or [])
-    lines += render_cli(load_cli(out))
-    lines += [
-        "## Reproduce",
-        "",
+    lines += render_counts(counts or []) + render_cli(load_cli(out)) + [
+        "## Reproduce", "",
         "As root, in a checkout (`bench/run` installs the servers it measures with `scripts/setup`, and builds "
-        "and installs `ulid` first: a release build, a debug one with `--quick`, none with `--installed`):",
-        "",
+        "and installs `ulid` first: a release build, a debug one with `--quick`, none with `--installed`):", "",
         "```sh",
         f"bench/run                # {', '.join(BENCH_BUILDS[:-1])} and {BENCH_BUILDS[-1]}, into bench/results/ "
         "and this page",
@@ -593,28 +512,23 @@ def render_counts(counts: list[dict]) -> list[str]:
     if not counts:
         return lines + ["The results hold no instruction counts yet: `bench/callgrind VERSION` counts them, "
                         "on the build installed into that version.", ""]
-    builds = [str(c["version"]) for c in counts]
-    floor = {str(c["version"]): next((r["instructions"] for r in c["rows"] if r["expr"] == "clock_timestamp()"),
-                                     None) for c in counts}
+    rows = []
+    for label in dict.fromkeys(r["label"] for c in counts for r in c["rows"]):
+        cells = []
+        for c in counts:
+            row = next((r for r in c["rows"] if r["label"] == label), None)
+            floor = next((r["instructions"] for r in c["rows"] if r["expr"] == "clock_timestamp()"), None)
+            cells.append("n/a" if row is None else f"{row['instructions']:,}"
+                         + (f" ({row['instructions'] / floor:.2f})" if floor else ""))
+        rows.append([label] + cells)
     lines += [
         "`bench/callgrind` counts the instructions the executor runs for one row of "
         "`SELECT count(f()) FROM generate_series(...)` under valgrind: unlike times, counts repeat exactly "
         "on a busy machine. In brackets, the ratio to `clock_timestamp()` on the same server. "
-        "The kernel's side of reading the clock is not counted.",
+        "The kernel's side of reading the clock is not counted.", "",
+        *table(["per call"] + [f"PostgreSQL {c['version']}" for c in counts], rows, right_from=1),
         "",
     ]
-    labels = list(dict.fromkeys(r["label"] for c in counts for r in c["rows"]))
-    rows = []
-    for label in labels:
-        cells = []
-        for c in counts:
-            row = next((r for r in c["rows"] if r["label"] == label), None)
-            f = floor[str(c["version"])]
-            cells.append("n/a" if row is None else f"{row['instructions']:,}"
-                         + (f" ({row['instructions'] / f:.2f})" if f else ""))
-        rows.append([label] + cells)
-    lines += table(["per call"] + [f"PostgreSQL {b}" for b in builds], rows, right_from=1)
-    lines.append("")
     for c in counts:
         lines.append(f"- PostgreSQL {c['version']} ({c.get('server_version', 'version not recorded')}): "
                      f"counted on {c.get('date', 'a date not recorded')} over {c['calls']:,} and "
@@ -643,32 +557,30 @@ def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
         v, b = of(r, field, rows, step), of(base, field, rows, step)
         return "n/a" if v is None or not b else f"{v / b:.2f}"
 
-    lines = [f"What to expect: once the index of a random key outgrows memory, every insert reads a page of it "
-             f"and, after each checkpoint, logs that page whole. By {five:,} rows `uuid` v4 inserted at "
-             f"{ratio(v4, 'rows_per_s', five)} of `bigint`'s rate, and at {ratio(v4, 'rows_per_s', None)} at "
-             f"the end (the last fifth of its {v4['rows']:,} rows), writing {ratio(v4, 'wal_bytes_per_row', None)} times its WAL per row "
-             f"({of(v4, 'fpi_per_row', None, True) * 1000:,.0f} full-page images per 1,000 rows); its point lookups ran "
-             f"at {ratio(v4, 'lookups_per_s', None, step=False)} of `bigint`'s. The time-ordered ids insert at the right-hand "
-             f"end of their index, whose few pages stay in memory:"]
-    parts = []
-    for name in ("ulid gen_monotonic_ulid()", "ulid gen_ulid()", "uuid uuidv7()"):
-        r = runs.get(name)
-        if r and r["steps"]:
-            parts.append(f"`{name.split(' ', 1)[1]}` kept {ratio(r, 'rows_per_s', None)} of `bigint`'s rate and "
-                         f"wrote {ratio(r, 'wal_bytes_per_row', None)} times its WAL per row at the end")
+    text = (f"What to expect: once the index of a random key outgrows memory, every insert reads a page of it "
+            f"and, after each checkpoint, logs that page whole. By {five:,} rows `uuid` v4 inserted at "
+            f"{ratio(v4, 'rows_per_s', five)} of `bigint`'s rate, and at {ratio(v4, 'rows_per_s', None)} at the end "
+            f"(the last fifth of its {v4['rows']:,} rows), writing {ratio(v4, 'wal_bytes_per_row', None)} times its "
+            f"WAL per row ({of(v4, 'fpi_per_row', None, True) * 1000:,.0f} full-page images per 1,000 rows); its "
+            f"point lookups ran at {ratio(v4, 'lookups_per_s', None, step=False)} of `bigint`'s. The time-ordered "
+            "ids insert at the right-hand end of their index, whose few pages stay in memory:")
+    parts = [f"`{name.split(' ', 1)[1]}` kept {ratio(runs[name], 'rows_per_s', None)} of `bigint`'s rate and "
+             f"wrote {ratio(runs[name], 'wal_bytes_per_row', None)} times its WAL per row at the end"
+             for name in ("ulid gen_monotonic_ulid()", "ulid gen_ulid()", "uuid uuidv7()")
+             if runs.get(name) and runs[name]["steps"]]
     if parts:
-        lines[0] += " " + "; ".join(parts) + "."
-    lines[0] += (" What they still cost is size: a 16-byte key makes a larger primary key than `bigint`'s "
-                 "8 bytes (the table's primary key column).")
+        text += " " + "; ".join(parts) + "."
+    text += (" What they still cost is size: a 16-byte key makes a larger primary key than `bigint`'s "
+             "8 bytes (the table's primary key column).")
     mono, rand = runs.get("ulid gen_monotonic_ulid()"), runs.get("ulid gen_ulid()")
     per_ms = of(rand, "rows_per_s", None, True) if rand and rand["steps"] else None
     if mono and rand and mono.get("pk_mb") and rand.get("pk_mb") and per_ms:
-        lines[0] += (f" `gen_ulid()`'s primary key is {rand['pk_mb'] / mono['pk_mb']:.2f} times "
-                     f"`gen_monotonic_ulid()`'s: at its rate at the end, {per_ms:,.0f} rows a second, a "
-                     f"millisecond holds about {per_ms / 1000:,.0f} ids, which "
-                     "`gen_ulid()` draws in random order, so pages split in the middle and are left part empty; "
-                     "`gen_monotonic_ulid()` keeps them in order, so only the last page splits.")
-    return [lines[0], ""]
+        text += (f" `gen_ulid()`'s primary key is {rand['pk_mb'] / mono['pk_mb']:.2f} times "
+                 f"`gen_monotonic_ulid()`'s: at its rate at the end, {per_ms:,.0f} rows a second, a "
+                 f"millisecond holds about {per_ms / 1000:,.0f} ids, which "
+                 "`gen_ulid()` draws in random order, so pages split in the middle and are left part empty; "
+                 "`gen_monotonic_ulid()` keeps them in order, so only the last page splits.")
+    return [text, ""]
 
 
 def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
@@ -680,15 +592,14 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
     runs = {r["variant"]: r for r in past["runs"]}
     base = runs.get("bigint identity")
     five = min(5_000_000, past["rows"] // 4)
-
-    def step_value(r: dict, field: str, rows: int | None) -> float | None:
-        """FIELD of the steps around ROWS (None: the last fifth), past_memory.window."""
-        steps = window(r["steps"], rows)
-        return None if steps is None else steps[field]
+    budget = plural(past["budget_s"] // 60, "minute")
 
     def of(r: dict, field: str, rows: int | None = None, at_end: bool = False) -> float | None:
-        """FIELD of the steps around ROWS (or, AT_END, the last fifth); else the run's own FIELD."""
-        return step_value(r, field, rows) if rows is not None or at_end else r.get(field)
+        """FIELD of the steps around ROWS (or, AT_END, the last fifth: past_memory.window); else the run's own."""
+        if rows is None and not at_end:
+            return r.get(field)
+        steps = window(r["steps"], rows)
+        return None if steps is None else steps[field]
 
     def cell(r: dict, field: str, rows: int | None = None, at_end: bool = False, scale: float = 1,
              digits: int = 0, floor: float = 0) -> str:
@@ -700,12 +611,12 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
         ratio = b is not None and b * scale > floor and r is not base
         return f"{v * scale:,.{digits}f}" + (f" ({v / b:.2f})" if ratio else "")
 
-    def missed(r: dict) -> float | None:
+    def missed(r: dict) -> str:
         """Percent of the key's block accesses in the last fifth of the rows that missed shared_buffers."""
         last = window(r["steps"])
         if not last or not last["index_blocks_read"] + last["index_blocks_hit"]:
-            return None
-        return 100 * last["index_blocks_read"] / (last["index_blocks_read"] + last["index_blocks_hit"])
+            return "n/a"
+        return f"{100 * last['index_blocks_read'] / (last['index_blocks_read'] + last['index_blocks_hit']):.1f} %"
 
     settings = past["settings"]
     lines = ["## Past memory", "",
@@ -716,7 +627,7 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
              f"under {past['label']}; checkpoints at `checkpoint_timeout = {settings['checkpoint_timeout']}` and "
              f"`max_wal_size = {settings['max_wal_size']}`, `full_page_writes = {settings['full_page_writes']}`, "
              f"`synchronous_commit = {settings['synchronous_commit']}`. A variant that falls far behind stops after "
-             f"{plural(past['budget_s'] // 60, 'minute')} of inserts, at the rows it reached. In brackets, the ratio to "
+             f"{budget} of inserts, at the rows it reached. In brackets, the ratio to "
              f"`bigint` in the same run. \"Around {five / 1e6:g} M\" takes the rows from {0.8 * five / 1e6:g} M to "
              f"{1.2 * five / 1e6:g} M together, \"at the end\" the last fifth of the rows reached, so that the "
              "full-page images after a checkpoint weigh in each as they do on average. Before the lookups, "
@@ -726,27 +637,19 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
               f"WAL bytes/row around {five / 1e6:g} M", "WAL bytes/row at the end", "full-page images per 1,000 rows "
               "at the end", "primary key blocks not in shared_buffers at the end", "primary key MB",
               "on disk MB", "point lookups/s", f"the newest {past['step']:,} rows (ms)"]
-    rows = []
-    for name, r in runs.items():
-        rows.append([name, f"{r['rows']:,}" + ("" if r["reached_all"] else " (time budget)"),
-                     cell(r, "rows_per_s", five), cell(r, "rows_per_s", at_end=True),
-                     cell(r, "wal_bytes_per_row", five), cell(r, "wal_bytes_per_row", at_end=True),
-                     cell(r, "fpi_per_row", at_end=True, scale=1000, digits=1, floor=0.05),
-                     "n/a" if missed(r) is None else f"{missed(r):.1f} %", cell(r, "pk_mb"),
-                     cell(r, "total_mb"), cell(r, "lookups_per_s"), cell(r, "newest_ms", digits=1)])
-    for name, why in past.get("missing", {}).items():
-        rows.append([name] + ["n/a"] * (len(header) - 2) + [why])
-    lines += table(header, rows, right_from=1)
-    png = out / f"past-memory-pg{version}.png"
-    if png.exists():
-        lines += ["", f"![Insert rate and WAL per row as the table grows past memory, PostgreSQL {version}]"
-                      f"({link(png, page)})"]
-    lines += ["", f"{source.sentence({version: 'past-memory-rows'})}. The newest rows, those of the last step (as the "
-              "newest hour is a small slice of a real table), are counted as a user would ask for them without "
-              "another index: a range of the key for the time-ordered ids, a scan of `created_at` for `bigint` "
-              "and `uuid` v4, whose keys say nothing of time. A ratio to `bigint`'s full-page images is left out "
-              "where it has next to none. `bench/run --build "
-              f"{version} --case past_memory` measures it again (tens of minutes: at most "
-              f"{plural(past['budget_s'] // 60, 'minute')} of inserts a variant); "
-              "`ULID_PAST_MEMORY_VARIANTS` names the variants to run, one alone included.", ""]
-    return lines
+    rows = [[name, f"{r['rows']:,}" + ("" if r["reached_all"] else " (time budget)"),
+             cell(r, "rows_per_s", five), cell(r, "rows_per_s", at_end=True),
+             cell(r, "wal_bytes_per_row", five), cell(r, "wal_bytes_per_row", at_end=True),
+             cell(r, "fpi_per_row", at_end=True, scale=1000, digits=1, floor=0.05), missed(r), cell(r, "pk_mb"),
+             cell(r, "total_mb"), cell(r, "lookups_per_s"), cell(r, "newest_ms", digits=1)] for name, r in runs.items()]
+    rows += [[name] + ["n/a"] * (len(header) - 2) + [why] for name, why in past.get("missing", {}).items()]
+    return lines + table(header, rows, right_from=1) + image(
+        out / f"past-memory-pg{version}.png", page,
+        f"Insert rate and WAL per row as the table grows past memory, PostgreSQL {version}") + [
+        "", f"{source.sentence({version: 'past-memory-rows'})}. The newest rows, those of the last step (as the "
+        "newest hour is a small slice of a real table), are counted as a user would ask for them without "
+        "another index: a range of the key for the time-ordered ids, a scan of `created_at` for `bigint` "
+        "and `uuid` v4, whose keys say nothing of time. A ratio to `bigint`'s full-page images is left out "
+        f"where it has next to none. `bench/run --build {version} --case past_memory` measures it again (tens of "
+        f"minutes: at most {budget} of inserts a variant); "
+        "`ULID_PAST_MEMORY_VARIANTS` names the variants to run, one alone included.", ""]

@@ -10,103 +10,85 @@ from pathlib import Path
 
 from bench.results_files import sweep_of
 
+# two plots side by side, a line per variant
+SIDE_BY_SIDE = "set multiplot layout 1,2 title '{title}'\nset key outside below maxrows 3\nset grid\n"
+
+
+def gnuplot(png: Path, size: str, script: str) -> None:
+    subprocess.run(["gnuplot"], input=f"\nset terminal pngcairo size {size} font 'sans,10' noenhanced\n"
+                   f"set output '{png}'\n{script}", text=True, check=True)
+
+
+def curve(data: Path, using: str, i: int, name: str, style: str = "") -> str:
+    # distinct dash types: two time-ordered ids can draw the very same line
+    return f"'{data}' using {using} with linespoints dashtype {i + 1}{style} lw 2 title '{name}'"
+
 
 def write_plots(run: dict, out: Path) -> None:
     """The .dat files and gnuplot plots of one version's run, in OUT."""
-    tag = f"pg{run['version']}"
+    version = run["version"]
     sweep = sweep_of(run)
     if sweep:
-        counts = list(sweep)
-        first = sweep[counts[0]]
-        names = list(first.values)
-        data = out / f"clients-{tag}.dat"
+        names = list(sweep[next(iter(sweep))].values)
+        data = out / f"clients-pg{version}.dat"
         data.write_text("# clients " + " ".join(f'"{v}"' for v in names) + " (median tps)\n"
-                        + "".join(f"{c} " + " ".join(f"{sweep[c].median(v):.1f}" for v in names) + "\n"
-                                  for c in counts))
-        plot_clients(data, names, out / f"clients-{tag}.png", run["version"], run["sweep_seconds"],
-                     run["sweep_repeats"])
-    growth = run.get("series", {}).get("growth")
-    if growth:
-        data = out / f"growth-{tag}.dat"
-        data.write_text("# rows " + " ".join(f'"{v}" rows/s, MB' for v in growth["variants"]) + "\n"
-                        + "\n".join(" ".join(f"{x:.3f}" for x in r) for r in growth["rows"]) + "\n")
-        plot_growth(data, growth["variants"], out / f"growth-{tag}.png", run["version"], growth["n"])
-    past = run.get("series", {}).get("past_memory")
-    if past and past["runs"]:
-        plot_past_memory(past, out, tag, run["version"])
-
-
-def plot_past_memory(past: dict, out: Path, tag: str, version: int) -> None:
-    """Insert rate and WAL per row against the rows in the table (log scale), a line per variant."""
-    plots_rate, plots_wal = [], []
-    for i, variant in enumerate(past["runs"]):
-        data = out / f"past-memory-{tag}-{i}.dat"
-        data.write_text("# rows rows/s wal_bytes_per_row fpi_per_row pk_mb\n" + "".join(
-            f"{s['rows']} {s['rows_per_s']:.1f} {s['wal_bytes_per_row']:.2f} {s['fpi_per_row']:.5f} {s['pk_mb']:.1f}\n"
-            for s in variant["steps"]))
-        name = variant["variant"]
-        plots_rate.append(f"'{data}' using ($1/1e6):($2/1e3) with linespoints dashtype {i + 1} lw 2 title '{name}'")
-        plots_wal.append(f"'{data}' using ($1/1e6):3 with linespoints dashtype {i + 1} lw 2 title '{name}'")
-    script = f"""
-set terminal pngcairo size 1100,560 font 'sans,10' noenhanced
-set output '{out / f"past-memory-{tag}.png"}'
-set multiplot layout 1,2 title 'Past memory, PostgreSQL {version}: {past["label"]}'
-set key outside below maxrows 3
-set grid
-set logscale x
-set autoscale xfix
-set xlabel 'rows in the table (millions, log scale)'
-set ylabel 'insert throughput (thousand rows/s, log scale)'
-set logscale y
-plot {", ".join(plots_rate)}
-unset logscale y
-set ylabel 'WAL bytes per row inserted'
-set yrange [0:*]
-plot {", ".join(plots_wal)}
-unset multiplot
-"""
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-
-
-def plot_growth(data: Path, names: list[str], png: Path, version: int, n: int) -> None:
-    cols = []
-    for i, name in enumerate(names):
-        cols.append((name, 2 + 2 * i, 3 + 2 * i))
-    # distinct dash types: two time-ordered ids can draw the very same line
-    size_plots = ", ".join(f"'{data}' using ($1/1e6):{s} with linespoints dashtype {i + 1} lw 2 title '{name}'"
-                           for i, (name, _, s) in enumerate(cols))
-    rate_plots = ", ".join(f"'{data}' using ($1/1e6):($" + str(r) + f"/1e3) with linespoints dashtype {i + 1} "
-                           f"lw 2 title '{name}'" for i, (name, r, _) in enumerate(cols))
-    script = f"""
-set terminal pngcairo size 1100,560 font 'sans,10' noenhanced
-set output '{png}'
-set multiplot layout 1,2 title 'Primary key on a growing table: {n:,} rows inserted in batches, PostgreSQL {version}'
-set key outside below maxrows 3
-set grid
-set xlabel 'rows in the table (millions)'
-set ylabel 'primary key size (MB)'
-plot {size_plots}
-set ylabel 'insert throughput (thousand rows/s)'
-set yrange [0:*]
-plot {rate_plots}
-unset multiplot
-"""
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-
-
-def plot_clients(data: Path, names: list[str], png: Path, version: int, seconds: int, repeats: int) -> None:
-    lines = ", ".join(f"'{data}' using 1:($" + str(2 + i) + f"/1e3) with linespoints dashtype {i + 1} "
-                      f"pointtype {i + 1} lw 2 title '{name}'" for i, name in enumerate(names))
-    script = f"""
-set terminal pngcairo size 900,640 font 'sans,10' noenhanced
-set output '{png}'
-set title "pgbench: INSERT of one row with a DEFAULT id, PostgreSQL {version}\\nmedian of {repeats} runs of {seconds} s per point"
+                        + "".join(f"{c} " + " ".join(f"{r.median(v):.1f}" for v in names) + "\n"
+                                  for c, r in sweep.items()))
+        plots = ", ".join(curve(data, f"1:(${2 + i}/1e3)", i, name, f" pointtype {i + 1}")
+                          for i, name in enumerate(names))
+        title = (f"pgbench: INSERT of one row with a DEFAULT id, PostgreSQL {version}\\nmedian of "
+                 f"{run['sweep_repeats']} runs of {run['sweep_seconds']} s per point")
+        gnuplot(out / f"clients-pg{version}.png", "900,640", f"""set title "{title}"
 set key outside below maxrows 4
 set grid
 set logscale x 2
 set xlabel 'clients'
 set ylabel 'transactions per second (thousands)'
 set yrange [0:*]
-plot {lines}
-"""
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+plot {plots}
+""")
+    growth = run.get("series", {}).get("growth")
+    if growth:
+        names = growth["variants"]
+        data = out / f"growth-pg{version}.dat"
+        data.write_text("# rows " + " ".join(f'"{v}" rows/s, MB' for v in names) + "\n"
+                        + "\n".join(" ".join(f"{x:.3f}" for x in r) for r in growth["rows"]) + "\n")
+        title = f"Primary key on a growing table: {growth['n']:,} rows inserted in batches, PostgreSQL {version}"
+        gnuplot(out / f"growth-pg{version}.png", "1100,560", SIDE_BY_SIDE.format(title=title) + f"""\
+set xlabel 'rows in the table (millions)'
+set ylabel 'primary key size (MB)'
+plot {", ".join(curve(data, f"($1/1e6):{3 + 2 * i}", i, name) for i, name in enumerate(names))}
+set ylabel 'insert throughput (thousand rows/s)'
+set yrange [0:*]
+plot {", ".join(curve(data, f"($1/1e6):(${2 + 2 * i}/1e3)", i, name) for i, name in enumerate(names))}
+unset multiplot
+""")
+    past = run.get("series", {}).get("past_memory")
+    if past and past["runs"]:
+        plot_past_memory(past, out, version)
+
+
+def plot_past_memory(past: dict, out: Path, version: int) -> None:
+    """Insert rate and WAL per row against the rows in the table (log scale), a line per variant."""
+    rates, wal = [], []
+    for i, variant in enumerate(past["runs"]):
+        data = out / f"past-memory-pg{version}-{i}.dat"
+        data.write_text("# rows rows/s wal_bytes_per_row fpi_per_row pk_mb\n" + "".join(
+            f"{s['rows']} {s['rows_per_s']:.1f} {s['wal_bytes_per_row']:.2f} {s['fpi_per_row']:.5f} {s['pk_mb']:.1f}\n"
+            for s in variant["steps"]))
+        rates.append(curve(data, "($1/1e6):($2/1e3)", i, variant["variant"]))
+        wal.append(curve(data, "($1/1e6):3", i, variant["variant"]))
+    title = f"Past memory, PostgreSQL {version}: {past['label']}"
+    gnuplot(out / f"past-memory-pg{version}.png", "1100,560", SIDE_BY_SIDE.format(title=title) + f"""\
+set logscale x
+set autoscale xfix
+set xlabel 'rows in the table (millions, log scale)'
+set ylabel 'insert throughput (thousand rows/s, log scale)'
+set logscale y
+plot {", ".join(rates)}
+unset logscale y
+set ylabel 'WAL bytes per row inserted'
+set yrange [0:*]
+plot {", ".join(wal)}
+unset multiplot
+""")

@@ -47,8 +47,8 @@ class Run:
 
 def run_entries(record: dict) -> list[dict]:
     """A version's record as its runs, oldest first: its own (unless `superseded`), then each `later` note."""
-    first = {key: record.get(key) for key in ("date", "build", "commit", "machine")}
-    first["cases"] = record.get("cases")  # None in records older than the field: every case
+    # "cases": None in records older than the field: every case
+    first = {key: record.get(key) for key in ("date", "build", "commit", "machine", "cases")}
     return ([] if record.get("superseded") else [first]) + record.get("later", [])
 
 
@@ -108,24 +108,17 @@ def provenance(data: dict) -> Provenance:
     runs = {}
     for number, key in enumerate(order, 1):
         entry = entries[key]
-        versions = [record["version"] for record, sequence in zip(records, sequences) if key in sequence]
-        cases = None if entry.get("cases") is None else list(entry["cases"])
         runs[key] = Run(number, key[0], key[1], entry.get("commit"), entry.get("machine") or "not recorded",
-                        versions, cases)
+                        [record["version"] for record, sequence in zip(records, sequences) if key in sequence],
+                        entry.get("cases"))
     of: dict[tuple[int, str], Run | None] = {}
     for record in records:
         first, *later = run_entries(record)
-        found = [*results_of(record), *sweep_of(record).values()]
-        for r in found:
-            key = r.key or r.case
+        for r in [*results_of(record), *sweep_of(record).values()]:
             notes = [note for note in later if r.step and r.step in note["cases"]]
-            if notes:
-                of[(record["version"], key)] = runs[run_key(notes[-1])]
-            elif r.step or not later:
-                of[(record["version"], key)] = runs[run_key(first)]
-            else:
-                of[(record["version"], key)] = None
-    return Provenance([runs[key] for key in order], of)
+            entry = notes[-1] if notes else first if r.step or not later else None
+            of[(record["version"], r.key or r.case)] = runs[run_key(entry)] if entry else None
+    return Provenance(list(runs.values()), of)
 
 
 def git(*args: str) -> subprocess.CompletedProcess:
@@ -139,13 +132,11 @@ def commit_of(recorded: str | None) -> str | None:
 
 def commit_time(recorded: str | None) -> str:
     commit = commit_of(recorded)
-    if not commit:
-        return ""
     try:
-        done = git("show", "-s", "--format=%cI", commit)
+        done = git("show", "-s", "--format=%cI", commit) if commit else None
     except OSError:
         return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    return done.stdout.strip() if done and done.returncode == 0 else ""
 
 
 def monotonic_state(recorded: str | None) -> str:
@@ -153,17 +144,14 @@ def monotonic_state(recorded: str | None) -> str:
     commit = commit_of(recorded)
     if not commit:
         return "not known: the run recorded no commit"
-    state = None
+    state = "not known"
     try:
         for change, what in MONOTONIC_STATES:
-            if change is None:
-                state = what
-                continue
-            done = git("merge-base", "--is-ancestor", change, commit)
-            if done.returncode == 0:
+            done = git("merge-base", "--is-ancestor", change, commit) if change else None
+            if done is None or done.returncode == 0:
                 state = what
             elif done.returncode != 1:
                 return f"not known: this checkout's history does not hold commit {commit}"
     except OSError:
         return "not known: git is not installed"
-    return state or "not known"
+    return state
