@@ -10,8 +10,10 @@ alternative is missing on a server says why in its Result's `missing`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial
 
+from bench import clusters
 from bench.measure import Bench, Result
 from bench.past_memory import past_memory
 from ulidtools.base import ROOT
@@ -52,17 +54,13 @@ def prepare(b: Bench, pg_uuidv7_origin: str) -> None:
         b.unavailable[V7_EXT] = f"no pg_uuidv7 for PostgreSQL {b.version} ({why}; see bench/pg_uuidv7)"
     if V7_CORE in b.unavailable:
         # a UUIDv7 (RFC 9562) in SQL; only the growth case uses it, under a variant name of its own
-        b.sql(
-            """
-            CREATE FUNCTION uuidv7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
-                SELECT encode(set_byte(set_byte(
-                    overlay(r PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint)
-                                                FROM 3) FROM 1 FOR 6),
-                    6, (get_byte(r, 6) & 15) | 112), 8, (get_byte(r, 8) & 63) | 128), 'hex')::uuid
-                FROM (SELECT uuid_send(gen_random_uuid()) AS r) s
-            $$
-            """
-        )
+        b.sql("""CREATE FUNCTION uuidv7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
+                     SELECT encode(set_byte(set_byte(
+                         overlay(r PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+                                                     FROM 3) FROM 1 FOR 6),
+                         6, (get_byte(r, 6) & 15) | 112), 8, (get_byte(r, 8) & 63) | 128), 'hex')::uuid
+                     FROM (SELECT uuid_send(gen_random_uuid()) AS r) s
+                 $$""")
 
 
 # ---- helpers the cases share ------------------------------------------------
@@ -74,16 +72,36 @@ def conn_for(b: Bench, variant: str):
     return b.cluster, b.conn
 
 
-def id_tables(b: Bench, prefix: str, names: list[str]) -> dict[str, str]:
+def id_tables(b: Bench, prefix: str, names: Iterable[str], columns: dict[str, str] = COLUMNS) -> dict[str, str]:
     """A fresh table `id PRIMARY KEY, n int` per variant, on the variant's cluster; returns their names."""
     tables = {}
     for i, name in enumerate(names):
         _, conn = conn_for(b, name)
-        table = f"{prefix}_{i}"
-        conn.execute(f"DROP TABLE IF EXISTS {table}")
-        conn.execute(f"CREATE TABLE {table} (id {COLUMNS[name]} PRIMARY KEY, n int)")
-        tables[name] = table
+        tables[name] = f"{prefix}_{i}"
+        conn.execute(f"DROP TABLE IF EXISTS {tables[name]}")
+        conn.execute(f"CREATE TABLE {tables[name]} (id {columns[name]} PRIMARY KEY, n int)")
     return tables
+
+
+def table_as(conn, name: str, query: str, unique: tuple[str, ...] = ()) -> None:
+    """A fresh table NAME AS QUERY with a unique index NAME_COLUMN on each of UNIQUE, vacuumed and analyzed."""
+    conn.execute(f"DROP TABLE IF EXISTS {name}")
+    conn.execute(f"CREATE TABLE {name} AS {query}")
+    for column in unique:
+        conn.execute(f"CREATE UNIQUE INDEX {name}_{column} ON {name} ({column})")
+    conn.execute(f"VACUUM ANALYZE {name}")
+
+
+def relation_size(b: Bench, relation: str, unit: int = 2**20) -> float:
+    """RELATION's size on the benchmark cluster, in MB unless UNIT says otherwise."""
+    return b.sql(f"SELECT pg_relation_size('{relation}')").fetchone()[0] / unit
+
+
+def lookups(b: Bench, result: Result, queries: dict[str, str]) -> None:
+    """Point lookups, pgbench -M prepared with 2 clients, fewer rounds: per variant a query of row :k of N."""
+    scripts = {name: f"\\set k random(1, {b.sizes.n})\n{query};\n" for name, query in queries.items()}
+    b.interleave(result, {name: partial(b.pgbench, script, 2, b.sizes.pgbench_seconds, prepared=True)
+                          for name, script in scripts.items()}, repeats=max(1, b.sizes.repeats - 2))
 
 
 def prepared(b: Bench, name: str, make: Callable[[Bench], None]) -> None:
@@ -93,91 +111,71 @@ def prepared(b: Bench, name: str, make: Callable[[Bench], None]) -> None:
         b.done.add(name)
 
 
+# N random ulids, u, over 40 years
+RANDOM_ULIDS = ("SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval '40 years') AS u "
+                "FROM generate_series(1, {n})")
+
+
 def make_same_bytes(b: Bench) -> None:
     """Table `same`: N random 128-bit values as ulid (u) and as uuid (v), the same bytes in both."""
-    b.sql("DROP TABLE IF EXISTS same")
-    b.sql(
-        f"""
-        CREATE TABLE same AS
-        SELECT u, u::uuid AS v FROM (
-            SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval '40 years') AS u
-            FROM generate_series(1, {b.sizes.n})) s
-        """
-    )
-    b.sql("VACUUM ANALYZE same")
+    table_as(b.conn, "same", f"SELECT u, u::uuid AS v FROM ({RANDOM_ULIDS.format(n=b.sizes.n)}) s")
 
 
 SAME_BYTES = (("ulid", "u"), ("uuid", "v"))  # (variant, column of table `same`)
+
+
+def same_bytes(b: Bench, query: str, *before: str) -> dict[str, Callable[[], float]]:
+    """Per variant of SAME_BYTES, a run timing QUERY (ms) after BEFORE, each with {c} its column."""
+    return {col: b.timer(query.format(c=c), before=tuple(s.format(c=c) for s in before)) for col, c in SAME_BYTES}
 
 
 # ---- the cases --------------------------------------------------------------
 
 def generation(b: Bench) -> None:
     n = b.sizes.gen
-    funcs = {
-        "clock_timestamp()": "clock_timestamp()",
-        "gen_ulid()": "gen_ulid()",
-        "gen_monotonic_ulid() (preloaded)": "gen_monotonic_ulid()",
-        "gen_monotonic_ulid() (not preloaded)": "gen_monotonic_ulid()",
-        "gen_random_uuid()": "gen_random_uuid()",
-        "uuidv7()": "uuidv7()",
-        "uuid_generate_v7() (pg_uuidv7)": "uuid_generate_v7()",
-    }
-    missing = {}
-    if V7_CORE in b.unavailable:
-        missing["uuidv7()"] = b.unavailable[V7_CORE]
-    if V7_EXT in b.unavailable:
-        missing["uuid_generate_v7() (pg_uuidv7)"] = b.unavailable[V7_EXT]
-
+    # each variant calls the function its name begins with
+    funcs = {name: name.split(" (")[0] for name in (
+        "clock_timestamp()", "gen_ulid()", "gen_monotonic_ulid() (preloaded)", "gen_monotonic_ulid() (not preloaded)",
+        "gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)")}
+    missing = {name: b.unavailable[variant] for name, variant in (("uuidv7()", V7_CORE),
+                                                                  ("uuid_generate_v7() (pg_uuidv7)", V7_EXT))
+               if variant in b.unavailable}
     # the uuid generators are far slower per call: a quarter of the calls measures them as well and
     # keeps each round short, so one round's fast variants run close together in time
     slow = {"gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)"}
-
-    def run(name, f):
-        _, conn = conn_for(b, name)
-        calls = n // 4 if name in slow else n
-        return b.timed(f"SELECT count({f}) FROM generate_series(1, {calls})", conn=conn) * 1e9 / calls
-
-    runs = {name: (lambda name=name, f=f: run(name, f)) for name, f in funcs.items() if name not in missing}
+    calls = {name: n // 4 if name in slow else n for name in funcs}
+    runs = {name: b.timer(f"SELECT count({f}) FROM generate_series(1, {calls[name]})", 1e9 / calls[name],
+                          conn_for(b, name)[1])
+            for name, f in funcs.items() if name not in missing}
     note = (f"{n:,} calls per measurement, {n // 4:,} for the uuid generators; (not preloaded) runs on "
             "a second cluster with the same settings but without shared_preload_libraries, every other "
             "variant on the benchmark cluster, which preloads ulid")
     # cheap and noisy: three times the usual rounds
-    calls = b.interleave(
+    generated = b.interleave(
         Result("generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
                baseline="gen_random_uuid()", note=note, key="gen", missing=missing),
-        runs,
-        repeats=3 * b.sizes.repeats,
-        warmup=True,
-    )
+        runs, repeats=3 * b.sizes.repeats, warmup=True)
     # the same numbers against the floor: the executor's cost of any volatile call
     b.add(Result("generate one value, against the floor of a volatile call", "ns/call",
-                 baseline="clock_timestamp()", values=calls.values, key="gen-floor", missing=missing))
+                 baseline="clock_timestamp()", values=generated.values, key="gen-floor", missing=missing))
     if "uuid_generate_v7() (pg_uuidv7)" not in missing:
         b.add(Result("generate one value, against pg_uuidv7", "ns/call",
-                     baseline="uuid_generate_v7() (pg_uuidv7)", values=calls.values, key="gen-pg_uuidv7",
+                     baseline="uuid_generate_v7() (pg_uuidv7)", values=generated.values, key="gen-pg_uuidv7",
                      missing=missing))
 
 
 def insert_default(b: Bench) -> None:
     n = b.sizes.insert
     names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO])
-    tables = id_tables(b, "ins", names)
-
-    def run(table):
-        # an empty table and a clean buffer pool each round: else the previous round's dirty pages
-        # would be written out during this one, and lengthen it
-        b.sql(f"TRUNCATE {table}")
-        b.sql("CHECKPOINT")
-        return b.timed(f"INSERT INTO {table} (n) SELECT g FROM generate_series(1, {n}) g") * 1e3
-
+    # an empty table and a clean buffer pool each round: else the previous round's dirty pages
+    # would be written out during this one, and lengthen it
     b.interleave(
         Result(f"INSERT {n:,} rows with a DEFAULT id, one statement (primary key)", "ms",
                baseline=IDENTITY, key="insert", missing=missing,
                note="each round into an empty table, after a CHECKPOINT"),
-        {name: (lambda t=tables[name]: run(t)) for name in names},
-        repeats=b.sizes.repeats,
-    )
+        {name: b.timer(f"INSERT INTO {table} (n) SELECT g FROM generate_series(1, {n}) g",
+                       before=(f"TRUNCATE {table}", "CHECKPOINT"))
+         for name, table in id_tables(b, "ins", names).items()})
 
 
 def client_sweep(b: Bench) -> None:
@@ -186,10 +184,6 @@ def client_sweep(b: Bench) -> None:
     seconds = b.sizes.sweep_seconds
     names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO, MONO_SESSION])
     tables = id_tables(b, "sweep", names)
-    for clients in b.sizes.clients:
-        b.sweep[clients] = Result(
-            f"pgbench INSERT with a DEFAULT id, {clients} client{'s' if clients > 1 else ''}, {seconds} s",
-            "tps", baseline=IDENTITY, key=f"sweep-{clients}", missing=missing)
 
     def point(name, clients):
         cluster, conn = conn_for(b, name)
@@ -198,6 +192,9 @@ def client_sweep(b: Bench) -> None:
         return b.pgbench(f"INSERT INTO {tables[name]} (n) VALUES (1);\n", clients, seconds, cluster=cluster)
 
     for clients in b.sizes.clients:
+        b.sweep[clients] = Result(
+            f"pgbench INSERT with a DEFAULT id, {clients} client{'s' if clients > 1 else ''}, {seconds} s",
+            "tps", baseline=IDENTITY, key=f"sweep-{clients}", missing=missing)
         for r in range(b.sizes.sweep_repeats):
             shift = r % len(names)
             for name in names[shift:] + names[:shift]:
@@ -207,28 +204,14 @@ def client_sweep(b: Bench) -> None:
 def sort_and_index(b: Bench) -> None:
     prepared(b, "same", make_same_bytes)
     n = b.sizes.n
-    b.interleave(
-        Result(f"ORDER BY over {n:,} random values", "ms", key="sort"),
-        {col: (lambda c=c: b.timed(f"SELECT count(*) FROM (SELECT {c} FROM same ORDER BY {c}) s") * 1e3)
-         for col, c in SAME_BYTES},
-        repeats=2 * b.sizes.repeats,
-        warmup=True,
-    )
-
-    def create_index(c):
-        b.sql(f"DROP INDEX IF EXISTS same_{c}")
-        return b.timed(f"CREATE INDEX same_{c} ON same ({c})") * 1e3
-
-    b.interleave(
-        Result(f"CREATE INDEX over {n:,} random values", "ms", key="index"),
-        {col: (lambda c=c: create_index(c)) for col, c in SAME_BYTES},
-        repeats=2 * b.sizes.repeats,
-        warmup=True,
-    )
-    size = Result(f"btree size over {n:,} random values (CREATE INDEX)", "MB", key="btree-size")
-    for col, c in SAME_BYTES:
-        size.add(col, b.sql(f"SELECT pg_relation_size('same_{c}')").fetchone()[0] / 2**20)
-    b.add(size)
+    for key, what, runs in (
+            ("sort", "ORDER BY", same_bytes(b, "SELECT count(*) FROM (SELECT {c} FROM same ORDER BY {c}) s")),
+            ("index", "CREATE INDEX",
+             same_bytes(b, "CREATE INDEX same_{c} ON same ({c})", "DROP INDEX IF EXISTS same_{c}"))):
+        b.interleave(Result(f"{what} over {n:,} random values", "ms", key=key), runs, repeats=2 * b.sizes.repeats,
+                     warmup=True)
+    b.add(Result(f"btree size over {n:,} random values (CREATE INDEX)", "MB", key="btree-size",
+                 values={col: [relation_size(b, f"same_{c}")] for col, c in SAME_BYTES}))
 
 
 def text_and_binary_io(b: Bench) -> None:
@@ -240,81 +223,36 @@ def text_and_binary_io(b: Bench) -> None:
         b.sql(f"CREATE TABLE load_{c} ({c} {col})")
         b.sql(f"COPY (SELECT {c} FROM same) TO '{workdir}/{c}.txt'")
         b.sql(f"COPY (SELECT {c} FROM same) TO '{workdir}/{c}.bin' (FORMAT binary)")
-    b.interleave(
-        Result(f"text output: SELECT count(id::text) over {n:,} rows", "ms", key="text-out"),
-        {col: (lambda c=c: b.timed(f"SELECT count({c}::text) FROM same") * 1e3) for col, c in SAME_BYTES},
-    )
-    b.interleave(
-        Result(f"text output: COPY TO over {n:,} rows", "ms", key="copy-text-out"),
-        {col: (lambda c=c: b.timed(f"COPY (SELECT {c} FROM same) TO '/dev/null'") * 1e3)
-         for col, c in SAME_BYTES},
-    )
-
-    def copy_in(c, fmt):
-        b.sql(f"TRUNCATE load_{c}")
-        opts = " (FORMAT binary)" if fmt == "bin" else ""
-        return b.timed(f"COPY load_{c} FROM '{workdir}/{c}.{fmt}'{opts}") * 1e3
-
-    b.interleave(
-        Result(f"text input: COPY FROM of {n:,} rows", "ms", key="text-in"),
-        {col: (lambda c=c: copy_in(c, "txt")) for col, c in SAME_BYTES},
-    )
-    b.interleave(
-        Result(f"binary COPY TO of {n:,} rows", "ms", key="bin-out"),
-        {col: (lambda c=c: b.timed(f"COPY (SELECT {c} FROM same) TO '/dev/null' (FORMAT binary)") * 1e3)
-         for col, c in SAME_BYTES},
-    )
-    b.interleave(
-        Result(f"binary COPY FROM of {n:,} rows", "ms", key="bin-in"),
-        {col: (lambda c=c: copy_in(c, "bin")) for col, c in SAME_BYTES},
-    )
+    for key, title, query, *before in (
+            ("text-out", "text output: SELECT count(id::text) over", "SELECT count({c}::text) FROM same"),
+            ("copy-text-out", "text output: COPY TO over", "COPY (SELECT {c} FROM same) TO '/dev/null'"),
+            ("text-in", "text input: COPY FROM of", f"COPY load_{{c}} FROM '{workdir}/{{c}}.txt'", "TRUNCATE load_{c}"),
+            ("bin-out", "binary COPY TO of", "COPY (SELECT {c} FROM same) TO '/dev/null' (FORMAT binary)"),
+            ("bin-in", "binary COPY FROM of", f"COPY load_{{c}} FROM '{workdir}/{{c}}.bin' (FORMAT binary)",
+             "TRUNCATE load_{c}")):
+        b.interleave(Result(f"{title} {n:,} rows", "ms", key=key), same_bytes(b, query, *before))
 
 
 def point_lookups(b: Bench) -> None:
     """pgbench, prepared statements: one row by id. The key is md5(k) as a uuid (relabelled for ulid);
     bigint's is k, with the same md5 computed and multiplied by zero, so every variant does the same work."""
     n = b.sizes.n
-    b.sql("DROP TABLE IF EXISTS lookup")
-    b.sql(
-        f"""
-        CREATE TABLE lookup AS
-        SELECT k, k::bigint AS b, md5(k::text)::uuid::ulid AS u, md5(k::text)::uuid AS v
-        FROM generate_series(1, {n}) k
-        """
-    )
-    b.sql("CREATE UNIQUE INDEX lookup_b ON lookup (b)")
-    b.sql("CREATE UNIQUE INDEX lookup_u ON lookup (u)")
-    b.sql("CREATE UNIQUE INDEX lookup_v ON lookup (v)")
-    b.sql("VACUUM ANALYZE lookup")
-    scripts = {
-        "bigint": f"\\set k random(1, {n})\n"
-                  "SELECT k FROM lookup WHERE b = :k + 0 * length(md5(:k::text));\n",
-        "ulid": f"\\set k random(1, {n})\nSELECT k FROM lookup WHERE u = md5(:k::text)::uuid::ulid;\n",
-        "uuid": f"\\set k random(1, {n})\nSELECT k FROM lookup WHERE v = md5(:k::text)::uuid;\n",
-    }
-    b.interleave(
-        Result(f"point lookups by id, pgbench -M prepared, 2 clients, {n:,} rows", "tps",
-               baseline="bigint", key="lookup", note=f"{b.sizes.pgbench_seconds} s per run"),
-        {name: (lambda s=s: b.pgbench(s, 2, b.sizes.pgbench_seconds, prepared=True))
-         for name, s in scripts.items()},
-        repeats=max(1, b.sizes.repeats - 2),
-    )
+    table_as(b.conn, "lookup", "SELECT k, k::bigint AS b, md5(k::text)::uuid::ulid AS u, md5(k::text)::uuid AS v "
+             f"FROM generate_series(1, {n}) k", unique=("b", "u", "v"))
+    lookups(b, Result(f"point lookups by id, pgbench -M prepared, 2 clients, {n:,} rows", "tps",
+                      baseline="bigint", key="lookup", note=f"{b.sizes.pgbench_seconds} s per run"),
+            {"bigint": "SELECT k FROM lookup WHERE b = :k + 0 * length(md5(:k::text))",
+             "ulid": "SELECT k FROM lookup WHERE u = md5(:k::text)::uuid::ulid",
+             "uuid": "SELECT k FROM lookup WHERE v = md5(:k::text)::uuid"})
 
 
 def time_range(b: Bench) -> None:
     """A one-hour range out of 30 days of time-ordered ids, through a
     btree and through a BRIN index. uuid holds the same bytes."""
     n = b.sizes.n
-    b.sql("DROP TABLE IF EXISTS timeline")
-    b.sql(
-        f"""
-        CREATE TABLE timeline AS
-        SELECT u, u::uuid AS v, g AS payload FROM (
-            SELECT g, gen_ulid(timestamptz '2025-01-01' + g * (interval '30 days' / {n})) AS u
-            FROM generate_series(1, {n}) g) s
-        """
-    )
-    b.sql("VACUUM ANALYZE timeline")
+    table_as(b.conn, "timeline", "SELECT u, u::uuid AS v, g AS payload FROM ("
+             f"SELECT g, gen_ulid(timestamptz '2025-01-01' + g * (interval '30 days' / {n})) AS u "
+             f"FROM generate_series(1, {n}) g) s")
     lo = "'2025-01-15 12:00+00'::timestamptz::ulid"
     hi = "'2025-01-15 13:00+00'::timestamptz::ulid"
     queries = {
@@ -323,28 +261,21 @@ def time_range(b: Bench) -> None:
     }
     counts = {k: b.sql(q).fetchone()[0] for k, q in queries.items()}
     assert counts["ulid"] == counts["uuid"] > 0, counts
-    for kind, using in (("btree", "btree"), ("BRIN", "brin")):
+    for kind in ("btree", "BRIN"):
         b.sql("DROP INDEX IF EXISTS timeline_u, timeline_v")
-        b.sql(f"CREATE INDEX timeline_u ON timeline USING {using} (u)")
-        b.sql(f"CREATE INDEX timeline_v ON timeline USING {using} (v)")
+        for _, c in SAME_BYTES:
+            b.sql(f"CREATE INDEX timeline_{c} ON timeline USING {kind.lower()} ({c})")
         b.sql("ANALYZE timeline")
         for q in queries.values():
             plan = "\n".join(r[0] for r in b.sql("EXPLAIN " + q).fetchall())
             assert "timeline_" in plan, plan
-        runs = {k: (lambda q=q: b.timed(q) * 1e3) for k, q in queries.items()}
         for q in queries.values():  # warm the cache
             b.sql(q)
-        b.interleave(
-            Result(f"one hour of 30 days ({counts['ulid']:,} of {n:,} rows) via {kind}", "ms",
-                   key=f"range-{kind.lower()}"),
-            runs,
-            repeats=b.sizes.repeats * 4,
-        )
-        if kind == "BRIN":
-            sizes = Result(f"BRIN size over {n:,} time-ordered rows", "kB", key="brin-size")
-            for k, c in (("ulid", "u"), ("uuid", "v")):
-                sizes.add(k, b.sql(f"SELECT pg_relation_size('timeline_{c}')").fetchone()[0] / 1024)
-            b.add(sizes)
+        b.interleave(Result(f"one hour of 30 days ({counts['ulid']:,} of {n:,} rows) via {kind}", "ms",
+                            key=f"range-{kind.lower()}"),
+                     {k: b.timer(q) for k, q in queries.items()}, repeats=b.sizes.repeats * 4)
+    b.add(Result(f"BRIN size over {n:,} time-ordered rows", "kB", key="brin-size",
+                 values={col: [relation_size(b, f"timeline_{c}", 1024)] for col, c in SAME_BYTES}))
 
 
 def growth(b: Bench) -> None:
@@ -357,29 +288,22 @@ def growth(b: Bench) -> None:
                   v7: "uuid DEFAULT uuidv7()",
                   "uuid v7 (pg_uuidv7)": "uuid DEFAULT uuid_generate_v7()",
                   "bigint identity": "bigint GENERATED ALWAYS AS IDENTITY"}
-    missing = {}
-    if V7_EXT in b.unavailable:
-        missing["uuid v7 (pg_uuidv7)"] = b.unavailable[V7_EXT]
+    missing = {"uuid v7 (pg_uuidv7)": b.unavailable[V7_EXT]} if V7_EXT in b.unavailable else {}
     variants = {k: v for k, v in candidates.items() if k not in missing}
+    tables = id_tables(b, "grow", variants, variants)
     rows = []
-    for i, column in enumerate(variants.values()):
-        b.sql(f"DROP TABLE IF EXISTS grow_{i}")
-        b.sql(f"CREATE TABLE grow_{i} (id {column} PRIMARY KEY, n int)")
     for step in range(1, steps + 1):
         row = [step * batch]
-        for i in range(len(variants)):
-            seconds = b.timed(f"INSERT INTO grow_{i} (n) SELECT g FROM generate_series(1, {batch}) g")
-            size = b.sql(f"SELECT pg_relation_size('grow_{i}_pkey')").fetchone()[0]
-            row += [batch / seconds, size / 2**20]
+        for table in tables.values():
+            seconds = b.timer(f"INSERT INTO {table} (n) SELECT g FROM generate_series(1, {batch}) g", 1)()
+            row += [batch / seconds, relation_size(b, f"{table}_pkey")]
         rows.append(row)
     final = Result(f"primary key size after {n:,} inserts of DEFAULT ids", "MB", baseline="bigint identity",
-                   key="pk-size", missing=missing)
-    table = Result(f"table size after {n:,} inserts of DEFAULT ids", "MB", baseline="bigint identity",
-                   key="table-size", missing=missing)
-    for i, name in enumerate(variants):
-        final.add(name, rows[-1][2 + 2 * i])
-        table.add(name, b.sql(f"SELECT pg_relation_size('grow_{i}')").fetchone()[0] / 2**20)
-    b.add(final, table)
+                   key="pk-size", missing=missing,
+                   values={name: [rows[-1][2 + 2 * i]] for i, name in enumerate(tables)})
+    b.add(final, Result(f"table size after {n:,} inserts of DEFAULT ids", "MB", baseline="bigint identity",
+                        key="table-size", missing=missing,
+                        values={name: [relation_size(b, table)] for name, table in tables.items()}))
     if "uuid v7 (pg_uuidv7)" in variants:
         b.add(Result(f"primary key size after {n:,} inserts, against pg_uuidv7", "MB",
                      baseline="uuid v7 (pg_uuidv7)", values=final.values, key="pk-size-v7"))
@@ -418,38 +342,22 @@ def public_ids(b: Bench) -> None:
                baseline="gen_ulid()", key="public-ids", missing=missing,
                note=f"{n:,} rows per measurement; an AES-256 key (AES-128 where the variant says so), "
                     "the same on every row"),
-        {name: (lambda f=f: b.timed(f"SELECT count({f}) FROM same") * 1e9 / n)
-         for name, f in funcs.items() if name not in missing},
-        repeats=3 * b.sizes.repeats,
-        warmup=True,
-    )
+        {name: b.timer(f"SELECT count({f}) FROM same", 1e9 / n) for name, f in funcs.items() if name not in missing},
+        repeats=3 * b.sizes.repeats, warmup=True)
 
     # lookups by public id: md5(k) as a ulid; the table holds the ids behind them, same md5 either way
-    b.sql("DROP TABLE IF EXISTS by_public_id")
-    b.sql(f"""CREATE TABLE by_public_id AS
-              SELECT k, md5(k::text)::uuid::ulid AS plain,
-                     ulid_decrypt(md5(k::text)::uuid::ulid, {PUBLIC_ID_KEY}) AS id
-              FROM generate_series(1, {n}) k""")
-    b.sql("CREATE UNIQUE INDEX by_public_id_plain ON by_public_id (plain)")
-    b.sql("CREATE UNIQUE INDEX by_public_id_id ON by_public_id (id)")
-    b.sql("VACUUM ANALYZE by_public_id")
+    table_as(b.conn, "by_public_id", f"""SELECT k, md5(k::text)::uuid::ulid AS plain,
+                                                ulid_decrypt(md5(k::text)::uuid::ulid, {PUBLIC_ID_KEY}) AS id
+                                         FROM generate_series(1, {n}) k""", unique=("plain", "id"))
     plan = " / ".join(row[0].strip() for row in b.sql(
         "EXPLAIN (COSTS OFF) SELECT k FROM by_public_id "
         f"WHERE id = ulid_decrypt(md5('7')::uuid::ulid, {PUBLIC_ID_KEY})"))
-    scripts = {
-        "WHERE id = $1":
-            f"\\set k random(1, {n})\nSELECT k FROM by_public_id WHERE plain = md5(:k::text)::uuid::ulid;\n",
-        "WHERE id = ulid_decrypt($1, key)":
-            f"\\set k random(1, {n})\n"
-            f"SELECT k FROM by_public_id WHERE id = ulid_decrypt(md5(:k::text)::uuid::ulid, {PUBLIC_ID_KEY});\n",
-    }
-    b.interleave(
-        Result(f"point lookups by public id, pgbench -M prepared, 2 clients, {n:,} rows", "tps",
-               baseline="WHERE id = $1", key="public-id-lookup",
-               note=f"{b.sizes.pgbench_seconds} s per run; the plan: {plan}"),
-        {name: (lambda s=s: b.pgbench(s, 2, b.sizes.pgbench_seconds, prepared=True)) for name, s in scripts.items()},
-        repeats=max(1, b.sizes.repeats - 2),
-    )
+    lookups(b, Result(f"point lookups by public id, pgbench -M prepared, 2 clients, {n:,} rows", "tps",
+                      baseline="WHERE id = $1", key="public-id-lookup",
+                      note=f"{b.sizes.pgbench_seconds} s per run; the plan: {plan}"),
+            {"WHERE id = $1": "SELECT k FROM by_public_id WHERE plain = md5(:k::text)::uuid::ulid",
+             "WHERE id = ulid_decrypt($1, key)":
+                 f"SELECT k FROM by_public_id WHERE id = ulid_decrypt(md5(:k::text)::uuid::ulid, {PUBLIC_ID_KEY})"})
 
 
 # ---- TimescaleDB, on Debian's PostgreSQL 18 -----------------------------------
@@ -482,8 +390,6 @@ def timescaledb(b: Bench) -> None:
     """Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB and ulid's Debian package of
     this build: INSERT with a DEFAULT id, against a bigint identity with a timestamptz time column, and
     counting the last day of 30 in each query shape, with the chunks each reads."""
-    from bench import clusters
-
     if b.version != int(clusters.TIMESERIES_MAJOR):
         why = f"Debian's TimescaleDB is for PostgreSQL {clusters.TIMESERIES_MAJOR}: measured in its run"
         b.add(Result("TimescaleDB: INSERT with a DEFAULT id", "ms", baseline=TS_BASE, key="ts-insert",
@@ -501,22 +407,15 @@ def timescaledb(b: Bench) -> None:
             for table, columns, dimension in TS_TABLES.values():
                 conn.execute(f"CREATE TABLE {table} ({columns})")
                 conn.execute(f"SELECT create_hypertable('{table}', {dimension})")
-
-            def insert(name):
-                table = TS_TABLES[name][0]
-                conn.execute(f"TRUNCATE {table}")
-                conn.execute("CHECKPOINT")
-                conn.execute(f"SET ulid.layout = {'uuidv7' if name == TS_UUID else 'ulid'}")
-                return b.timed(f"INSERT INTO {table} (v) SELECT g FROM generate_series(1, {n}) g", conn=conn) * 1e3
-
             b.interleave(
                 Result(f"TimescaleDB: INSERT {n:,} rows with a DEFAULT id into a daily hypertable", "ms",
                        baseline=TS_BASE, key="ts-insert",
                        note=f"TimescaleDB {timescaledb} on Debian's PostgreSQL 18; each round into an empty "
                             "hypertable, after a CHECKPOINT"),
-                {name: (lambda name=name: insert(name)) for name in TS_TABLES},
-                repeats=b.sizes.repeats,
-            )
+                {name: b.timer(f"INSERT INTO {table} (v) SELECT g FROM generate_series(1, {n}) g", conn=conn,
+                               before=(f"TRUNCATE {table}", "CHECKPOINT",
+                                       f"SET ulid.layout = {'uuidv7' if name == TS_UUID else 'ulid'}"))
+                 for name, (table, _, _) in TS_TABLES.items()})
 
             # 30 days up to now, the same instants in every table
             for table, _, _ in TS_TABLES.values():
@@ -544,12 +443,9 @@ def timescaledb(b: Bench) -> None:
                 Result(f"TimescaleDB: count(*) of the last day of 30 ({rows:,} rows)", "ms",
                        baseline=TS_LAST_DAY[0][0], key="ts-last-day",
                        note="chunks read: " + "; ".join(f"{name}: {r}" for name, r in read.items())),
-                {name: (lambda t=TS_TABLES[table_of][0], c=condition:
-                        b.timed(f"SELECT count(*) FROM {t} WHERE {c}", conn=conn) * 1e3)
+                {name: b.timer(f"SELECT count(*) FROM {TS_TABLES[table_of][0]} WHERE {condition}", conn=conn)
                  for name, table_of, condition in last_day},
-                repeats=2 * b.sizes.repeats,
-                warmup=True,
-            )
+                repeats=2 * b.sizes.repeats, warmup=True)
 
 
 # ---- the portable layer -----------------------------------------------------
@@ -597,11 +493,7 @@ def portable(b: Bench) -> None:
     cluster, conn = b.session_cluster, b.session_conn
     cluster.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", b.dbname, "-f", str(PORTABLE_SQL))
     n = b.sizes.gen // 10
-
-    def per_call(query: str, calls: int = n) -> float:
-        return b.timed(query, conn=conn) * 1e9 / calls
-
-    pgcrypto = conn.execute("SELECT count(*) FROM pg_available_extensions WHERE name = 'pgcrypto'").fetchone()[0]
+    pgcrypto = cluster.has_extension("pgcrypto")
     if pgcrypto:
         conn.execute("CREATE EXTENSION IF NOT EXISTS pgcrypto")
     funcs = {
@@ -620,66 +512,46 @@ def portable(b: Bench) -> None:
                note=f"{n:,} calls per measurement, {min(n, PORTABLE_MONO_TABLE_CALLS):,} for the temporary-table "
                     "variant (its cost per call grows with the calls before it in a transaction); on the cluster "
                     "without ulid preloaded"),
-        {name: (lambda f=f, calls=calls: per_call(f"SELECT count({f}) FROM generate_series(1, {calls})", calls))
+        {name: b.timer(f"SELECT count({f}) FROM generate_series(1, {calls})", 1e9 / calls, conn)
          for name, (f, calls) in funcs.items()},
-        repeats=3 * b.sizes.repeats,
-        warmup=True,
-    )
+        repeats=3 * b.sizes.repeats, warmup=True)
     if not pgcrypto:
         generated.missing[ONE_LINER_NAME] = f"PostgreSQL {b.version} here has no pgcrypto"
 
     # bad input, refused: time per character at each length
-    def refused(length: int) -> float:
-        started = b.timed(f"""DO $$ BEGIN
-                                  PERFORM ulid_portable.ulid_parse(repeat('a', {length}) || 'é');
-                              EXCEPTION WHEN invalid_text_representation THEN NULL;
-                              END $$""", conn=conn)
-        return started * 1e9 / length
     b.interleave(
         Result("portable layer: ulid_parse of bad input, time per character by length", "ns/char",
                baseline=f"{BAD_INPUT_LENGTHS[0]:,} characters", key="portable-bad-input",
                note="each input is that many letters and a non-ASCII character last, refused with 22P02; "
                     "the time per character stays flat when parsing is linear in the length"),
-        {f"{length:,} characters": (lambda length=length: refused(length)) for length in BAD_INPUT_LENGTHS},
-        repeats=b.sizes.repeats,
-        warmup=True,
-    )
+        {f"{length:,} characters": b.timer(f"""DO $$ BEGIN
+                                                   PERFORM ulid_portable.ulid_parse(repeat('a', {length}) || 'é');
+                                               EXCEPTION WHEN invalid_text_representation THEN NULL;
+                                               END $$""", 1e9 / length, conn)
+         for length in BAD_INPUT_LENGTHS},
+        warmup=True)
 
-    conn.execute("DROP TABLE IF EXISTS portable_same")
-    conn.execute(f"""CREATE TABLE portable_same AS
-                     SELECT u, u::uuid AS v, u::text AS t FROM (
-                         SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval '40 years') AS u
-                         FROM generate_series(1, {n})) s""")
-    conn.execute("VACUUM ANALYZE portable_same")
+    table_as(conn, "portable_same", f"SELECT u, u::uuid AS v, u::text AS t FROM ({RANDOM_ULIDS.format(n=n)}) s")
     for key, title, native, port in (
-        ("portable-text-out", "text out", ("ulid::text", "u::text"), ("ulid_portable.ulid_text(uuid)", "ulid_portable.ulid_text(v)")),
-        ("portable-text-in", "text in", ("text::ulid", "t::ulid"), ("ulid_portable.ulid_parse(text)", "ulid_portable.ulid_parse(t)")),
+        ("portable-text-out", "text out", ("ulid::text", "u::text"),
+         ("ulid_portable.ulid_text(uuid)", "ulid_portable.ulid_text(v)")),
+        ("portable-text-in", "text in", ("text::ulid", "t::ulid"),
+         ("ulid_portable.ulid_parse(text)", "ulid_portable.ulid_parse(t)")),
         ("portable-timestamp", "the timestamp", ("ulid_timestamp(ulid)", "ulid_timestamp(u)"),
          ("ulid_portable.ulid_timestamp(uuid)", "ulid_portable.ulid_timestamp(v)")),
     ):
         b.interleave(
             Result(f"portable layer: {title}, one call per row of a table of {n:,} values", "ns/call",
                    baseline=native[0], key=key),
-            {name: (lambda f=f: per_call(f"SELECT count({f}) FROM portable_same")) for name, f in (native, port)},
-            repeats=3 * b.sizes.repeats,
-            warmup=True,
-        )
+            {name: b.timer(f"SELECT count({f}) FROM portable_same", 1e9 / n, conn) for name, f in (native, port)},
+            repeats=3 * b.sizes.repeats, warmup=True)
 
 
 # The cases in running order; the name is the step's in progress lines and latest.json's durations.
 CASES: list[tuple[str, Callable[[Bench], None]]] = [
-    ("generation", generation),
-    ("insert_default", insert_default),
-    ("client_sweep", client_sweep),
-    ("sort_and_index", sort_and_index),
-    ("text_and_binary_io", text_and_binary_io),
-    ("point_lookups", point_lookups),
-    ("public_ids", public_ids),
-    ("portable", portable),
-    ("timescaledb", timescaledb),
-    ("time_range", time_range),
-    ("growth", growth),
-    ("past_memory", past_memory),
+    (case.__name__, case) for case in (generation, insert_default, client_sweep, sort_and_index, text_and_binary_io,
+                                       point_lookups, public_ids, portable, timescaledb, time_range, growth,
+                                       past_memory)
 ]
 # Cases run only when named (--case): past_memory takes tens of minutes and gigabytes of disk.
 NAMED_ONLY = {"past_memory"}

@@ -33,21 +33,12 @@ CASES = [
 ]
 
 
-def timed(argv: list[str], stdin_path: Path | None) -> float:
-    with open(stdin_path or "/dev/null", "rb") as stdin, open("/dev/null", "wb") as sink:
-        start = time.perf_counter()
-        subprocess.run(argv, stdin=stdin, stdout=sink, check=True)
-        return time.perf_counter() - start
-
-
 def cpu_model() -> str:
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+        return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown"
 
 
 def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
@@ -59,8 +50,10 @@ def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
         core_ns: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
         for _ in range(rounds):
             for name, args, reads in CASES:
-                argv = [str(tool), *(a.format(n=n) for a in args)]
-                seconds[name].append(timed(argv, ids if reads else None))
+                with open(ids if reads else "/dev/null", "rb") as stdin, open("/dev/null", "wb") as sink:
+                    start = time.perf_counter()
+                    subprocess.run([str(tool), *(a.format(n=n) for a in args)], stdin=stdin, stdout=sink, check=True)
+                    seconds[name].append(time.perf_counter() - start)
             loops = json.loads(subprocess.run([str(core), str(n), "1"], capture_output=True, text=True,
                                               check=True).stdout)
             for name in core_ns:

@@ -4,7 +4,6 @@ run when ulid is reinstalled under it, and the machine and build facts recorded 
 
 from __future__ import annotations
 
-import datetime
 import os
 import platform
 import subprocess
@@ -111,11 +110,8 @@ def timeseries_cluster(release: bool):
 
 
 def machine() -> str:
-    cpu = "unknown CPU"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), "unknown CPU")
     mem = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, {platform.system()} {platform.release()}"
 
@@ -141,7 +137,3 @@ def source_commit() -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + (" with local changes" if dirty else "")
-
-
-def today() -> str:
-    return datetime.date.today().isoformat()

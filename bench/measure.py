@@ -68,13 +68,12 @@ class Bench:
     preloaded), `session_conn` to the one without. A case adds its `Result`s to `results` (the client
     sweep to `sweep`), plot data to `series`, and variants this server cannot run to `unavailable`."""
 
-    def __init__(self, cluster, session_cluster, sizes: Sizes,
-                 start_cluster: Callable[[str, dict[str, str]], object] | None = None, dbname: str = "bench"):
+    def __init__(self, cluster, session_cluster, sizes: Sizes, start_cluster: Callable[[str, dict[str, str]], object]):
         self.cluster = cluster
         self.session_cluster = session_cluster
         self.version = cluster.version
         self.sizes = sizes
-        self.dbname = dbname
+        self.dbname = "bench"
         self.results: list[Result] = []
         self.sweep: dict[int, Result] = {}
         self.series: dict[str, dict] = {}
@@ -83,26 +82,32 @@ class Bench:
         self.done: set[str] = set()  # shared preparations already made (see cases.prepared)
         self.release = True  # whether a case that packages ulid builds it in release mode
         self._start_cluster = start_cluster
-        cluster.create_database(dbname)
-        self.conn = cluster.connect(dbname)
-        session_cluster.create_database(dbname)
-        self.session_conn = session_cluster.connect(dbname)
+        cluster.create_database(self.dbname)
+        self.conn = cluster.connect(self.dbname)
+        session_cluster.create_database(self.dbname)
+        self.session_conn = session_cluster.connect(self.dbname)
 
     def other_cluster(self, name: str, settings: dict[str, str]):
         """Starts one more cluster of this version with its own settings; the run stops it at the end."""
-        if self._start_cluster is None:
-            raise RuntimeError("this run cannot start other clusters")
         return self._start_cluster(name, settings)
 
     def sql(self, query: str, params=()):
         return self.conn.execute(query, params)
 
-    def timed(self, query: str, params=(), conn: psycopg.Connection | None = None) -> float:
-        """Wall time of one statement, in seconds."""
+    def timer(self, query: str, scale: float = 1e3, conn: psycopg.Connection | None = None,
+              before: tuple[str, ...] = ()) -> Callable[[], float]:
+        """A variant's run for `interleave`: the statements BEFORE, untimed, then QUERY's wall time
+        times SCALE (ms by default; 1 for seconds)."""
         conn = conn or self.conn
-        start = time.perf_counter()
-        conn.execute(query, params)
-        return time.perf_counter() - start
+
+        def run() -> float:
+            for statement in before:
+                conn.execute(statement)
+            start = time.perf_counter()
+            conn.execute(query)
+            return (time.perf_counter() - start) * scale
+
+        return run
 
     def split(self, names: list[str]) -> tuple[list[str], dict[str, str]]:
         """The variants this server has, and why the others are missing."""
@@ -127,17 +132,19 @@ class Bench:
         self.results.append(result)
         return result
 
-    def pgbench(self, script: str, clients: int, seconds: int, prepared: bool = False, cluster=None) -> float:
-        """Transactions per second of a pgbench script against the bench database."""
+    def pgbench(self, script: str, clients: int, seconds: int = 0, prepared: bool = False, cluster=None,
+                transactions: int = 0) -> float:
+        """Transactions per second of a pgbench script against the bench database, run for SECONDS or
+        for TRANSACTIONS per client."""
         cluster = cluster or self.cluster
         with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
             f.write(script)
         os.chmod(f.name, 0o644)
         # at most a thread per core: more threads only take CPU from the server
         threads = min(clients, os.cpu_count() or 1)
-        args = ["-n", "-c", str(clients), "-j", str(threads), "-T", str(seconds), "-f", f.name]
-        if prepared:
-            args += ["-M", "prepared"]
+        args = ["-n", "-c", str(clients), "-j", str(threads),
+                *(["-t", str(transactions)] if transactions else ["-T", str(seconds)]), "-f", f.name,
+                *(["-M", "prepared"] if prepared else [])]
         try:
             out = cluster.run("pgbench", *args, self.dbname).stdout
         finally:

@@ -56,21 +56,14 @@ V4 = "uuid gen_random_uuid()"
 V7 = "uuid uuidv7()"
 ULID = "ulid gen_ulid()"
 MONO = "ulid gen_monotonic_ulid()"
+# per variant its id column, and the newest step's rows (from the server's clock when it began) without
+# another index: a key range for the time-ordered keys, created_at for the others
 VARIANTS = {
-    BIGINT: "bigint GENERATED ALWAYS AS IDENTITY",
-    V4: "uuid DEFAULT gen_random_uuid()",
-    V7: "uuid DEFAULT uuidv7()",
-    ULID: "ulid DEFAULT gen_ulid()",
-    MONO: "ulid DEFAULT gen_monotonic_ulid()",
-}
-# the newest step's rows (from the server's clock when it began) without another index: a key
-# range for the time-ordered keys, created_at for the others
-NEWEST = {
-    BIGINT: "created_at >= %(from)s",
-    V4: "created_at >= %(from)s",
-    V7: "id >= (%(from)s::timestamptz::ulid)::uuid",
-    ULID: "id >= %(from)s::timestamptz::ulid",
-    MONO: "id >= %(from)s::timestamptz::ulid",
+    BIGINT: ("bigint GENERATED ALWAYS AS IDENTITY", "created_at >= %(from)s"),
+    V4: ("uuid DEFAULT gen_random_uuid()", "created_at >= %(from)s"),
+    V7: ("uuid DEFAULT uuidv7()", "id >= (%(from)s::timestamptz::ulid)::uuid"),
+    ULID: ("ulid DEFAULT gen_ulid()", "id >= %(from)s::timestamptz::ulid"),
+    MONO: ("ulid DEFAULT gen_monotonic_ulid()", "id >= %(from)s::timestamptz::ulid"),
 }
 # a multi-row INSERT of BATCH rows, as pgbench sends it
 INSERT = ("INSERT INTO grow (payload) VALUES "
@@ -108,15 +101,9 @@ class MemoryLimit:
         for pid in pids:
             (CGROUP / "cgroup.procs").write_text(str(pid))
 
-    def used_mb(self) -> float | None:
-        if self.why_not:
-            return None
-        return int((CGROUP / "memory.usage_in_bytes").read_text()) / 2**20
-
-    def peak_mb(self) -> float | None:
-        if self.why_not:
-            return None
-        return int((CGROUP / "memory.max_usage_in_bytes").read_text()) / 2**20
+    def mb(self, counter: str = "usage") -> float | None:
+        """The cgroup's memory use now ("usage") or at its peak ("max_usage"), in MB."""
+        return None if self.why_not else int((CGROUP / f"memory.{counter}_in_bytes").read_text()) / 2**20
 
     def reset_peak(self) -> None:
         if not self.why_not:
@@ -130,7 +117,7 @@ class MemoryLimit:
                 pass
 
 
-def wanted_variants(b: Bench) -> tuple[dict[str, str], dict[str, str]]:
+def wanted_variants(b: Bench) -> tuple[list[str], dict[str, str]]:
     """The variants to run (all, or those ULID_PAST_MEMORY_VARIANTS names), and those this server
     cannot run, with the reason."""
     named = [v.strip() for v in os.environ.get("ULID_PAST_MEMORY_VARIANTS", "").split(",") if v.strip()]
@@ -143,25 +130,20 @@ def wanted_variants(b: Bench) -> tuple[dict[str, str], dict[str, str]]:
         missing[V7] = "core's uuidv7() exists from PostgreSQL 18"
     if b.version < 14:
         missing.update({v: "pg_stat_wal exists from PostgreSQL 14" for v in VARIANTS})
-    return {v: c for v, c in VARIANTS.items() if (not named or v in named) and v not in missing}, missing
+    return [v for v in VARIANTS if (not named or v in named) and v not in missing], missing
 
 
-def wal(conn) -> tuple[int, int]:
-    """(the WAL insert position in bytes, full-page images written so far)."""
-    lsn, fpi = conn.execute(
-        "SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn, (SELECT wal_fpi FROM pg_stat_wal)").fetchone()
-    return int(lsn), int(fpi)
+def counters(conn) -> list[int]:
+    """So far: the WAL insert position in bytes, full-page images written, and the primary key's blocks
+    read from outside shared_buffers and hit in it."""
+    return [int(value or 0) for value in conn.execute(
+        "SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn, (SELECT wal_fpi FROM pg_stat_wal), idx_blks_read, "
+        "idx_blks_hit FROM pg_statio_user_indexes WHERE indexrelname = 'grow_pkey'").fetchone()]
 
 
-def index_blocks(conn) -> tuple[int, int]:
-    """The primary key's blocks read from outside shared_buffers, and hit in it, so far."""
-    read, hit = conn.execute("SELECT idx_blks_read, idx_blks_hit FROM pg_statio_user_indexes "
-                             "WHERE indexrelname = 'grow_pkey'").fetchone()
-    return int(read or 0), int(hit or 0)
-
-
-def grow(b: Bench, server, memory: MemoryLimit, variant: str, column: str, scale: Scale) -> dict:
+def grow(b: Bench, server, memory: MemoryLimit, variant: str, scale: Scale) -> dict:
     """One variant's run: the table grown step by step, then the lookups; its steps and final figures."""
+    column, newest_rows = VARIANTS[variant]
     with server.connect(b.dbname) as conn:
         conn.execute("DROP TABLE IF EXISTS grow, lookup_keys")
         conn.execute(f"CREATE TABLE grow (id {column} PRIMARY KEY, "
@@ -173,25 +155,20 @@ def grow(b: Bench, server, memory: MemoryLimit, variant: str, column: str, scale
     per_client = scale.step // (BATCH * CLIENTS)
     while rows < scale.rows and time.monotonic() - started < scale.budget_s:
         with server.connect(b.dbname) as conn:
-            lsn0, fpi0 = wal(conn)
-            read0, hit0 = index_blocks(conn)
+            before = counters(conn)
             (step_from,) = conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()
         step_started = time.monotonic()
-        server.run("pgbench", "-n", "-c", str(CLIENTS), "-j", str(min(CLIENTS, os.cpu_count() or 1)),
-                   "-t", str(per_client), "-f", _script(INSERT), b.dbname)
+        b.pgbench(INSERT, CLIENTS, cluster=server, transactions=per_client)
         seconds = time.monotonic() - step_started
         added = per_client * CLIENTS * BATCH
         rows += added
         # (pgbench's sessions have ended: their statistics are in)
         with server.connect(b.dbname) as conn:
-            lsn1, fpi1 = wal(conn)
-            read1, hit1 = index_blocks(conn)
+            wal_bytes, fpi, read, hit = (now - then for now, then in zip(counters(conn), before))
             pk_mb = conn.execute("SELECT pg_relation_size('grow_pkey')").fetchone()[0] / 2**20
-        steps.append({"rows": rows, "rows_per_s": added / seconds, "wal_bytes_per_row": (lsn1 - lsn0) / added,
-                      "fpi_per_row": (fpi1 - fpi0) / added, "pk_mb": pk_mb,
-                      "index_blocks_read": read1 - read0, "index_blocks_hit": hit1 - hit0,
-                      "memory_mb": memory.used_mb(), "seconds": time.monotonic() - started,
-                      "from_epoch": float(step_from)})
+        steps.append({"rows": rows, "rows_per_s": added / seconds, "wal_bytes_per_row": wal_bytes / added,
+                      "fpi_per_row": fpi / added, "pk_mb": pk_mb, "index_blocks_read": read, "index_blocks_hit": hit,
+                      "memory_mb": memory.mb(), "seconds": time.monotonic() - started, "from_epoch": float(step_from)})
     with server.connect(b.dbname) as conn:
         # what autovacuum does to a table grown over days, done now so the plans do not depend on it
         conn.execute("VACUUM (ANALYZE) grow")
@@ -201,10 +178,10 @@ def grow(b: Bench, server, memory: MemoryLimit, variant: str, column: str, scale
                      f"(SELECT id FROM grow TABLESAMPLE SYSTEM (1) LIMIT {scale.keys}) AS sampled")
         conn.execute("ALTER TABLE lookup_keys ADD PRIMARY KEY (n)")
         (nkeys,) = conn.execute("SELECT count(*) FROM lookup_keys").fetchone()
-    lookups = _pgbench_tps(server, b.dbname, LOOKUP.replace(":nkeys", str(nkeys)), scale.lookup_s)
+    lookups = b.pgbench(LOOKUP.replace(":nkeys", str(nkeys)), CLIENTS, scale.lookup_s, prepared=True, cluster=server)
     newest = []
     with server.connect(b.dbname) as conn:
-        condition = NEWEST[variant] % {"from": f"to_timestamp({steps[-1]['from_epoch']})"}
+        condition = newest_rows % {"from": f"to_timestamp({steps[-1]['from_epoch']})"}
         for _ in range(5):
             t = time.perf_counter()
             (count,) = conn.execute(f"SELECT count(*) FROM grow WHERE {condition}").fetchone()
@@ -215,23 +192,7 @@ def grow(b: Bench, server, memory: MemoryLimit, variant: str, column: str, scale
     return {"variant": variant, "steps": steps, "rows": rows, "reached_all": rows >= scale.rows,
             "table_mb": sizes[0] / 2**20, "pk_mb": sizes[1] / 2**20, "total_mb": sizes[2] / 2**20,
             "lookups_per_s": lookups, "newest_ms": statistics.median(newest) * 1000,
-            "newest_rows": count, "newest_plan": plan, "peak_memory_mb": memory.peak_mb()}
-
-
-def _script(text: str) -> str:
-    path = Path(f"/tmp/ulid-past-memory-{abs(hash(text))}.sql")
-    path.write_text(text)
-    path.chmod(0o644)
-    return str(path)
-
-
-def _pgbench_tps(server, dbname: str, script: str, seconds: int) -> float:
-    out = server.run("pgbench", "-n", "-M", "prepared", "-c", str(CLIENTS), "-j", str(min(CLIENTS, os.cpu_count() or 1)),
-                     "-T", str(seconds), "-f", _script(script), dbname).stdout
-    for line in out.splitlines():
-        if line.startswith("tps = "):
-            return float(line.split()[2])
-    raise RuntimeError(f"no tps in pgbench output:\n{out}")
+            "newest_rows": count, "newest_plan": plan, "peak_memory_mb": memory.mb("max_usage")}
 
 
 def window(steps: list[dict], rows: int | None = None) -> dict | None:
@@ -265,12 +226,12 @@ def past_memory(b: Bench) -> None:
     runs = []
     try:
         server.create_database(b.dbname)
-        for variant, column in variants.items():
+        for variant in variants:
             # a server started afresh: nothing of another variant's table in caches, statistics or checkpoints
             server.stop()
             server.start()
             memory.hold(server)
-            runs.append(grow(b, server, memory, variant, column, scale))
+            runs.append(grow(b, server, memory, variant, scale))
     finally:
         server.stop()
         memory.close()
@@ -280,28 +241,22 @@ def past_memory(b: Bench) -> None:
                                "rows": scale.rows, "step": scale.step, "budget_s": scale.budget_s,
                                "runs": runs, "missing": missing}
     five_m = min(5_000_000, scale.rows // 4)
+    last = "in the last fifth of the rows"
+    # WHEN: the window() of steps around that many rows (None: the last fifth), or "end": the run's final figures
     for key, case, unit, field, when in (
             ("past-memory-insert-5m", f"rows/s inserting around {five_m:,} rows", "rows/s", "rows_per_s", five_m),
-            ("past-memory-insert-end", "rows/s inserting in the last fifth of the rows", "rows/s", "rows_per_s", None),
+            ("past-memory-insert-end", f"rows/s inserting {last}", "rows/s", "rows_per_s", None),
             ("past-memory-wal-5m", f"WAL bytes per row around {five_m:,} rows", "bytes", "wal_bytes_per_row", five_m),
-            ("past-memory-wal-end", "WAL bytes per row in the last fifth of the rows", "bytes", "wal_bytes_per_row",
-             None),
-            ("past-memory-fpi-end", "full-page images per 1,000 rows in the last fifth of the rows", "FPI",
-             "fpi_per_row", None)):
+            ("past-memory-wal-end", f"WAL bytes per row {last}", "bytes", "wal_bytes_per_row", None),
+            ("past-memory-fpi-end", f"full-page images per 1,000 rows {last}", "FPI", "fpi_per_row", None),
+            ("past-memory-lookups", "point lookups by key per second at the end", "tps", "lookups_per_s", "end"),
+            ("past-memory-newest", "count the newest step's rows at the end", "ms", "newest_ms", "end"),
+            ("past-memory-pk", "primary key size at the end", "MB", "pk_mb", "end"),
+            ("past-memory-disk", "table, key and TOAST on disk at the end", "MB", "total_mb", "end"),
+            ("past-memory-rows", "rows reached within the time budget", "rows", "rows", "end")):
         result = Result(f"past memory ({label}): {case}", unit, baseline=BIGINT, key=key, missing=missing)
         for run in runs:
-            step = window(run["steps"], when)
-            if step is not None:
-                result.add(run["variant"], step[field] * (1000 if field == "fpi_per_row" else 1))
-        b.add(result)
-    for key, case, unit, field in (("past-memory-lookups", "point lookups by key per second at the end", "tps",
-                                    "lookups_per_s"),
-                                   ("past-memory-newest", "count the newest step's rows at the end", "ms",
-                                    "newest_ms"),
-                                   ("past-memory-pk", "primary key size at the end", "MB", "pk_mb"),
-                                   ("past-memory-disk", "table, key and TOAST on disk at the end", "MB", "total_mb"),
-                                   ("past-memory-rows", "rows reached within the time budget", "rows", "rows")):
-        result = Result(f"past memory ({label}): {case}", unit, baseline=BIGINT, key=key, missing=missing)
-        for run in runs:
-            result.add(run["variant"], run[field])
+            figures = run if when == "end" else window(run["steps"], when)
+            if figures is not None:
+                result.add(run["variant"], figures[field] * (1000 if field == "fpi_per_row" else 1))
         b.add(result)

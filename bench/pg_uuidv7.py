@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from ulidtools import builds, debian_archive, manifest
-from ulidtools.base import ROOT, ToolError, log
+from ulidtools.base import ROOT, ToolError, error, log
 from ulidtools.clusters import as_pg, own
 
 CACHE = Path(os.environ.get("ULID_PG_UUIDV7_CACHE") or ROOT / "target" / "pg_uuidv7")
@@ -80,7 +80,7 @@ def _from_binary(build: str, libdir: Path, extdir: Path) -> str | None:
     subprocess.run(["dpkg-deb", "-x", deb, root], check=True)
     lib = root / "usr" / "lib" / "postgresql" / str(major) / "lib"
     ext = root / "usr" / "share" / "postgresql" / str(major) / "extension"
-    if not ((lib / "pg_uuidv7.so").is_file() and (ext / "pg_uuidv7.control").is_file()):
+    if not _installed(lib, ext):
         raise PgUuidv7Error(f"{deb} does not hold pg_uuidv7 for PostgreSQL {major} where expected")
     subprocess.run(["install", "-m", "755", lib / "pg_uuidv7.so", libdir], check=True)
     subprocess.run(["install", "-m", "644", ext / "pg_uuidv7.control", *sorted(ext.glob("pg_uuidv7--*.sql")), extdir],
@@ -137,7 +137,5 @@ if __name__ == "__main__":
         for name in sys.argv[1:]:
             install(str(builds.build_of(name).name))
     except (ToolError, ValueError, OSError, subprocess.CalledProcessError) as failure:
-        from ulidtools.base import error
-
         error(str(failure))
         sys.exit(1)

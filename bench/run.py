@@ -20,6 +20,7 @@ measured; --quick writes into a temporary directory (CI runs it; it asserts noth
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 import tempfile
@@ -84,7 +85,7 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
         "pg_uuidv7": bench.pg_uuidv7, "unavailable": bench.unavailable,
         "results": [asdict(r) for r in bench.results],
         "sweep": {str(c): asdict(r) for c, r in bench.sweep.items()},
-        "date": clusters.today(), "machine": clusters.machine(),
+        "date": datetime.date.today().isoformat(), "machine": clusters.machine(),
         "random_bytes": clusters.random_bytes(version),
         "build": build_kind, "commit": commit, "cases": list(durations),
         "settings": clusters.SETTINGS, "session_settings": clusters.SESSION_SETTINGS,
@@ -114,17 +115,14 @@ def measure(versions: list[int], quick: bool, build: bool, only: list[str] | Non
 def replaced(results: list[dict], new: list[dict]) -> list[dict]:
     """`results` with each key's results replaced by those in `new`, where the first of them was (the
     page keeps the cases' order); keys new to `results` go at the end."""
-    by_key: dict[str, list[dict]] = {}
+    unplaced: dict[str, list[dict]] = {}
     for r in new:
-        by_key.setdefault(r["key"], []).append(r)
+        unplaced.setdefault(r["key"], []).append(r)
+    replacing = set(unplaced)
     out: list[dict] = []
     for r in results:
-        if r["key"] not in by_key:
-            out.append(r)
-        elif not any(o["key"] == r["key"] for o in out):
-            out.extend(by_key[r["key"]])
-    placed = {r["key"] for r in out}
-    return out + [r for r in new if r["key"] not in placed]
+        out += unplaced.pop(r["key"], []) if r["key"] in replacing else [r]
+    return out + [r for r in new if r["key"] in unplaced]
 
 
 def merge(earlier: dict, later: dict, names: list[str]) -> dict:
