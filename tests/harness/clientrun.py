@@ -47,13 +47,17 @@ def npm_ci(packages: Path, build: Path) -> Path:
         build.mkdir(parents=True, exist_ok=True)
         for p in manifests:
             shutil.copyfile(p, build / p.name)
-        result = subprocess.run(
-            npm("ci", "--no-audit", "--no-fund", "--prefix", str(build)),
-            env=node_env(), capture_output=True, text=True, timeout=600,
-        )
-        assert result.returncode == 0, result.stdout + result.stderr
+        _run(npm("ci", "--no-audit", "--no-fund", "--prefix", str(build)), env=node_env(), timeout=600)
         stamp.write_text(digest)
     return build / "node_modules"
+
+
+def _run(command: list[str], **options) -> tuple[str, str]:
+    """Runs COMMAND; fails, with its output, unless it exits 0. Its stdout, and all it printed."""
+    result = subprocess.run(command, capture_output=True, text=True, **options)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    return result.stdout, output
 
 
 def link_tree(tree: Path, links: dict[str, Path]) -> None:
@@ -61,29 +65,19 @@ def link_tree(tree: Path, links: dict[str, Path]) -> None:
     tree.mkdir(parents=True, exist_ok=True)
     for name, source in links.items():
         link = tree / name
-        if link.is_symlink() and Path(os.readlink(link)) == source:
-            continue
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(source, target_is_directory=True)
+        if not (link.is_symlink() and Path(os.readlink(link)) == source):
+            link.unlink(missing_ok=True)
+            link.symlink_to(source, target_is_directory=True)
 
 
 def run_go_tests(go: str, package: str, tests: Path, cwd: Path, env: dict[str, str], minimum: int) -> set[str]:
     """`go test -v PACKAGE`: every Test declared in TESTS/*_test.go (at least MINIMUM) passed; their names."""
-    result = subprocess.run(
-        [go, "test", "-count=1", "-v", package], cwd=cwd, env=env, capture_output=True, text=True, timeout=900,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    declared = {
-        name
-        for path in tests.glob("*_test.go")
-        for name in re.findall(r"^func (Test\w+)\(t \*testing\.T\)", path.read_text(), re.M)
-    }
-    passed = set(re.findall(r"^--- PASS: (Test\w+)", result.stdout, re.M))
+    stdout, output = _run([go, "test", "-count=1", "-v", package], cwd=cwd, env=env, timeout=900)
+    declared = {name for path in tests.glob("*_test.go")
+                for name in re.findall(r"^func (Test\w+)\(t \*testing\.T\)", path.read_text(), re.M)}
     assert len(declared) >= minimum, declared
-    assert passed == declared, output
-    assert not re.search(r"^\s*--- (FAIL|SKIP)", result.stdout, re.M), output
+    assert set(re.findall(r"^--- PASS: (Test\w+)", stdout, re.M)) == declared, output
+    assert not re.search(r"^\s*--- (FAIL|SKIP)", stdout, re.M), output
     return declared
 
 
@@ -91,13 +85,8 @@ def run_node_tests(files: list[Path], cwd: Path, env: dict[str, str], minimum: i
     """`node --test` on FILES: its TAP summary counts every top-level test() in them as passed."""
     declared = sum(len(re.findall(r"^test\(", p.read_text(), re.M)) for p in files)
     assert declared >= minimum, files
-    result = subprocess.run(
-        [str(node_tool("node")), "--test", "--test-reporter=tap", *map(str, files)],
-        cwd=cwd, env=node_env(env), capture_output=True, text=True, timeout=600,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output
-    summary = dict(re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", result.stdout, re.M))
-    assert summary == {
-        "tests": str(declared), "pass": str(declared), "fail": "0", "cancelled": "0", "skipped": "0", "todo": "0",
-    }, output
+    stdout, output = _run([str(node_tool("node")), "--test", "--test-reporter=tap", *map(str, files)],
+                          cwd=cwd, env=node_env(env), timeout=600)
+    summary = dict(re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", stdout, re.M))
+    assert summary == {"tests": str(declared), "pass": str(declared), "fail": "0", "cancelled": "0", "skipped": "0",
+                       "todo": "0"}, output

@@ -7,12 +7,12 @@ import os
 import signal
 import threading
 import time
+from contextlib import suppress
 
 import psycopg
 
 
 def value(conn) -> int:
-    """A value of gen_monotonic_ulid(), as an integer."""
     (made,) = conn.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()
     return int.from_bytes(made, "big")
 
@@ -43,10 +43,8 @@ class Waiter:
         threading.Thread(target=run, daemon=True).start()
 
     def close(self):
-        try:
+        with suppress(psycopg.Error):
             self.conn.close()
-        except psycopg.Error:
-            pass
 
 
 class Looper:
@@ -82,26 +80,18 @@ class Looper:
         raise AssertionError(f"the holder's loop did not start within {seconds} s")
 
     def check_running(self) -> None:
-        """Fails if its loop has ended, with the error that ended it."""
         if not self.thread.is_alive():
             raise AssertionError(f"the holder's loop ended: {self.error!r}")
 
     def end(self):
         """Lets it run again (SIGCONT), cancels its loop and closes it, whatever became of its backend."""
-        try:
+        with suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
-        try:
-            with self.server.connect() as conn:
-                conn.execute("SELECT pg_cancel_backend(%s)", [self.pid])
-        except psycopg.Error:
-            pass
+        with suppress(psycopg.Error), self.server.connect() as conn:
+            conn.execute("SELECT pg_cancel_backend(%s)", [self.pid])
         self.thread.join(30)
-        try:
+        with suppress(psycopg.Error):
             self.conn.close()
-        except psycopg.Error:
-            pass
 
 
 def stop_inside_lock(holder: Looper, waiter: Waiter, seconds: float = 120.0) -> None:

@@ -15,11 +15,8 @@ REGRESS = Path(__file__).resolve().parents[1] / "pg_regress"
 
 
 def required_version(sql: Path) -> int:
-    for line in sql.read_text().splitlines()[:5]:
-        m = re.match(r"--\s*requires:\s*pg(\d+)", line)
-        if m:
-            return int(m.group(1))
-    return 0
+    return next((int(m.group(1)) for line in sql.read_text().splitlines()[:5]
+                 if (m := re.match(r"--\s*requires:\s*pg(\d+)", line))), 0)
 
 
 def names_for(version: int) -> list[str]:
@@ -30,12 +27,9 @@ def names_for(version: int) -> list[str]:
 def expected_file(name: str, version: int) -> Path:
     """NAME.pgNN.out for the newest NN at or below this version, else NAME.out:
     an output that changed in some release holds for the releases after it."""
-    variants = sorted(
-        (int(p.name.split(".pg")[1].split(".")[0]), p)
-        for p in (REGRESS / "expected").glob(f"{name}.pg*.out")
-    )
-    chosen = [p for v, p in variants if v <= version]
-    return chosen[-1] if chosen else REGRESS / "expected" / f"{name}.out"
+    variants = sorted((int(p.name.split(".pg")[1].split(".")[0]), p)
+                      for p in (REGRESS / "expected").glob(f"{name}.pg*.out"))
+    return ([p for v, p in variants if v <= version] or [REGRESS / "expected" / f"{name}.out"])[-1]
 
 
 def run(name: str, server, work: Path, accept: bool = False) -> str | None:
@@ -58,25 +52,13 @@ def run(name: str, server, work: Path, accept: bool = False) -> str | None:
     out_dir.mkdir()
     os.chmod(work, 0o755)
     result = subprocess.run(
-        [
-            str(Path(server.pkglibdir) / "pgxs" / "src" / "test" / "regress" / "pg_regress"),
-            f"--bindir={server.bindir}",
-            f"--host={server.dir}",
-            f"--port={server.port}",
-            "--user=postgres",
-            "--use-existing",
-            f"--dbname={dbname}",
-            f"--inputdir={work_in}",
-            f"--outputdir={out_dir}",
-            name,
-        ],
-        capture_output=True,
-        text=True,
-    )
+        [str(Path(server.pkglibdir) / "pgxs" / "src" / "test" / "regress" / "pg_regress"),
+         f"--bindir={server.bindir}", f"--host={server.dir}", f"--port={server.port}", "--user=postgres",
+         "--use-existing", f"--dbname={dbname}", f"--inputdir={work_in}", f"--outputdir={out_dir}", name],
+        capture_output=True, text=True)
     actual = out_dir / "results" / f"{name}.out"
     if accept and actual.exists():
-        target = expected if expected.exists() else REGRESS / "expected" / f"{name}.out"
-        shutil.copy(actual, target)
+        shutil.copy(actual, expected)  # NAME.out when there is none yet (expected_file)
         return None
     if result.returncode != 0:
         diffs = out_dir / "regression.diffs"

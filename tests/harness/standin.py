@@ -13,20 +13,16 @@ from harness.pgcluster import build_of
 HERE = Path(__file__).resolve().parent
 
 
-def standin_files(name: str) -> list[Path]:
-    files = sorted((HERE / name).glob(f"{name}*"))
-    assert any(f.suffix == ".control" for f in files), f"no stand-in {name} in {HERE / name}"
-    return files
-
-
 @contextmanager
 def installed_standin(build: str, name: str):
     """The stand-in NAME installed into BUILD while the block runs; fails, leaving
     it alone, if BUILD already has an extension NAME (the real one)."""
+    files = sorted((HERE / name).glob(f"{name}*"))
+    assert any(f.suffix == ".control" for f in files), f"no stand-in {name} in {HERE / name}"
     extdir = build_of(build).extdir
     placed: list[Path] = []
     try:
-        for source in standin_files(name):
+        for source in files:
             target = extdir / source.name
             assert not target.exists(), f"{target} exists: an extension {name} is installed into {build}"
             shutil.copyfile(source, target)

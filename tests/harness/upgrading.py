@@ -17,12 +17,11 @@ import pytest
 
 from harness.pgcluster import Cluster, build_of, ends_of_run
 from ulidtools.base import sha256_hex, sha256_of
-from ulidtools import project
 from ulidtools.earlier_releases import build as build_release
-from ulidtools.project import VERSION  # the extension's version
+from ulidtools.project import RELEASE_COMMITS, VERSION  # VERSION: the extension's version
 
 # every release before this one, oldest first (sql/RELEASES)
-RELEASES = list(project.RELEASE_COMMITS)
+RELEASES = list(RELEASE_COMMITS)
 
 
 def earlier_releases() -> list:
@@ -57,8 +56,7 @@ _CATALOG = {
             'owner', pg_get_userbyid(e.extowner), 'config', e.extconfig::regclass[]::text,
             'condition', e.extcondition)
         FROM pg_extension e WHERE e.extname = 'ulid'""",
-    "member": """
-        SELECT to_jsonb(pg_describe_object(classid, objid, 0)) FROM members""",
+    "member": "SELECT to_jsonb(pg_describe_object(classid, objid, 0)) FROM members",
     "function": """
         SELECT jsonb_build_object('function', p.oid::regprocedure::text, 'language', l.lanname,
             'result', pg_get_function_result(p.oid), 'owner', pg_get_userbyid(p.proowner),
@@ -144,11 +142,8 @@ _CATALOG = {
 
 def catalog(conn: psycopg.Connection) -> list[str]:
     """The extension's catalog in this database, one sorted line per fact."""
-    lines = []
-    for kind, query in _CATALOG.items():
-        for (row,) in conn.execute(_MEMBERS + query).fetchall():
-            lines.append(f"{kind}: {json.dumps(row, sort_keys=True)}")
-    return sorted(lines)
+    return sorted(f"{kind}: {json.dumps(row, sort_keys=True)}"
+                  for kind, query in _CATALOG.items() for (row,) in conn.execute(_MEMBERS + query).fetchall())
 
 
 def catalog_diff(actual: list[str], expected: list[str], actual_name: str, expected_name: str) -> str:
@@ -230,11 +225,8 @@ _SNAPSHOT = {
 
 def snapshot(conn: psycopg.Connection) -> dict[str, tuple[int, str]]:
     """Row count and a digest of every row, per table and view."""
-    result = {}
-    for name, query in _SNAPSHOT.items():
-        rows = [r[0] for r in conn.execute(query).fetchall()]
-        result[name] = (len(rows), sha256_hex("\n".join(rows)))
-    return result
+    rows = {name: [r[0] for r in conn.execute(query).fetchall()] for name, query in _SNAPSHOT.items()}
+    return {name: (len(read), sha256_hex("\n".join(read))) for name, read in rows.items()}
 
 
 def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> None:
@@ -247,8 +239,7 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
         return conn.execute("SELECT count(*) FROM " + sql).fetchone()[0]
 
     some_id, some_other = conn.execute("SELECT id, other FROM events WHERE n = 1234").fetchone()
-    conn.execute("SET enable_seqscan = off")
-    conn.execute("SET enable_bitmapscan = off")
+    conn.execute("SET enable_seqscan = off; SET enable_bitmapscan = off")
     assert "events_pkey" in plan(f"SELECT * FROM events WHERE id = '{some_id}'")
     assert "events_other_hash" in plan(f"SELECT * FROM events WHERE other = '{some_other}'")
     assert count(f"events WHERE other = '{some_other}'") == 1
@@ -262,8 +253,7 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
     for index, query in brin.items():
         assert index in plan("SELECT * FROM " + query), index
         with_index[index] = count(query)
-    conn.execute("RESET enable_seqscan")
-    conn.execute("SET enable_bitmapscan = off")
+    conn.execute("RESET enable_seqscan; SET enable_bitmapscan = off")
     assert with_index == {index: count(query) for index, query in brin.items()}
     assert with_index["ticks_minmax"] == 101
     conn.execute("RESET enable_bitmapscan")
@@ -306,16 +296,6 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
         assert checked >= 4
 
 
-def installed_files(build: str) -> list[Path]:
-    libdir, extdir = build_of(build).pkglibdir, build_of(build).extdir
-    return sorted([p for p in [libdir / "ulid.so"] if p.exists()] + list(extdir.glob("ulid.control"))
-                  + list(extdir.glob("ulid--*.sql")))
-
-
-def digests(files: list[Path]) -> dict[str, str]:
-    return {str(f): sha256_of(f) for f in files}
-
-
 class InstalledRelease:
     """Swaps the ulid files installed in a build for another release's, and back. Files
     are replaced, never overwritten in place: running servers may have the library mapped."""
@@ -323,15 +303,15 @@ class InstalledRelease:
     def __init__(self, build: str, keep: Path):
         self.build = build
         self.keep = keep
-        self.saved = installed_files(build)
-        self.saved_digests = digests(self.saved)
+        self.libdir, self.extdir = build_of(build).pkglibdir, build_of(build).extdir
+        self.saved = {f: sha256_of(f) for f in self._installed()}
         keep.mkdir(parents=True, exist_ok=True)
         for f in self.saved:
             shutil.copy2(f, keep / f.name)
 
-    def _remove_all(self) -> None:
-        for f in installed_files(self.build):
-            f.unlink()
+    def _installed(self) -> list[Path]:
+        return sorted([*self.libdir.glob("ulid.so"), *self.extdir.glob("ulid.control"),
+                       *self.extdir.glob("ulid--*.sql")])
 
     @staticmethod
     def _place(source: Path, target: Path) -> None:
@@ -342,23 +322,23 @@ class InstalledRelease:
 
     def remove(self) -> None:
         """Removes every ulid file from the build: a server that cannot load the extension."""
-        self._remove_all()
+        for f in self._installed():
+            f.unlink()
 
     def install_release(self, version: str) -> None:
         """The files of an earlier release, built from its commit."""
         stage = build_release(version, self.build)
-        libdir, extdir = build_of(self.build).pkglibdir, build_of(self.build).extdir
-        self._remove_all()
-        self._place(stage / str(libdir).lstrip("/") / "ulid.so", libdir / "ulid.so")
-        for f in (stage / str(extdir).lstrip("/")).glob("ulid*"):
-            self._place(f, extdir / f.name)
+        self.remove()
+        self._place(stage / str(self.libdir).lstrip("/") / "ulid.so", self.libdir / "ulid.so")
+        for f in (stage / str(self.extdir).lstrip("/")).glob("ulid*"):
+            self._place(f, self.extdir / f.name)
 
     def restore(self) -> None:
         """The files that were installed before, exactly."""
-        self._remove_all()
+        self.remove()
         for f in self.saved:
             self._place(self.keep / f.name, f)
-        assert digests(installed_files(self.build)) == self.saved_digests
+        assert {f: sha256_of(f) for f in self._installed()} == self.saved
 
 
 def c_symbols(library: Path) -> set[str]:

@@ -68,32 +68,30 @@ def check_values(conn, impl: dict, version: int) -> int:
     millisecond; the UUIDv7 flag is checked by uuid_extract_version from 17, by the bytes before."""
     v7 = ("pg_catalog.uuid_extract_version({u}) IS NOT DISTINCT FROM 7" if version >= 17 else
           "get_byte(uuid_send({u}), 6) >> 4 = 7 AND get_byte(uuid_send({u}), 8) >> 6 = 2")
-    checked = 0
-    for case in vectors()["values"]:
+    value = impl["read"]
+    u = impl["uuid"].format(id=value)
+    sql = f"""
+        SELECT {impl['text'].format(id=value)}, ({u})::text, '\\x' || encode(uuid_send({u}), 'hex'),
+               (extract(epoch FROM {impl['timestamp'].format(id=value)}) * 1000)::bigint, {v7.format(u=u)}"""
+    cases = vectors()["values"]
+    for case in cases:
         for text in case["inputs"]:
-            value = impl["read"]
-            u = impl["uuid"].format(id=value)
-            row = query(conn, f"""
-                SELECT {impl['text'].format(id=value)}, ({u})::text,
-                       '\\x' || encode(uuid_send({u}), 'hex'),
-                       (extract(epoch FROM {impl['timestamp'].format(id=value)}) * 1000)::bigint,
-                       {v7.format(u=u)}""", [text]).fetchone()
+            row = query(conn, sql, [text]).fetchone()
             assert row == (case["ulid"], case["uuid"], case["hex"], case["unix_ms"], case["uuidv7"]), text
-            checked += 1
-    return checked
+    return sum(len(case["inputs"]) for case in cases)
 
 
 def check_bad_text(conn, impl: dict) -> int:
     """Every bad text is refused with the type's SQLSTATE, message, DETAIL and HINT."""
     v = vectors()
     cases = v["bad_text"]
+    error = v["bad_text_error"]
     inputs = [input_of(case) for case in cases]
     got = outcomes(conn, [impl["read_text"]], inputs)
     assert len(got) == len(cases)
     wrong = []
     for (n, _, outcome), case, text in zip(got, cases, inputs):
-        expected = (v["bad_text_error"]["sqlstate"], v["bad_text_error"]["message"].replace("{input}", text),
-                    case["detail"], case["hint"])
+        expected = (error["sqlstate"], error["message"].replace("{input}", text), case["detail"], case["hint"])
         if outcome != expected:
             wrong.append((text[:40], outcome[:1] + tuple(o and o[:120] for o in outcome[1:]), expected[2:]))
     assert not wrong, wrong[:5]
@@ -114,8 +112,7 @@ def check_times(conn, impl: dict) -> int:
     got = outcomes(conn, calls, [case["timestamptz"] for case in times])
     for n, call, outcome in got:
         assert outcome == ("accepted", impl["time_result"](times[n]["ulid"])), (call, times[n], outcome)
-    bad = v["bad_times"]
-    err = v["time_error"]
+    bad, err = v["bad_times"], v["time_error"]
     got = outcomes(conn, calls, [case["timestamptz"] for case in bad])
     assert len(got) == len(bad) * len(calls)
     for n, call, outcome in got:
@@ -133,8 +130,8 @@ def check_public_ids(conn, impl: dict) -> int:
                            [case["ulid"], case["key"], case["public"]]).fetchone()
         assert row == (case["public"], case["ulid"]), case
     err = v["key_error"]
-    calls = [impl["encrypt"].format(id=impl["read"].replace("$1", "'01JGFJJZ00XHF7E02JJ03AE4T7'")).replace("$2", "$1"),
-             impl["decrypt"].format(id=impl["read"].replace("$1", "'01JGFJJZ00XHF7E02JJ03AE4T7'")).replace("$2", "$1")]
+    some_id = impl["read"].replace("$1", "'01JGFJJZ00XHF7E02JJ03AE4T7'")
+    calls = [impl[f].format(id=some_id).replace("$2", "$1") for f in ("encrypt", "decrypt")]
     got = outcomes(conn, calls, [case["key"] for case in v["bad_keys"]])
     assert len(got) == 2 * len(v["bad_keys"])
     for n, call, outcome in got:
