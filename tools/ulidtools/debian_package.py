@@ -30,6 +30,9 @@ from pathlib import Path
 from ulidtools import project
 from ulidtools.base import ROOT, ToolError, log, sha256_hex
 
+# the dates of an apt Release (Date, Valid-Until)
+STAMP = "%a, %d %b %Y %H:%M:%S UTC"
+
 
 class PackageError(ToolError):
     """What stops a package from being made."""
@@ -40,9 +43,7 @@ def source_date_epoch() -> int:
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return int(os.environ["SOURCE_DATE_EPOCH"])
     done = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True)
-    if done.returncode == 0 and done.stdout.strip():
-        return int(done.stdout.strip())
-    return int(time.time())
+    return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else int(time.time())
 
 
 def glibc_needed(path: Path) -> str:
@@ -57,11 +58,7 @@ def library_depends(path: Path) -> list[str]:
     them, for any architecture; only glibc's and libgcc_s's are known."""
     headers = subprocess.run(["objdump", "-p", str(path)], capture_output=True, text=True, check=True).stdout
     depends = set()
-    for line in headers.splitlines():
-        words = line.split()
-        if len(words) != 2 or words[0] != "NEEDED":
-            continue
-        needed = words[1]
+    for needed in re.findall(r"^\s*NEEDED\s+(\S+)\s*$", headers, re.M):
         if needed in ("libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1") \
                 or re.fullmatch(r"ld-linux.*\.so\..*", needed):
             glibc = glibc_needed(path)
@@ -95,14 +92,11 @@ class Package:
     about: list[str]
     changes: str
     depends: list[str] = field(default_factory=list)
-    # path in the package -> file of TREE
+    # path in the package -> file of TREE; a path ending in .gz (a man
+    # page) is gzipped on the way, one in usr/bin/ is a program (mode 755)
     files: dict[str, Path] = field(default_factory=dict)
-    # paths in the package whose files are gzipped on the way (man pages)
-    gzipped: set[str] = field(default_factory=set)
     # ELF files: stripped, and their libraries added to Depends
     binaries: list[str] = field(default_factory=list)
-    # files that are programs (mode 755)
-    programs: list[str] = field(default_factory=list)
 
     @property
     def deb_version(self) -> str:
@@ -127,9 +121,7 @@ def cli_package(tree: Path) -> Package:
                "usr/share/bash-completion/completions/ulid-tool": completions / "ulid-tool.bash",
                "usr/share/zsh/vendor-completions/_ulid-tool": completions / "_ulid-tool",
                "usr/share/fish/vendor_completions.d/ulid-tool.fish": completions / "ulid-tool.fish"},
-        gzipped={"usr/share/man/man1/ulid-tool.1.gz"},
         binaries=["usr/bin/ulid-tool"],
-        programs=["usr/bin/ulid-tool"],
     )
 
 
@@ -151,7 +143,7 @@ def extension_package(major: str, tree: Path) -> Package:
         changes=f"ulid {project.VERSION} for PostgreSQL {major}.",
         depends=[f"postgresql-{major}"],
         files=files,
-        # not in programs: a shared library is not executable (Debian policy)
+        # (mode 644: a shared library is not executable, Debian policy)
         binaries=[f"{libdir}/ulid.so"],
     )
 
@@ -163,11 +155,9 @@ def copyright_file(homepage: str) -> str:
                     if re.match(r"^Copyright *(\(c\)|©)? *", line)), "")
     if not holders:
         raise PackageError("LICENSE names no copyright holder")
-    lines = ["Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", "Upstream-Name: ulid"]
-    if homepage:
-        lines.append(f"Source: {homepage}")
-    lines += ["", "Files: *", f"Copyright: {holders}", "License: Expat"]
-    lines += [" " + (line or ".") for line in license_text.splitlines()]
+    lines = ["Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", "Upstream-Name: ulid",
+             *([f"Source: {homepage}"] if homepage else []), "", "Files: *", f"Copyright: {holders}",
+             "License: Expat", *(" " + (line or ".") for line in license_text.splitlines())]
     return "\n".join(lines) + "\n"
 
 
@@ -179,13 +169,9 @@ def gzip_bytes(data: bytes) -> bytes:
 
 def installed_size(root: Path) -> int:
     """Installed-Size as dpkg-gencontrol counts it: KiB per file, 1 per directory."""
-    total = 0
-    for path in root.rglob("*"):
-        if path.relative_to(root).parts[0] == "DEBIAN":
-            continue
-        total += -(-path.lstat().st_size // 1024) if path.is_file() or path.is_symlink() else 1
-    # the root itself, as find . counts it
-    return total + 1
+    # (1 more: the root itself, as find . counts it)
+    return 1 + sum(-(-path.lstat().st_size // 1024) if path.is_file() or path.is_symlink() else 1
+                   for path in root.rglob("*") if path.relative_to(root).parts[0] != "DEBIAN")
 
 
 def apt_index(directory: Path, suite: str, arches: list[str], date: int | None = None,
@@ -195,23 +181,18 @@ def apt_index(directory: Path, suite: str, arches: list[str], date: int | None =
     Unix time, now unless given), valid VALID_DAYS days if given."""
     dists = directory / "dists" / suite
     when = int(time.time()) if date is None else date
-    stamp = "%a, %d %b %Y %H:%M:%S UTC"
     lines = ["Origin: ulid", "Label: ulid", f"Suite: {suite}", f"Codename: {suite}",
-             f"Date: {time.strftime(stamp, time.gmtime(when))}"]
+             f"Date: {time.strftime(STAMP, time.gmtime(when))}"]
     if valid_days is not None:
-        lines.append(f"Valid-Until: {time.strftime(stamp, time.gmtime(when + valid_days * 86400))}")
+        lines.append(f"Valid-Until: {time.strftime(STAMP, time.gmtime(when + valid_days * 86400))}")
     lines += [f"Architectures: {' '.join(arches)}", "Components: main", "SHA256:"]
     for arch in arches:
         index = dists / "main" / f"binary-{arch}"
         index.mkdir(parents=True, exist_ok=True)
         packages = subprocess.run(["dpkg-scanpackages", "--arch", arch, "pool", "/dev/null"], cwd=directory,
                                   capture_output=True, check=True).stdout
-        (index / "Packages").write_bytes(packages)
-        (index / "Packages.gz").unlink(missing_ok=True)
-        subprocess.run(["gzip", "-9nkf", str(index / "Packages")], check=True)
-    for arch in arches:
-        for name in ("Packages", "Packages.gz"):
-            data = (dists / "main" / f"binary-{arch}" / name).read_bytes()
+        for name, data in (("Packages", packages), ("Packages.gz", gzip_bytes(packages))):
+            (index / name).write_bytes(data)
             lines.append(f" {sha256_hex(data)} {len(data)} main/binary-{arch}/{name}")
     (dists / "Release").write_text("\n".join(lines) + "\n")
 
@@ -235,7 +216,7 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
         for path, source in package.files.items():
             target = root / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            if path in package.gzipped:
+            if path.endswith(".gz"):
                 target.write_bytes(gzip_bytes(source.read_bytes()))
             else:
                 shutil.copyfile(source, target)
@@ -248,30 +229,20 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
             f"  * {package.changes}\n\n -- {maintainer}  {date}\n".encode()))
         (docdir / "changelog.gz").write_bytes(gzip_bytes((ROOT / "CHANGELOG.md").read_bytes()))
 
-        for path in [root, *root.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        for path in package.programs:
-            (root / path).chmod(0o755)
-
-        depends = [*package.depends]
-        for path in package.binaries:
-            depends += library_depends(root / path)
+        depends = package.depends + [d for path in package.binaries for d in library_depends(root / path)]
         control = [f"Package: {package.name}", f"Version: {package.deb_version}", f"Architecture: {arch}",
                    f"Maintainer: {maintainer}", f"Installed-Size: {installed_size(root)}",
                    f"Depends: {', '.join(dict.fromkeys(depends))}", f"Section: {package.section}",
-                   "Priority: optional"]
-        if homepage:
-            control.append(f"Homepage: {homepage}")
-        control.append(f"Description: {package.title}")
-        control += [f" {line}" for line in package.about]
+                   "Priority: optional", *([f"Homepage: {homepage}"] if homepage else []),
+                   f"Description: {package.title}", *(f" {line}" for line in package.about)]
         (root / "DEBIAN" / "control").write_text("\n".join(control) + "\n")
         files = sorted(str(p.relative_to(root)) for p in (root / "usr").rglob("*") if p.is_file())
         (root / "DEBIAN" / "md5sums").write_text(
             "".join(f"{hashlib.md5((root / f).read_bytes()).hexdigest()}  {f}\n" for f in files))
-        (root / "DEBIAN" / "control").chmod(0o644)
-        (root / "DEBIAN" / "md5sums").chmod(0o644)
-        # dpkg-deb only clamps newer times to SOURCE_DATE_EPOCH: set them all
+        # modes fixed whatever the umask; dpkg-deb only clamps newer times to
+        # SOURCE_DATE_EPOCH: set them all
         for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() or path.parent == root / "usr" / "bin" else 0o644)
             os.utime(path, (epoch, epoch), follow_symlinks=False)
 
         deb = out / f"{package.name}_{package.deb_version}_{arch}.deb"
@@ -279,6 +250,5 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
         subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(deb)],
                        check=True, stdout=subprocess.DEVNULL,
                        env=dict(os.environ, SOURCE_DATE_EPOCH=str(epoch)))
-    shown = deb.relative_to(ROOT) if deb.is_relative_to(ROOT) else deb
-    log(str(shown))
+    log(str(deb.relative_to(ROOT) if deb.is_relative_to(ROOT) else deb))
     return deb

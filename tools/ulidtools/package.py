@@ -32,8 +32,6 @@ from ulidtools.cargo_env import BuildError
 
 # an ELF file's machine (e_machine), by architecture
 ELF_MACHINE = {"amd64": 62, "arm64": 183}
-
-
 # what the extension's files are built from
 SOURCES = ("src", "sql", "crates/ulid-core", "Cargo.toml", "Cargo.lock", "build.rs", "ulid.control", ".cargo")
 
@@ -76,11 +74,9 @@ def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
         major = builds.major_version(build)
         config = cargo_env.release_pg_config(arch, major)
         env.update(cargo_env.release_env(arch, major))
-    command = ["cargo", "pgrx", "package", "--pg-config", str(config), "--out-dir", str(stage)]
-    if profile == "debug":
-        command.append("--debug")
-    if arch:
-        command += ["--target", cargo_env.rust_target(arch)]
+    command = ["cargo", "pgrx", "package", "--pg-config", str(config), "--out-dir", str(stage),
+               *(["--debug"] if profile == "debug" else []),
+               *(["--target", cargo_env.rust_target(arch)] if arch else [])]
     stage.parent.mkdir(parents=True, exist_ok=True)
     stamp = Path(f"{stage}.source")
     with open(f"{stage}.lock", "w") as lock:
@@ -127,9 +123,7 @@ def check_binary(path: Path, arch: str, profile: str) -> None:
     if header[:4] != b"\x7fELF" or int.from_bytes(header[18:20], "little") != ELF_MACHINE[arch]:
         kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True).stdout.strip()
         raise BuildError(f"{path} is not for {arch}: {kind}")
-    if profile != "release":
-        return
-    needed = debian_package.glibc_needed(path)
+    needed = debian_package.glibc_needed(path) if profile == "release" else ""
     if needed and tuple(map(int, needed.split("."))) > tuple(map(int, cargo_env.GLIBC_FLOOR.split("."))):
         raise BuildError(f"{path} asks for glibc {needed}, newer than {cargo_env.GLIBC_FLOOR}")
 
@@ -163,19 +157,6 @@ class Artifact:
             return f"ulid-tool-{project.CLI_VERSION}-linux-{machine}"
         return f"ulid-{project.VERSION}-pg{self.what}-linux-{machine}"
 
-    def tree(self) -> Path:
-        # (a folder per profile: a debug and a release package may be made at once)
-        return ROOT / "target" / "package" / self.profile / self.name
-
-    def stage(self) -> Path:
-        """The artifact built, checked and laid out as its tarball's tree."""
-        tree = self.tree()
-        if self.what == "cli":
-            self._cli_tree(tree)
-        else:
-            self._extension_tree(tree)
-        return tree
-
     def _extension_tree(self, tree: Path) -> None:
         build = self.what
         major = str(builds.major_version(build))
@@ -195,9 +176,8 @@ class Artifact:
         env = dict(os.environ, CARGO_TARGET_DIR=str(cargo_env.cargo_target()))
         if not (self.profile == "debug" and arch == "amd64"):
             env.update(cargo_env.release_env(arch))
-        command = ["cargo", "build", "--quiet", "--locked", "-p", "ulid-tool", "--target", target]
-        if self.profile == "release":
-            command.append("--release")
+        command = ["cargo", "build", "--quiet", "--locked", "-p", "ulid-tool", "--target", target,
+                   *(["--release"] if self.profile == "release" else [])]
         if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env, stdout=sys.stderr).returncode != 0:
             raise BuildError(f"building the command-line tool for {arch} failed")
         return cargo_env.cargo_target() / target / self.profile / "ulid-tool"
@@ -221,7 +201,13 @@ class Artifact:
 
     def make(self, out: Path) -> list[Path]:
         """Writes the artifact's tarball and Debian package into OUT; returns their paths."""
-        tree = self.stage()
+        # built, checked and laid out as its tarball's tree (a folder per
+        # profile: a debug and a release package may be made at once)
+        tree = ROOT / "target" / "package" / self.profile / self.name
+        if self.what == "cli":
+            self._cli_tree(tree)
+        else:
+            self._extension_tree(tree)
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{self.name}.tar.gz"
         tarball(tree.parent, self.name, path)

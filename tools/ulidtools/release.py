@@ -1,20 +1,18 @@
 """Every file of a release of ulid, into dist/ unless --out says
 (scripts/release; `--help` gives its options):
 
-- for every major version of the builds (one release build each, never a
-  test-only build such as 18-assert) and both architectures: the
-  extension's ulid-VERSION-pgMAJOR-linux-x86_64.tar.gz / -aarch64.tar.gz
-  and postgresql-MAJOR-ulid_VERSION-1_amd64.deb / _arm64.deb;
+- for every release build's major version (never a test-only build such as
+  18-assert) and both architectures: ulid-VERSION-pgMAJOR-linux-x86_64.tar.gz
+  / -aarch64.tar.gz and postgresql-MAJOR-ulid_VERSION-1_amd64.deb / _arm64.deb;
 - the command-line tool's ulid-tool-VERSION-linux-x86_64.tar.gz /
   -aarch64.tar.gz and ulid-tool_VERSION-1_amd64.deb / _arm64.deb;
-- ulid_portable.sql, the portable layer (docs/portable.md);
-- SHA256SUMS of the files above;
+- ulid_portable.sql, the portable layer (docs/portable.md), and SHA256SUMS;
 - apt/, a Debian repository of the .deb files (suite stable, component
   main), valid for VALID_DAYS days from the release's date, then refused
   by apt until a newer release or scripts/sign-release --renew-apt;
 - with a key (--sign or --sign-key), by sign: SHA256SUMS.asc, the signed
-  apt index and the key's public part; without one, nothing is signed,
-  and the log says so.
+  apt index and the key's public part; without one, the log says nothing
+  is signed.
 
 DIR is made, or used when empty; one scripts/release made before (it
 leaves a file .ulid-release in it) is emptied first; any other directory
@@ -68,8 +66,7 @@ def sha256sums(out: Path) -> None:
     sha256sum's format and in one order, whatever the locale."""
     names = sorted(p.name for p in out.glob("*.tar.gz")) + sorted(p.name for p in out.glob("*.deb")) \
         + ["ulid_portable.sql"]
-    (out / "SHA256SUMS").write_text(
-        "".join(f"{sha256_of(out / n)}  {n}\n" for n in names))
+    (out / "SHA256SUMS").write_text("".join(f"{sha256_of(out / n)}  {n}\n" for n in names))
 
 
 def pairs_of(only: str | None) -> list[tuple[str, str]]:
@@ -105,7 +102,7 @@ def out_directory(out: Path) -> bool:
 
 def make(out: Path, only: str | None, key: sign.Key) -> None:
     # the directory is refused before anything is built
-    out_directory(out)
+    emptied = out_directory(out)
     # only the pinned inputs, never what an index of Debian's archive lists
     # in their place (debian_archive)
     os.environ["ULID_PINNED_ONLY"] = "1"
@@ -117,9 +114,8 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
     version = project.VERSION
     if not re.search(rf"^## \[{re.escape(version)}\] - [0-9]", (ROOT / "CHANGELOG.md").read_text(), re.M):
         log(f"note: CHANGELOG.md has no dated entry for {version}: these are not the files of a release")
-    status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                            capture_output=True, text=True)
-    if status.stdout.strip():
+    if subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                      capture_output=True, text=True).stdout.strip():
         log("note: the checkout has uncommitted changes: these files are not those of its commit")
     epoch = debian_package.source_date_epoch()
     os.environ["SOURCE_DATE_EPOCH"] = str(epoch)
@@ -127,7 +123,7 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
         f"(SOURCE_DATE_EPOCH={epoch})")
 
     arches = list(dict.fromkeys(arch for _, arch in pairs))
-    if out_directory(out):
+    if emptied:
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text("made by scripts/release, which may empty this directory to write a release again\n")
@@ -152,7 +148,6 @@ def make(out: Path, only: str | None, key: sign.Key) -> None:
     for package in sorted(out.glob("*.deb")):
         shutil.copy2(package, repo / "pool" / "main" / package.name)
     apt_index(repo, "stable", arches, date=epoch, valid_days=VALID_DAYS)
-    # SHA256SUMS and the repository signed, or a line saying they are not
     sign.release(key, out)
     count = len(list(out.glob("*.tar.gz"))) + len(list(out.glob("*.deb")))
     shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out

