@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from pathlib import Path
 
 from ulidtools import manifest
 from ulidtools.builds import debian_release
-from ulidtools.base import ToolError, as_root
+from ulidtools.base import ToolError, as_root, output
 from ulidtools.manifest import DebianFile
 
 # what each release's PostgreSQL needs that Debian 12 lacks or has older
@@ -35,14 +34,10 @@ class UnpackError(ToolError):
     """What stops a build from Debian's packages."""
 
 
-def _pins() -> list[DebianFile]:
-    return [r for r in manifest.of_kind("debian-binary")]
-
-
 def release_of(major: int | str) -> str:
     """The Debian release whose packages make the build of MAJOR."""
     server = f"postgresql-{major}"
-    suite = next((r.suite for r in _pins() if r.package == server), None)
+    suite = next((r.suite for r in manifest.of_kind("debian-binary") if r.package == server), None)
     if suite is None:
         raise UnpackError(f"inputs.manifest pins no debian-binary {server}")
     return debian_release(suite)
@@ -60,13 +55,7 @@ def packages(major: int | str) -> list[str]:
 def pins(major: int | str) -> list[DebianFile]:
     """Their manifest lines of that release, in the manifest's order."""
     release, wanted = release_of(major), set(packages(major))
-    return [r for r in _pins() if r.package in wanted and debian_release(r.suite) == release]
-
-
-def _is_executable_elf(path: Path) -> bool:
-    """A program (file(1) says an ELF executable), not a library."""
-    kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True).stdout
-    return re.match(r"ELF.*executable", kind) is not None
+    return [r for r in manifest.of_kind("debian-binary") if r.package in wanted and debian_release(r.suite) == release]
 
 
 def _pg_config_script(root: Path, bindir: Path) -> str:
@@ -111,22 +100,18 @@ def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
     interpreter = ["--set-interpreter", str(loader)] if loader.exists() else []
     for directory in dirs:
         for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.is_symlink()):
-            if _is_executable_elf(path):
+            # a program (file(1) says an ELF executable), not a library
+            if re.match(r"ELF.*executable", output(["file", "-b", path])):
                 as_root(["patchelf", *interpreter, "--force-rpath", "--set-rpath", rpath, str(path)])
     # a library with a RUNPATH of its own (bullseye's libLLVM-11) ignores
     # the programs' RPATH: it gets those directories too
     for directory in libdirs:
         for path in sorted(p for p in directory.rglob("*.so*") if p.is_file() and not p.is_symlink()):
-            dynamic = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True).stdout
-            if "(RUNPATH)" in dynamic:
+            if "(RUNPATH)" in output(["readelf", "-d", path]):
                 as_root(["patchelf", "--add-rpath", rpath, str(path)])
     bindir = pg / "bin"
     pg_config = bindir / "pg_config"
-    if os.access(pg_config, os.X_OK):
-        reported = subprocess.run([str(pg_config), "--bindir"], capture_output=True, text=True).stdout.strip()
-        if reported != str(bindir):
-            as_root(["mv", str(pg_config), str(bindir / "pg_config.debian")])
-            as_root(["tee", str(pg_config)], input=_pg_config_script(root, bindir), text=True,
-                     stdout=subprocess.DEVNULL)
-            as_root(["chmod", "755", str(pg_config)])
+    if os.access(pg_config, os.X_OK) and output([pg_config, "--bindir"]) != str(bindir):
+        as_root(["mv", pg_config, bindir / "pg_config.debian"])
+        as_root(["install", "-m", "755", "/dev/stdin", pg_config], input=_pg_config_script(root, bindir), text=True)
     as_root(["chmod", "-R", "a+rX", str(root)])

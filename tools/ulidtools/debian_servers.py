@@ -31,10 +31,10 @@ class DebianServerError(ToolError):
     """A command that failed, with its output."""
 
 
-def run_captured(*args, **kw) -> subprocess.CompletedProcess:
-    """base.run, captured; a failure raises with the output."""
+def run_captured(*args, check: bool = True, **kw) -> subprocess.CompletedProcess:
+    """base.run, captured; with CHECK, a failure raises with the output."""
     p = run(list(args), capture_output=True, text=True, **kw)
-    if p.returncode != 0:
+    if check and p.returncode != 0:
         raise DebianServerError(f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}")
     return p
 
@@ -78,12 +78,7 @@ class System:
 
     def __call__(self, *args, check: bool = True) -> subprocess.CompletedProcess:
         """Runs a command in the system, as root."""
-        argv = [*self.command, *map(str, args)]
-        p = subprocess.run(argv, capture_output=True, text=True,
-                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-        if check and p.returncode != 0:
-            raise DebianServerError(f"{' '.join(argv)} failed:\n{p.stdout}\n{p.stderr}")
-        return p
+        return run_captured(*self.command, *args, check=check, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
     def here(self, path: str | Path) -> Path:
         """A path of the system, as this process sees it."""
@@ -92,12 +87,10 @@ class System:
     def expected_files(self) -> list[str]:
         """What the package must hold: ulid.so, the control file, this
         version's script, every upgrade script of sql/ and the docs."""
-        upgrades = [self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")]
         return sorted(str(p) for p in [
             self.libdir / "ulid.so", self.extdir / "ulid.control", self.extdir / f"ulid--{VERSION}.sql",
-            *upgrades, self.docdir / "copyright", self.docdir / "changelog.Debian.gz",
-            self.docdir / "changelog.gz",
-        ])
+            *(self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")),
+            *(self.docdir / name for name in ("copyright", "changelog.Debian.gz", "changelog.gz"))])
 
     def present(self, files: list[str]) -> list[str]:
         return [f for f in files if self.here(f).exists()]
@@ -140,19 +133,10 @@ class System:
         return DebianCluster(self, name, port)
 
 
-def arch_of() -> str:
-    """This machine's Debian architecture."""
-    return run_captured("dpkg", "--print-architecture").stdout.strip()
-
-
-def deb_path(system: System, arch: str) -> Path:
-    return ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
-
-
 def build_deb(build: str, system: System, release: bool = False) -> Path:
     """The package for BUILD, built anew (a debug build unless RELEASE)."""
-    arch = arch_of()
-    path = deb_path(system, arch)
+    arch = run_captured("dpkg", "--print-architecture").stdout.strip()
+    path = ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
     path.unlink(missing_ok=True)
     package.make_all([build], arch, "release" if release else "debug", ROOT / "dist")
     if not path.is_file():

@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 from ulidtools import debian_builds, debian_archive, manifest
-from ulidtools.base import ToolError, as_root, log, pg_home, sha256_hex, sha256_of
+from ulidtools.base import ToolError, as_root, log, pg_home, run, sha256_hex, sha256_of, stamp_is
 from ulidtools.debian_package import apt_index
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
@@ -49,14 +49,6 @@ ARCHIVE_KEYRING = "archive-keyring.gpg"
 KEYRING_IN_SYSTEM = "/etc/apt/keyrings/ulid-local-archive.gpg"
 # in sid's archive but not installed by setup (ulid-cli is /usr/bin/ulid)
 ARCHIVE_ONLY = ("postgresql-server-dev-18", "postgresql-server-dev-19", "ulid-cli")
-
-
-def _sid_builds() -> list:
-    """The `debian-binary` lines of the 18 and 19 builds, each once."""
-    lines = debian_builds.pins(19)
-    return lines + [r for r in debian_builds.pins(18) if r not in lines]
-
-
 # what each system is for (the log names their versions)
 SERVERS = {
     "sid": ["postgresql-19", "postgresql-18", "postgresql-18-timescaledb", "postgresql-18-partman",
@@ -74,8 +66,6 @@ mount -t proc proc "$system/proc" &&
     mount --bind -o ro "$archive" "$system$inside" &&
     exec chroot "$system" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \\
         DEBIAN_FRONTEND=noninteractive "$@"'''
-
-
 # where a system's clusters keep their data, settings, logs and sockets
 CLUSTER_PLACES = ("var/lib/postgresql", "etc/postgresql", "var/log/postgresql", "run/postgresql")
 
@@ -95,30 +85,30 @@ class System:
         self.archive = pg_home() / f"system-{name}-archive"
         self.log = pg_home() / f"system-{name}.log"
         self.servers = SERVERS[name]
-        if name != "sid" and not self._system_lines():
+        if name != "sid" and not self._lines():
             raise SystemError_(f"inputs.manifest pins no package of the system {name}")
 
-    def _system_lines(self) -> list[manifest.DebianFile]:
-        return [r for r in manifest.of_kind("system") if r.text.split()[1] == self.name]
+    def _lines(self) -> list[manifest.DebianFile]:
+        """Its manifest lines: for sid the `debian-binary` lines of the 18 and
+        19 builds (each once) and the `debian-system` lines, else its `system` lines."""
+        if self.name != "sid":
+            return [r for r in manifest.of_kind("system") if r.kind == f"system:{self.name}"]
+        builds = debian_builds.pins(19)
+        return builds + [r for r in debian_builds.pins(18) if r not in builds] + manifest.of_kind("debian-system")
 
     def pins(self) -> list[str]:
         """The system's pins: ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256."""
-        if self.name == "sid":
-            return [r.rest() for r in _sid_builds()] + [r.rest() for r in manifest.of_kind("debian-system")]
-        return [r.rest().split(" ", 1)[1] for r in self._system_lines()]
+        return [f"{r.archive} {r.suite} {r.package} {r.version} {r.path} {r.size} {r.sha256}" for r in self._lines()]
 
     def pin_names(self) -> list[str]:
         """The same packages as debian_archive names them, unambiguously."""
-        if self.name == "sid":
-            return [f"debian-binary:{r.package}/{r.suite}" for r in _sid_builds()] + \
-                [f"debian-system:{r.package}" for r in manifest.of_kind("debian-system")]
-        return [f"system:{self.name}:{line.split()[2]}" for line in self.pins()]
+        return [f"{r.kind}:{r.package}/{r.suite}" for r in self._lines()]
 
     def setup_packages(self) -> list[str]:
         """What setup installs with apt after debootstrap: for sid all but
         ARCHIVE_ONLY, for the others SERVERS (the rest stay in the archive)."""
         if self.name == "sid":
-            return [line.split()[2] for line in self.pins() if line.split()[2] not in ARCHIVE_ONLY]
+            return [r.package for r in self._lines() if r.package not in ARCHIVE_ONLY]
         return list(self.servers)
 
     def ensure_binfmt(self) -> None:
@@ -142,7 +132,8 @@ class System:
 
         if not enabled():
             if not shutil.which("update-binfmts") or not os.access(f"/usr/bin/{qemu}-static", os.X_OK):
-                raise SystemError_("qemu-user-static and binfmt-support are not installed (scripts/setup installs them)")
+                raise SystemError_("qemu-user-static and binfmt-support are not installed "
+                                   "(scripts/setup installs them)")
             if as_root(["update-binfmts", "--enable", qemu], check=False, capture_output=True).returncode != 0:
                 as_root(["update-binfmts", "--import", qemu], check=False)
             if not enabled():
@@ -174,8 +165,7 @@ class System:
             except OSError:
                 shutil.copyfile(deb, target)
         apt_index(self.archive, self.release, [self.arch])
-        packages = (self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages").read_text()
-        if len(re.findall(r"^Package: ", packages, re.M)) != len(debs):
+        if len(self._archived()) != len(debs):
             raise SystemError_(f"Debian system {self.name}: dpkg-scanpackages did not index every package in "
                                f"{self.archive}/pool")
         self.sign_archive()
@@ -188,57 +178,51 @@ class System:
         keyring = self.archive / ARCHIVE_KEYRING
         home = tempfile.mkdtemp(prefix="ulid-archive-key.")
         try:
-            gpg = ["gpg", "--homedir", home, "--batch", "--quiet"]
-            for command in ([*gpg, "--passphrase", "", "--quick-gen-key",
-                             f"ulid local archive of the Debian system {self.name} <archive@ulid.invalid>",
-                             "ed25519", "sign", "never"],
-                            [*gpg, "--clearsign", "--output", str(dists / "InRelease"), str(dists / "Release")],
-                            [*gpg, "--detach-sign", "--output", str(dists / "Release.gpg"), str(dists / "Release")],
-                            [*gpg, "--output", str(keyring), "--export"]):
-                done = subprocess.run(command, capture_output=True, text=True)
+            for command in (["--passphrase", "", "--quick-gen-key", f"ulid local archive of the Debian system "
+                             f"{self.name} <archive@ulid.invalid>", "ed25519", "sign", "never"],
+                            ["--clearsign", "--output", dists / "InRelease", dists / "Release"],
+                            ["--detach-sign", "--output", dists / "Release.gpg", dists / "Release"],
+                            ["--output", keyring, "--export"]):
+                done = run(["gpg", "--homedir", home, "--batch", "--quiet", *command], capture_output=True, text=True)
                 if done.returncode != 0:
                     raise SystemError_(f"Debian system {self.name}: the local archive could not be signed: "
                                        f"{done.stderr.strip()}")
         finally:
             subprocess.run(["gpgconf", "--homedir", home, "--kill", "all"], capture_output=True)
             shutil.rmtree(home, ignore_errors=True)
-        checked = subprocess.run(["gpgv", "--keyring", str(keyring), str(dists / "InRelease")], capture_output=True)
-        if checked.returncode != 0:
+        if run(["gpgv", "--keyring", keyring, dists / "InRelease"], capture_output=True).returncode != 0:
             raise SystemError_(f"Debian system {self.name}: the local archive's InRelease does not verify")
+
+    def _archived(self) -> list[str]:
+        """"PACKAGE VERSION" of each package the local archive's index lists."""
+        index = self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages"
+        return [f"{fields['Package']} {fields['Version']}" for fields in debian_archive.stanzas(index.read_text())]
 
     def check_installed(self) -> None:
         """Every package dpkg has installed is in the local archive at that
         version; for sid, everything there but ARCHIVE_ONLY is installed too."""
-        index = (self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages").read_text()
-        want, package = set(), None
-        for line in index.splitlines():
-            if line.startswith("Package: "):
-                package = line.split()[1]
-            elif line.startswith("Version: ") and package not in ARCHIVE_ONLY:
-                want.add(f"{package} {line.split()[1]}")
+        want = {line for line in self._archived() if line.split()[0] not in ARCHIVE_ONLY}
         listed = self.run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev} ${Package} ${Version}\n"],
                           capture_output=True, text=True, check=True).stdout
         have = {re.sub(r":[a-z0-9]* ", " ", f"{w[1]} {w[2]}", count=1)
                 for w in (line.split() for line in listed.splitlines()) if len(w) == 3 and w[0] == "ii"}
-        if self.name == "sid":
-            if want != have:
-                for line in sorted(want - have):
-                    print(f"  pinned, not installed: {line}", file=sys.stderr)
-                for line in sorted(have - want):
-                    print(f"  installed, not pinned: {line}", file=sys.stderr)
-                raise SystemError_("Debian system: what apt installed is not what the local archive holds")
-        elif have - want:
-            for line in sorted(have - want):
-                print(f"  installed, not pinned: {line}", file=sys.stderr)
+        missing, extra = sorted(want - have) if self.name == "sid" else [], sorted(have - want)
+        for line in missing:
+            print(f"  pinned, not installed: {line}", file=sys.stderr)
+        for line in extra:
+            print(f"  installed, not pinned: {line}", file=sys.stderr)
+        if self.name == "sid" and missing + extra:
+            raise SystemError_("Debian system: what apt installed is not what the local archive holds")
+        if extra:
             raise SystemError_(f"Debian system {self.name}: apt installed what the local archive does not hold")
 
     def stamp(self) -> str:
         """What the system is made from: its pins and this recipe."""
-        recipe = sha256_of(Path(__file__))
-        return sha256_hex("".join(f"{line}\n" for line in self.pins()) + recipe)
+        return sha256_hex("".join(f"{line}\n" for line in self.pins()) + sha256_of(Path(__file__)))
 
-    def _write(self, path: Path, text: str) -> None:
-        as_root(["tee", str(path)], input=text, text=True, stdout=subprocess.DEVNULL)
+    def _write(self, path: Path, text: str, mode: str = "644") -> None:
+        """TEXT written as root to PATH (made with its directories) with MODE."""
+        as_root(["install", "-D", "-m", mode, "/dev/stdin", str(path)], input=text, text=True)
 
     def _failed(self, what: str) -> SystemError_:
         lines = self.log.read_text(errors="replace").splitlines()[-20:] if self.log.exists() else []
@@ -249,7 +233,7 @@ class System:
         started = time.monotonic()
         stamp = self.stamp()
         marker = self.system / ".ulid-system"
-        if marker.is_file() and marker.read_text().strip() == stamp:
+        if stamp_is(marker, stamp):
             log(f"Debian system {self.name}: present in {self.system} ({self.server_versions()})")
             return
         log(f"Debian system {self.name}: making {self.release} ({self.arch}) with {' '.join(self.servers)} "
@@ -265,14 +249,11 @@ class System:
         if made.returncode != 0:
             raise self._failed("debootstrap failed")
         # apt reads the signed local archive only; no service starts; no main cluster
-        keyring = self.system / KEYRING_IN_SYSTEM.lstrip("/")
-        as_root(["mkdir", "-p", str(keyring.parent)])
-        as_root(["install", "-m", "644", str(self.archive / ARCHIVE_KEYRING), str(keyring)])
+        as_root(["install", "-D", "-m", "644", str(self.archive / ARCHIVE_KEYRING),
+                 str(self.system / KEYRING_IN_SYSTEM.lstrip("/"))])
         self._write(self.system / "etc" / "apt" / "sources.list",
                     f"deb [signed-by={KEYRING_IN_SYSTEM}] file:{ARCHIVE_IN_SYSTEM} {self.release} main\n")
-        self._write(self.system / "usr" / "sbin" / "policy-rc.d", "#!/bin/sh\nexit 101\n")
-        as_root(["chmod", "755", str(self.system / "usr" / "sbin" / "policy-rc.d")])
-        as_root(["mkdir", "-p", str(self.system / "etc" / "postgresql-common" / "createcluster.d")])
+        self._write(self.system / "usr" / "sbin" / "policy-rc.d", "#!/bin/sh\nexit 101\n", "755")
         self._write(self.system / "etc" / "postgresql-common" / "createcluster.d" / "no-main-cluster.conf",
                     "create_main_cluster = false\n")
         # the servers and the rest; minbase here misses a package that only
@@ -301,4 +282,4 @@ class System:
                  "bash", str(self.system), directory, *left_out])
 
     def serves(self, major: str) -> bool:
-        return any(line.split()[2] == f"postgresql-{major}" for line in self.pins())
+        return any(r.package == f"postgresql-{major}" for r in self._lines())

@@ -16,9 +16,7 @@ not answer, the newest one that does.
 
 from __future__ import annotations
 
-import lzma
 import re
-from functools import cmp_to_key
 
 from ulidtools import debian_archive as fd
 from ulidtools.base import ToolError, log
@@ -31,26 +29,13 @@ class PinError(ToolError):
 def load(sources: list[tuple[str, str]], arch: str) -> dict[str, list[dict]]:
     """The suites' Packages stanzas by package, newest first (with _archive, _suite)."""
     packages: dict[str, list[dict]] = {}
+    index = f"main/binary-{arch}/Packages.xz"
     for archive, suite in sources:
-        url = f"{fd.mirror()}/{archive}/dists/{suite}/main/binary-{arch}/Packages.xz"
-        log(f"reading {url}, as its suite's signed InRelease lists it")
-        text = lzma.decompress(fd.verified_index(archive, suite, f"main/binary-{arch}/Packages.xz")).decode(
-            "utf-8", "replace")
-        for fields in fd.stanzas(text):
+        log(f"reading {fd.mirror()}/{archive}/dists/{suite}/{index}, as its suite's signed InRelease lists it")
+        for fields in fd.stanzas(fd.verified_index(archive, suite, index)):
             fields["_archive"], fields["_suite"] = archive, suite
             packages.setdefault(fields["Package"], []).append(fields)
-    for name, stanzas in packages.items():
-        stanzas.sort(key=cmp_to_key(lambda a, b: fd.compare_versions(b["Version"], a["Version"])))
-    return packages
-
-
-def providers(packages: dict[str, list[dict]]) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for name, stanzas in sorted(packages.items()):
-        for provided in re.split(r"\s*,\s*", stanzas[0].get("Provides", "")):
-            if provided:
-                found.setdefault(provided.split()[0], []).append(name)
-    return found
+    return {name: fd.newest_first(stanzas, lambda fields: fields["Version"]) for name, stanzas in packages.items()}
 
 
 def clauses(fields: dict) -> list[list[str]]:
@@ -63,19 +48,15 @@ def clauses(fields: dict) -> list[list[str]]:
 
 
 def resolve(packages, wanted: list[str]) -> list[str]:
-    provided = providers(packages)
+    provided: dict[str, list[str]] = {}  # the packages that provide a name
+    for name, stanzas in sorted(packages.items()):
+        for item in filter(None, re.split(r"\s*,\s*", stanzas[0].get("Provides", ""))):
+            provided.setdefault(item.split()[0], []).append(name)
     chosen: set[str] = set()
+
     # what satisfies a name: the package itself, or anything chosen that provides it
     def satisfied(name: str) -> bool:
         return name in chosen or any(p in chosen for p in provided.get(name, []))
-
-    def pick(alternatives: list[str]) -> str | None:
-        for name in alternatives:
-            if name in packages:
-                return name
-            if provided.get(name):
-                return provided[name][0]
-        return None
 
     # what was asked for first: usr-is-merged then meets `usrmerge | usr-is-merged`
     queue = [*wanted, "apt"] + [name for name, stanzas in sorted(packages.items())
@@ -89,7 +70,9 @@ def resolve(packages, wanted: list[str]) -> list[str]:
         chosen.add(name)
         for clause in clauses(packages[name][0]):
             if not any(satisfied(alt) for alt in clause):
-                choice = pick(clause)
+                # the first alternative there is, or its first provider
+                choice = next((alt if alt in packages else provided[alt][0] for alt in clause
+                               if alt in packages or provided.get(alt)), None)
                 if choice is None:
                     raise PinError(f"{name} needs one of {clause}, which no suite has")
                 queue.append(choice)
@@ -98,9 +81,7 @@ def resolve(packages, wanted: list[str]) -> list[str]:
 
 def pin(name: str, suites: str, wanted: list[str]) -> None:
     """Prints the `system NAME` lines of WANTED and what they need, from SUITES."""
-    arch = name.partition("-")[2] or "amd64"
-    sources = [tuple(s.split("/", 1)) for s in suites.split(",")]
-    packages = load(sources, arch)
+    packages = load([tuple(s.split("/", 1)) for s in suites.split(",")], name.partition("-")[2] or "amd64")
     # debootstrap --merged-usr installs it where the release has it
     if "usr-is-merged" in packages:
         wanted = ["usr-is-merged", *wanted]

