@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import shlex
 import signal
 import subprocess
@@ -15,10 +16,6 @@ from pathlib import Path
 
 from ulidtools import base
 from ulidtools.base import ROOT, ToolError
-
-# a build's fields as the scripts name them, and the record's attributes
-FIELDS = {"major": "major", "version": "version", "from": "origin", "port": "port"}
-
 
 class Parser(argparse.ArgumentParser):
     """Errors printed as every other error; help ending with MODULE's docstring."""
@@ -41,25 +38,27 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-# --- What each command does; modules are imported as it runs, so that their import
-# errors (builds reads the manifest) are printed as errors
+# --- What each command does, given the module its help shows (imported as it runs, so
+# that its import errors, as builds reading the manifest, are printed as errors)
 
 
-def _manifest(args) -> None:
-    from ulidtools import manifest
+def call(function: str, *names: str, show: bool = False):
+    """A command that calls FUNCTION of its module with the arguments NAMES; with SHOW,
+    printing what it returns."""
 
-    for record in manifest.of_kind(args.kind):
-        if args.key is None or record.text.split()[1] == args.key:
-            print(record.rest())
+    def run(module, args) -> None:
+        result = getattr(module, function)(*(getattr(args, name) for name in names))
+        if show:
+            print(result)
 
-
-def _cargo_field(args) -> None:
-    from ulidtools import project
-
-    print(project.field(args.field, *([args.toml] if args.toml else [])))
+    return run
 
 
-def _shell(args) -> None:
+def _absolute(text: str) -> Path:
+    return Path(text).absolute()
+
+
+def _shell(_, args) -> None:
     from ulidtools import builds, cargo_env
 
     values = {
@@ -67,53 +66,22 @@ def _shell(args) -> None:
         "CARGO_PGRX": cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx",
         "ULID_ALL_BUILDS": " ".join(builds.BUILDS),
     }
-    for build in builds.BUILDS.values():
-        for field, value in FIELDS.items():
-            values[f"ULID_BUILD_{field.upper()}_{build.name.replace('-', '_')}"] = getattr(build, value)
     for name, value in values.items():
         print(f"{name}={shlex.quote(str(value))}")
 
 
-def _tables(args) -> None:
-    from ulidtools import tested
-
-    tested.write_tables(args.write)
-
-
-def _waves(args) -> None:
-    from ulidtools import builds
-
+def _waves(builds, args) -> None:
     for group in builds.waves(args.builds):
         print(" ".join(group))
 
 
-def _package_deb(args) -> None:
-    from ulidtools import debian_package
-
-    debian_package.make(args.out.absolute(), args.arch, args.what, args.tree)
-
-
-def _package(args) -> None:
-    from ulidtools import package
-
-    package.make_all(args.what, args.arch, "debug" if args.debug else "release", args.out.absolute())
-
-
-def _release(args) -> None:
-    from ulidtools import release, sign
-
-    release.make(args.out.absolute(), args.only, sign.Key(args.sign, args.sign_key))
-
-
-def _release_check(args) -> None:
-    from ulidtools import release
-
-    release.check(args.out.absolute(), args.all)
-
-
-def _sign_release(args) -> None:
+def _release(release, args) -> None:
     from ulidtools import sign
 
+    release.make(args.out, args.only, sign.Key(args.sign, args.sign_key))
+
+
+def _sign_release(sign, args) -> None:
     valid_days = None
     if args.renew_apt:
         from ulidtools import release
@@ -125,15 +93,7 @@ def _sign_release(args) -> None:
               valid_days=valid_days)
 
 
-def _test(args) -> None:
-    from ulidtools import testrun
-
-    testrun.main(args.builds, args.prepare)
-
-
-def _debian_system(args) -> int | None:
-    from ulidtools import debian_systems
-
+def _debian_system(debian_systems, args) -> int | None:
     system = debian_systems.System(args.system, args.root)
     if args.action == "setup":
         system.setup()
@@ -143,52 +103,21 @@ def _debian_system(args) -> int | None:
         print(system.system)
     elif args.action == "clone":
         system.clone(args.directory)
-    return None
 
 
-def _setup(args) -> None:
-    from ulidtools import setup
-
-    setup.main()
-
-
-def _setup_go(args) -> None:
-    from ulidtools import setup_go
-
+def _setup_go(setup_go, args) -> None:
     if args.print_env:
         print(setup_go.print_env(), end="")
     else:
         setup_go.install()
 
 
-def _install(args) -> None:
-    from ulidtools import package
-
-    package.install(args.build, "release" if args.release else "debug")
-
-
-def _build_release(args) -> None:
-    from ulidtools import earlier_releases
-
-    print(earlier_releases.build(args.version, args.build))
-
-
-def _build_dir(args) -> None:
-    from ulidtools import builds
-
+def _build_dir(builds, args) -> None:
     print(getattr(builds.build_of(args.build), args.which))
 
 
-def _cluster_port(args) -> None:
-    from ulidtools import builds
-
-    print(builds.cluster_port(args.build, args.slot))
-
-
-def _cluster(args) -> None:
-    from ulidtools.clusters import Cluster
-
-    cluster = Cluster(args.build, args.name, getattr(args, "slot", 0))
+def _cluster(clusters, args) -> None:
+    cluster = clusters.Cluster(args.build, args.name, getattr(args, "slot", 0))
     if args.action == "start":
         settings = {}
         for setting in args.settings:
@@ -212,9 +141,7 @@ def _cluster(args) -> None:
         print(cluster.dir)
 
 
-def _fetch_debian(args) -> None:
-    from ulidtools import debian_archive
-
+def _fetch_debian(debian_archive, args) -> None:
     if args.check:
         debian_archive.fetch_named(args.names, None)
     elif not args.names:
@@ -223,55 +150,53 @@ def _fetch_debian(args) -> None:
         debian_archive.fetch_named(args.names[1:], Path(args.names[0]), lambda path: print(path, flush=True))
 
 
-def _pin_system(args) -> None:
-    from ulidtools import pin_system
-
-    pin_system.pin(args.name, args.suites, args.packages)
-
-
 def parser() -> Parser:
     top = Parser(prog="python3 -m ulidtools", description="The commands of the project's tooling, which the "
                  "scripts in scripts/ run; `python3 -m ulidtools COMMAND --help` tells one.")
     commands = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
 
-    def command(name: str, run, summary: str, module: str | None = None) -> Parser:
+    def command(name: str, run, summary: str, module: str | None = None, *plain: str) -> Parser:
+        """A command; PLAIN: its first positional arguments, each shown in capitals."""
         sub = commands.add_parser(name, help=summary, description=summary, module=module)
-        sub.set_defaults(run=run, parser=sub)
+        sub.set_defaults(run=run, parser=sub, module=module)
+        for dest in plain:
+            sub.add_argument(dest, metavar=dest.upper())
         return sub
 
-    c = command("manifest", _manifest, "each line of KIND of inputs.manifest (whose first field is KEY), "
-                "without its kind, one per line", "manifest")
-    c.add_argument("kind", metavar="KIND")
-    c.add_argument("key", metavar="KEY", nargs="?")
-    c = command("cargo-field", _cargo_field, "a [package] field of the extension's Cargo.toml (or of TOML's), "
-                "empty when it has none", "project")
-    c.add_argument("field", metavar="FIELD")
-    c.add_argument("toml", metavar="TOML", nargs="?", type=Path)
-    command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the builds (ULID_ALL_BUILDS) and "
-            "each build's fields (ULID_BUILD_PORT_18_assert); the directories of the builds' tools, first in "
-            "PATH (ULID_TOOL_DIRS), and cargo-pgrx (CARGO_PGRX)")
-    c = command("tables", _tables, "the pages' generated tables of builds and of what is tested where, "
-                "written again", "tested")
+    def action(actions, name: str, summary: str, *plain: str, description: str | None = None) -> Parser:
+        a = actions.add_parser(name, help=summary, description=description or summary)
+        a.set_defaults(parser=a)
+        for dest in plain:
+            a.add_argument(dest, metavar=dest.upper())
+        return a
+
+    c = command("cargo-field", call("field", "field", "toml", show=True), "a [package] field of the "
+                "extension's Cargo.toml (or of TOML's), empty when it has none", "project", "field")
+    c.add_argument("toml", metavar="TOML", nargs="?", type=Path, default=ROOT / "Cargo.toml")
+    command("shell", _shell, "the shell assignments scripts/lib.sh evaluates: the builds (ULID_ALL_BUILDS), "
+            "the directories of the builds' tools, first in PATH (ULID_TOOL_DIRS), and cargo-pgrx (CARGO_PGRX)")
+    c = command("tables", call("write_tables", "write"), "the pages' generated tables of builds and of "
+                "what is tested where, written again", "tested")
     c.add_argument("--write", metavar="PAGE", nargs="+", required=True)
     c = command("waves", _waves, "the builds in groups whose server tests can run at the same time, a group "
                 "a line, in the order to run them (builds.waves)", "builds")
     c.add_argument("builds", metavar="BUILD", nargs="+")
 
-    c = command("package-deb", _package_deb, "a Debian package of the extension for PostgreSQL NN, or of the "
-                "command-line tool (cli), from a release tarball's tree", "debian_package")
-    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "dist")
-    c.add_argument("arch", metavar="ARCH")
+    c = command("package-deb", call("make", "out", "arch", "what", "tree"), "a Debian package of the extension "
+                "for PostgreSQL NN, or of the command-line tool (cli), from a release tarball's tree", "debian_package",
+                "arch")
+    c.add_argument("--out", metavar="DIR", type=_absolute, default=ROOT / "dist")
     c.add_argument("what", metavar="NN|cli")
     c.add_argument("tree", metavar="TREE", type=Path)
-    c = command("package", _package, "the tarball and the Debian package of each artifact: a build's "
-                "extension, or the command-line tool (cli)", "package")
-    c.add_argument("--debug", action="store_true", help="a debug build, linked as this machine links, "
-                   "for the tests: never a release artifact")
+    c = command("package", call("make_all", "what", "arch", "profile", "out"), "the tarball and the "
+                "Debian package of each artifact: a build's extension, or the command-line tool (cli)", "package")
+    c.add_argument("--debug", dest="profile", action="store_const", const="debug", default="release",
+                   help="a debug build, linked as this machine links, for the tests: never a release artifact")
     c.add_argument("--arch", metavar="ARCH", default="amd64", help="amd64 (the default) or arm64")
-    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "dist", help="where (dist/ unless given)")
+    c.add_argument("--out", metavar="DIR", type=_absolute, default=ROOT / "dist", help="where (dist/ unless given)")
     c.add_argument("what", metavar="BUILD|cli", nargs="+")
     c = command("release", _release, "every file of a release", "release")
-    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "dist", help="where (dist/ unless given)")
+    c.add_argument("--out", metavar="DIR", type=_absolute, default=ROOT / "dist", help="where (dist/ unless given)")
     c.add_argument("--only", metavar="MAJOR/ARCH,...", help="only these (15/amd64,15/arm64: the tests make a "
                    "few, not all)")
     key = c.add_mutually_exclusive_group()
@@ -279,9 +204,10 @@ def parser() -> Parser:
                      "from a GnuPG home made for this run and removed with it")
     key.add_argument("--sign-key", metavar="KEYID", help="a secret key in the keyring or agent of the GnuPG "
                      "home gpg uses (GNUPGHOME, ~/.gnupg)")
-    c = command("release-check", _release_check, "a release's files to check (tests/release) and throw away, "
-                "signed by a key made for this run and removed with it: those CI installs, unless --all", "release")
-    c.add_argument("--out", metavar="DIR", type=Path, default=ROOT / "target" / "release-check",
+    c = command("release-check", call("check", "out", "all"), "a release's files to check (tests/release) and "
+                "throw away, signed by a key made for this run and removed with it: those CI installs, unless --all",
+                "release")
+    c.add_argument("--out", metavar="DIR", type=_absolute, default=ROOT / "target" / "release-check",
                    help="where (target/release-check unless given)")
     c.add_argument("--all", action="store_true", help="every file of a release, not only those CI installs "
                    "(13 and 15 for amd64, and the command-line tool)")
@@ -303,46 +229,37 @@ def parser() -> Parser:
     c.add_argument("--renew-apt", action="store_true", help="sign the apt repository DIR/apt again, valid for "
                    "a year from now, its packages and indexes unchanged (with a key option)")
     c.add_argument("directory", metavar="DIR", nargs="?", type=Path)
-    c = command("install", _install, "the extension built and installed into BUILD's PostgreSQL", "package")
-    c.add_argument("build", metavar="BUILD")
-    c.add_argument("--release", action="store_true", help="a release build (debug unless given)")
-    c = command("build-release", _build_release, "an earlier release built from its commit for BUILD; prints "
-                "the directory its files are staged in", "earlier_releases")
-    c.add_argument("version", metavar="VERSION")
-    c.add_argument("build", metavar="BUILD")
+    c = command("install", call("install", "build", "profile"), "the extension built and installed into "
+                "BUILD's PostgreSQL", "package", "build")
+    c.add_argument("--release", dest="profile", action="store_const", const="release", default="debug",
+                   help="a release build (debug unless given)")
+    command("build-release", call("build", "version", "build", show=True), "an earlier release built from its "
+            "commit for BUILD; prints the directory its files are staged in", "earlier_releases", "version", "build")
     c = command("build-dir", _build_dir, "where BUILD keeps what WHICH names: its pg_config, its programs "
-                "(bindir), extension libraries (pkglibdir) or extension scripts (extdir)", "builds")
-    c.add_argument("build", metavar="BUILD")
+                "(bindir), extension libraries (pkglibdir) or extension scripts (extdir)", "builds", "build")
     c.add_argument("which", metavar="WHICH", choices=("pg_config", "bindir", "pkglibdir", "extdir"))
-    c = command("cluster-port", _cluster_port, "the port of BUILD's private cluster in SLOT (0 unless given)",
-                "builds")
-    c.add_argument("build", metavar="BUILD")
+    c = command("cluster-port", call("cluster_port", "build", "slot", show=True), "the port of BUILD's "
+                "private cluster in SLOT (0 unless given)", "builds", "build")
     c.add_argument("slot", metavar="SLOT", type=int, nargs="?", default=0)
     c = command("cluster", _cluster, "a private PostgreSQL cluster: its own data directory, port and socket",
                 "clusters")
     actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(name: str, summary: str) -> Parser:
-        a = actions.add_parser(name, help=summary, description=summary)
-        a.set_defaults(parser=a)
-        a.add_argument("build", metavar="BUILD")
-        a.add_argument("name", metavar="NAME")
-        return a
-
-    a = action("start", "start it (made first when there is none), on the port of SLOT, with the settings given")
+    a = action(actions, "start", "start it (made first when there is none), on the port of SLOT, with the "
+               "settings given", "build", "name")
     a.add_argument("--slot", metavar="SLOT", type=int, default=0, help="its port's slot (0 unless given)")
     a.add_argument("settings", metavar="SETTING=VALUE", nargs="*")
-    a = action("stop", "stop it")
+    a = action(actions, "stop", "stop it", "build", "name")
     a.add_argument("mode", metavar="MODE", nargs="?", default="fast", choices=("smart", "fast", "immediate"))
-    action("destroy", "stop it at once and remove its data")
-    action("env", "the shell exports that reach it: PGHOST, PGPORT, PGUSER, PGDATABASE and its PATH")
-    action("dir", "its data directory")
+    action(actions, "destroy", "stop it at once and remove its data", "build", "name")
+    action(actions, "env", "the shell exports that reach it: PGHOST, PGPORT, PGUSER, PGDATABASE and its PATH",
+           "build", "name")
+    action(actions, "dir", "its data directory", "build", "name")
 
-    c = command("test", _test, "every test, as CI runs them, on the builds named (every build unless named)",
-                "testrun")
+    c = command("test", call("main", "builds", "prepare"), "every test, as CI runs them, on the builds "
+                "named (every build unless named)", "testrun")
     c.add_argument("--prepare", metavar="LINT,...", help=argparse.SUPPRESS)
     c.add_argument("builds", metavar="BUILD", nargs="*")
-    command("setup", _setup, "everything building and testing needs, installed where it is not", "setup")
+    command("setup", call("main"), "everything building and testing needs, installed where it is not", "setup")
     c = command("setup-go", _setup_go, "Go and the pinned Go modules, installed where they are not", "setup_go")
     c.add_argument("--print-env", action="store_true", help="print the environment to build with, as export "
                    "lines; fail, installing nothing, when something is missing")
@@ -352,9 +269,9 @@ def parser() -> Parser:
     c.add_argument("--check", action="store_true", help="download nothing: check that each file answers")
     c.add_argument("names", metavar="DIR PACKAGE", nargs="*", help="the directory (not with --check), then "
                    "each file's name: PACKAGE, KIND:PACKAGE, PACKAGE:ARCH, PACKAGE/SUITE")
-    c = command("pin-system", _pin_system, "the inputs.manifest lines of a Debian system, resolved from the "
-                "archive's index today (run by hand to change the pins)", "pin_system")
-    c.add_argument("name", metavar="NAME")
+    c = command("pin-system", call("pin", "name", "suites", "packages"), "the inputs.manifest lines of a Debian "
+                "system, resolved from the archive's index today (run by hand to change the pins)", "pin_system",
+                "name")
     c.add_argument("suites", metavar="SUITE[,SUITE...]")
     c.add_argument("packages", metavar="PACKAGE", nargs="+")
     c = command("debian-system", _debian_system, "a Debian system in a directory, made from the pinned "
@@ -362,15 +279,13 @@ def parser() -> Parser:
     c.add_argument("-s", dest="system", metavar="NAME", default="sid", help="the system (sid unless given)")
     c.add_argument("-r", dest="root", metavar="DIR", help="a copy of it in DIR (clone), for run")
     actions = c.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("setup", help="make it (once; again when a pin changes)",
-                       description="make it (once; again when a pin changes)")
-    a = actions.add_parser("run", help="run COMMAND as root inside it", description="run COMMAND as root "
-                           "inside it; its status is the command's")
+    action(actions, "setup", "make it (once; again when a pin changes)")
+    a = action(actions, "run", "run COMMAND as root inside it",
+               description="run COMMAND as root inside it; its status is the command's")
     a.add_argument("program", metavar="COMMAND")
     a.add_argument("arguments", metavar="ARGUMENT", nargs=argparse.REMAINDER, help="its arguments")
-    actions.add_parser("root", help="print the directory it is in", description="print the directory it is in")
-    a = actions.add_parser("clone", help="copy it to DIR (a system to change and throw away)",
-                           description="copy it to DIR (a system to change and throw away)")
+    action(actions, "root", "print the directory it is in")
+    a = action(actions, "clone", "copy it to DIR (a system to change and throw away)")
     a.add_argument("directory", metavar="DIR")
     return top
 
@@ -378,7 +293,8 @@ def parser() -> Parser:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
-        status = args.run(args)
+        module = importlib.import_module(f"ulidtools.{args.module}") if args.module else None
+        status = args.run(module, args)
     except (ToolError, ValueError, OSError, subprocess.CalledProcessError) as failure:
         base.error(str(failure))
         return 1

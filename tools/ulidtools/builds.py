@@ -7,11 +7,12 @@ rewrites (a test checks they are current).
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
 from ulidtools import manifest
-from ulidtools.manifest import Build, Bench, DebianFile, Upgrade, Wheel  # noqa: F401 (Build: the builds' type)
+from ulidtools.manifest import Build
 
 TABLE_START = "<!-- builds: generated from the build lines of inputs.manifest (python3 -m ulidtools tables) -->"
 TABLE_END = "<!-- /builds -->"
@@ -20,11 +21,11 @@ ORIGINS_END = "<!-- /build origins -->"
 TABLE_PAGES = ("docs/versions.md", "docs/development.md")
 
 
-BUILDS: dict[str, Build] = {r.name: r for r in manifest.read() if isinstance(r, Build)}
+BUILDS: dict[str, Build] = {r.name: r for r in manifest.of_kind("build")}
 # pg_upgrade to each build (key) from the older ones (value): the `upgrade` lines
-UPGRADES = {r.new: list(r.olds) for r in manifest.read() if isinstance(r, Upgrade)}
+UPGRADES = {r.new: list(r.olds) for r in manifest.of_kind("upgrade")}
 # the builds a full benchmark run measures: the `bench` line
-BENCH_BUILDS = [name for r in manifest.read() if isinstance(r, Bench) for name in r.builds]
+BENCH_BUILDS = [name for r in manifest.of_kind("bench") for name in r.builds]
 
 
 def build_of(build: int | str) -> Build:
@@ -145,7 +146,7 @@ def waves(names: list[str]) -> list[list[str]]:
             yield []
             return
         for size in range(min(WAVE_SIZE, len(rest)), 0, -1):
-            for group in _choose(rest, size):
+            for group in itertools.combinations(rest, size):
                 if before & set(group) or not all(together(a, b) for i, a in enumerate(group) for b in group[i + 1:]):
                     continue
                 left = tuple(n for n in rest if n not in group)
@@ -153,19 +154,8 @@ def waves(names: list[str]) -> list[list[str]]:
                 for tail in plans(left, touched):
                     yield [list(group), *tail]
 
-    best = min(plans(tuple(names), frozenset()),
+    return min(plans(tuple(names), frozenset()),
                key=lambda plan: (len(plan), [order[n] for group in plan for n in group]))
-    return best
-
-
-def _choose(items: tuple[str, ...], k: int):
-    """Every K of ITEMS, in their order."""
-    if k == 0:
-        yield ()
-        return
-    for i, item in enumerate(items):
-        for rest in _choose(items[i + 1:], k - 1):
-            yield (item, *rest)
 
 
 def debian_release(suite: str) -> str:
@@ -175,12 +165,11 @@ def debian_release(suite: str) -> str:
 
 def origin_text(build: Build) -> str:
     """Where a build comes from, in words, from the manifest line it names."""
-    records = manifest.read()
     package = f"postgresql-{build.major}"
 
     def pinned(kind: str):
-        return next(r for r in records if isinstance(r, Wheel if kind == "wheel" else DebianFile)
-                    and (r.build == build.name if kind == "wheel" else (r.kind, r.package) == (kind, package)))
+        return next(r for r in manifest.of_kind(kind) if (r.build == build.name if kind == "wheel" else
+                                                          r.package == package))
 
     if build.origin == "debian":
         return f"Debian 12's packages (`{package}`)"
@@ -193,37 +182,42 @@ def origin_text(build: Build) -> str:
         return text + (" with `--enable-cassert`" if build.assertions else "")
     if build.origin == "debian-binary":
         binary = pinned("debian-binary")
-        suite, release = binary.suite, debian_release(binary.suite)
+        release = debian_release(binary.suite)
         # a release newer than Debian 12 brings its C library (debian_builds.packages)
-        if any(isinstance(r, DebianFile) and r.kind == "debian-binary" and r.package == "libc6"
-               and debian_release(r.suite) == release for r in records):
-            return (f"Debian {suite}'s binary packages (`{package}` {binary.version}), unpacked with the "
-                    f"libraries of {release} they need")
-        return (f"Debian {suite}'s binary packages (`{package}` {binary.version}), unpacked with the "
-                f"libraries of {release} they need beside Debian 12's C library")
+        own_libc = any(r.package == "libc6" and debian_release(r.suite) == release
+                       for r in manifest.of_kind("debian-binary"))
+        beside = "" if own_libc else " beside Debian 12's C library"
+        return (f"Debian {binary.suite}'s binary packages (`{package}` {binary.version}), unpacked with the "
+                f"libraries of {release} they need{beside}")
     raise ValueError(f"build {build.name}: unknown origin {build.origin}")
+
+
+def markdown(start: str, end: str, header: list[str], rows: list[list[str]]) -> str:
+    """A generated table between its marks START and END."""
+    lines = [f"| {' | '.join(cells)} |" for cells in (header, *rows)]
+    return "\n".join([start, lines[0], f"|{' --- |' * len(header)}", *lines[1:], end])
 
 
 def markdown_table() -> str:
     """The versions every test runs on, for users (docs/versions.md)."""
-    rows = ["| build | PostgreSQL |", "| --- | --- |"]
-    rows += [f"| {b.name} | {b.version} |" for b in BUILDS.values()]
-    return "\n".join([TABLE_START, *rows, TABLE_END])
+    return markdown(TABLE_START, TABLE_END, ["build", "PostgreSQL"], [[b.name, b.version] for b in BUILDS.values()])
 
 
 def origins_table() -> str:
     """Where each build comes from, for developers (docs/development.md)."""
-    rows = ["| build | PostgreSQL | where it comes from |", "| --- | --- | --- |"]
-    rows += [f"| {b.name} | {b.version} | {origin_text(b)} |" for b in BUILDS.values()]
-    return "\n".join([ORIGINS_START, *rows, ORIGINS_END])
+    return markdown(ORIGINS_START, ORIGINS_END, ["build", "PostgreSQL", "where it comes from"],
+                    [[b.name, b.version, origin_text(b)] for b in BUILDS.values()])
 
 
-def with_table(page: str) -> str:
-    """The page with each generated table it has replaced by the current one."""
-    for start_mark, end_mark, table in ((TABLE_START, TABLE_END, markdown_table),
-                                        (ORIGINS_START, ORIGINS_END, origins_table)):
+def replace_tables(page: str, tables) -> str:
+    """PAGE with each table of TABLES (start mark, end mark, what makes it) it has made again."""
+    for start_mark, end_mark, table in tables:
         if start_mark in page:
             start, end = page.index(start_mark), page.index(end_mark) + len(end_mark)
             page = page[:start] + table() + page[end:]
     return page
 
+
+def with_table(page: str) -> str:
+    """The page with each generated table it has replaced by the current one."""
+    return replace_tables(page, ((TABLE_START, TABLE_END, markdown_table), (ORIGINS_START, ORIGINS_END, origins_table)))

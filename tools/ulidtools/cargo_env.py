@@ -19,9 +19,8 @@ from ulidtools.base import ToolError, tools
 
 # every library and program of a release asks for no glibc newer than this
 GLIBC_FLOOR = "2.28"
-# a release's architectures, as Debian names them: Rust's target, and uname -m's machine
-ARCHES = {"amd64": ("x86_64-unknown-linux-gnu", "x86_64"),
-          "arm64": ("aarch64-unknown-linux-gnu", "aarch64")}
+# a release's architectures, as Debian names them: Rust's target (its first part: uname -m's machine)
+ARCHES = {"amd64": "x86_64-unknown-linux-gnu", "arm64": "aarch64-unknown-linux-gnu"}
 
 
 class BuildError(ToolError):
@@ -60,28 +59,25 @@ def tool_dirs() -> list[Path]:
     return [crate_bin("cargo-pgrx"), tools() / "rust-web" / "bin", crate_bin("cargo-fuzz")]
 
 
-def tool_path(path: str | None = None) -> str:
-    """PATH (ours unless given) with tool_dirs first, each once."""
+def tool_path() -> str:
+    """PATH with tool_dirs first, each once."""
     first = [str(d) for d in tool_dirs()]
-    rest = [d for d in (os.environ.get("PATH", "") if path is None else path).split(":") if d and d not in first]
+    rest = [d for d in os.environ.get("PATH", "").split(":") if d and d not in first]
     return ":".join(first + rest)
 
 
 def pgrx_home() -> Path:
-    """pgrx's configuration of the builds (ULID_PGRX_HOME)."""
     return _home("ULID_PGRX_HOME", Path.home() / ".pgrx")
 
 
 def rust_target(arch: str) -> str:
     if arch not in ARCHES:
         raise BuildError(f"no architecture {arch}")
-    return ARCHES[arch][0]
+    return ARCHES[arch]
 
 
 def machine_of(arch: str) -> str:
-    if arch not in ARCHES:
-        raise BuildError(f"no architecture {arch}")
-    return ARCHES[arch][1]
+    return rust_target(arch).partition("-")[0]
 
 
 def zig() -> Path:

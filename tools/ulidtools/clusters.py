@@ -124,8 +124,7 @@ class Cluster:
             raise ClusterError(f"initdb of PostgreSQL {self.build} ({self.name}) failed:\n{log.read_text()}")
 
     def conninfo(self, dbname: str = "postgres", **extra: str) -> str:
-        parts = {"host": str(self.dir), "port": str(self.port), "user": "postgres", "dbname": dbname}
-        parts.update(extra)
+        parts = {"host": str(self.dir), "port": str(self.port), "user": "postgres", "dbname": dbname, **extra}
         return " ".join(f"{k}={v}" for k, v in parts.items())
 
     def tcp_conninfo(self, dbname: str = "postgres") -> str:
@@ -152,9 +151,7 @@ class Cluster:
 
     def env(self) -> dict[str, str]:
         """Our environment with PGHOST, PGPORT, PGUSER and PGDATABASE set for this server."""
-        env = dict(os.environ)
-        env.update(PGHOST=str(self.dir), PGPORT=str(self.port), PGUSER="postgres", PGDATABASE="postgres")
-        return env
+        return dict(os.environ, PGHOST=str(self.dir), PGPORT=str(self.port), PGUSER="postgres", PGDATABASE="postgres")
 
     def exports(self) -> str:
         """The same as shell `export` lines, and this build's programs first in PATH."""

@@ -1,18 +1,17 @@
-"""Earlier releases of ulid, built again for the upgrade tests
-(scripts/build-release; `--help` gives its usage).
+"""Earlier releases of ulid, built again for the upgrade tests (scripts/build-release).
 
 A released version is built from the commit sql/RELEASES records for it
-(project.RELEASE_COMMITS) for one PostgreSQL build, and its files are staged
-as `cargo pgrx package` lays them out, from /. Builds are kept under
-~/.cache/ulid/releases (ULID_RELEASE_CACHE), one directory per version,
-commit and pgrx, one at a time for a version (the tests of two builds may ask
-for it at once, and its source is unpacked once for all builds).
+(project.RELEASE_COMMITS) for one PostgreSQL build, its files staged as `cargo
+pgrx package` lays them out, from /. Builds are kept under ~/.cache/ulid/releases
+(ULID_RELEASE_CACHE), one directory per version, commit and pgrx, made one at a
+time for a version (the tests of two builds may ask for it at once, and its
+source is unpacked once for all builds).
 
-A release is built with the pgrx of this tree, not the one it was made
-with: cargo-pgrx builds only against its own version of pgrx, and an older
-pgrx may not know the server (0.1.0's pgrx 0.18 has no PostgreSQL 19). The
-SQL a release installs is its own either way: pgrx 0.18 and 0.19 generate
-the same install script from the same code.
+A release is built with this tree's pgrx, not the one it was made with:
+cargo-pgrx builds only against its own version of pgrx, and an older pgrx may not
+know the server (0.1.0's pgrx 0.18 has no PostgreSQL 19). The SQL a release
+installs is its own either way: pgrx 0.18 and 0.19 generate the same install
+script from the same code.
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, project
@@ -54,13 +52,12 @@ def _source(commit: str, version: str, src: Path) -> None:
     # extraction filters)
     archive = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
-    toml = src / "Cargo.toml"
-    text = toml.read_text()
+    text = (src / "Cargo.toml").read_text()
     text = re.sub(r'^(pgrx(?:-tests)?) = "=.*"$', rf'\1 = "={project.PGRX}"', text, flags=re.M)
     for feature in re.findall(r"^pg\d+ = .*$", (ROOT / "Cargo.toml").read_text(), re.M):
         if not re.search(rf"^{feature.split()[0]} = ", text, re.M):
             text = re.sub(r"^pg_test = ", f"{feature}\npg_test = ", text, count=1, flags=re.M)
-    toml.write_text(text)
+    (src / "Cargo.toml").write_text(text)
     if subprocess.run(["cargo", "update", "--quiet", "-p", "pgrx", "-p", "pgrx-tests"], cwd=src,
                       env={**os.environ, "PATH": cargo_env.tool_path()}).returncode != 0:
         raise ReleaseBuildError(f"could not move ulid {version} to pgrx {project.PGRX}")
@@ -74,15 +71,14 @@ def build(version: str, build: str) -> Path:
     commit = project.RELEASE_COMMITS.get(version)
     if commit is None:
         raise ReleaseBuildError(f"sql/RELEASES has no version {version}")
-    config = builds.build_of(build).pg_config
+    record = builds.build_of(build)
     home = cache() / f"{version}-{commit}-pgrx{project.PGRX}"
     stage = home / f"pg{build}"
     done = Path(f"{stage}.done")
     home.mkdir(parents=True, exist_ok=True)
     with open(f"{home}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        libdir = str(builds.build_of(build).pkglibdir)
-        if done.is_file() and (stage / libdir.lstrip("/") / "ulid.so").is_file():
+        if done.is_file() and (stage / str(record.pkglibdir).lstrip("/") / "ulid.so").is_file():
             return stage
         src = home / "src"
         if not (src / "Cargo.toml").is_file():
@@ -94,10 +90,10 @@ def build(version: str, build: str) -> Path:
         # (with this tree's debug profile, or the dependencies would be
         # built again for the release's)
         profile = {f"CARGO_PROFILE_DEV_{key.upper().replace('-', '_')}": str(value)
-                   for key, value in tomllib.loads((ROOT / "Cargo.toml").read_text())["profile"]["dev"].items()}
+                   for key, value in project.cargo()["profile"]["dev"].items()}
         with log_file.open("w") as out:
-            built = cargo_env.run_locked(src, ["cargo", "pgrx", "package", "--debug", "--pg-config", str(config),
-                                               "--out-dir", str(stage)], cwd=src,
+            built = cargo_env.run_locked(src, ["cargo", "pgrx", "package", "--debug", "--pg-config",
+                                               str(record.pg_config), "--out-dir", str(stage)], cwd=src,
                                          env={**os.environ, **cargo_env.pgrx_env(build), **profile}, stdout=out,
                                          stderr=subprocess.STDOUT)
         if built.returncode != 0:

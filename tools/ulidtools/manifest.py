@@ -26,7 +26,7 @@ class Line:
     text: str = field(compare=False)
 
     def rest(self) -> str:
-        """The line without its kind, blanks squeezed (what `manifest KIND` prints)."""
+        """The line without its kind, blanks squeezed."""
         return " ".join(self.text.split()[1:])
 
 
@@ -200,12 +200,9 @@ def _record(kind: str, values: list[str], number: int, text: str) -> Line:
         values = [kind, *values]
     typed = []
     for spec, value in zip(fields(cls)[2:], values):
-        if spec.type == "int":
-            if not value.isdigit():
-                raise ManifestError(f"line {number}: {spec.name} is not a number: {text}")
-            typed.append(int(value))
-        else:
-            typed.append(value)
+        if spec.type == "int" and not value.isdigit():
+            raise ManifestError(f"line {number}: {spec.name} is not a number: {text}")
+        typed.append(int(value) if spec.type == "int" else value)
     record = cls(number, text, *typed)
     if getattr(record, "sha256", None) is not None and not SHA256.fullmatch(record.sha256):
         raise ManifestError(f"line {number}: not a sha256: {text}")
@@ -213,14 +210,11 @@ def _record(kind: str, values: list[str], number: int, text: str) -> Line:
 
 
 def _key(record: Line) -> tuple:
-    """What may appear only once: a build by name, a list by its first build, a
-    Debian file by kind and package (a debian-binary by suite too), else by name."""
+    """What may appear only once: a Debian file by kind and package (a debian-binary by
+    suite too), any other line by its first field (a build's name, a list's first build)."""
     if isinstance(record, DebianFile):
         return (record.kind, record.package, record.suite if record.kind == "debian-binary" else "")
-    if isinstance(record, (Upgrade, Bench)):
-        return (type(record).__name__, (record.new if isinstance(record, Upgrade) else record.builds[0]))
-    return (type(record).__name__, getattr(record, "name", None) or getattr(record, "package", None)
-            or getattr(record, "build", None) or getattr(record, "project", None) or getattr(record, "path"))
+    return (type(record).__name__, record.text.split()[1])
 
 
 def parse(text: str, root: Path = ROOT) -> list[Line]:

@@ -2,8 +2,6 @@
 versions, the pgrx they build with and any `[package]` field of a crate (from
 the Cargo.toml files), the released versions (CHANGELOG.md) and their commits
 (sql/RELEASES).
-
-    python3 -m ulidtools cargo-field FIELD [CARGO.TOML]
 """
 
 from __future__ import annotations

