@@ -23,7 +23,7 @@ from ulidtools.__main__ import parser
 pytestmark = pytest.mark.once_per_run
 
 # every command the scripts, the tests and the release workflow run
-COMMANDS = {"manifest", "cargo-field", "shell", "tables", "waves", "package-deb",
+COMMANDS = {"cargo-field", "shell", "tables", "waves", "package-deb",
             "package", "release", "release-check", "sign-release",
             "test", "setup", "setup-go", "fetch-debian", "pin-system",
             "debian-system", "install", "build-dir", "cluster-port", "cluster", "build-release"}
