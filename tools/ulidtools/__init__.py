@@ -1,6 +1,6 @@
-"""The project's Python tooling, importable by scripts/, bench/ and tests/ (tools/ is on
-the path of scripts/lib.sh and of the tests' virtualenv); what the benchmarks and the
-tests share lives here. Its modules, from the ground floor up:
+"""The project's Python tooling, importable by scripts/, bench/ and tests/ (tools/ is on the path of
+scripts/lib.sh and of the tests' virtualenv); what the benchmarks and the tests share lives here. Its
+modules, from the ground floor up:
 
 - `ulidtools.base`: paths, log and error lines, running commands, checksums;
 - `ulidtools.manifest`: inputs.manifest, read once into typed records;
@@ -19,8 +19,7 @@ tests share lives here. Its modules, from the ground floor up:
 - `ulidtools.debian_servers`: Debian's own PostgreSQL with ulid's package from apt;
 - `ulidtools.release` and `ulidtools.sign`: a release's files, signed and checked;
 - `ulidtools.earlier_releases`: an earlier release rebuilt for the upgrade tests;
-- `ulidtools.setup` (the machine's tools, and the order), `ulidtools.setup_go`,
-  `ulidtools.setup_postgres`, `ulidtools.setup_release`: what building and testing need;
+- `ulidtools.setup` (the machine's tools, and the order), `ulidtools.setup_go`, `ulidtools.setup_postgres`,
+  `ulidtools.setup_release`: what building and testing need;
 - `ulidtools.testrun`: every test, as CI runs them;
-- `ulidtools.__main__`: the commands (`python3 -m ulidtools --help`).
-"""
+- `ulidtools.__main__`: the commands (`python3 -m ulidtools --help`)."""

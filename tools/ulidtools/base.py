@@ -1,8 +1,6 @@
-"""The ground floor of the tooling, importing nothing of the package: the
-checkout and the install directories, the progress and error lines (as
-scripts/lib.sh's log and die print them), running commands, checksums, and
-ToolError, which `python3 -m ulidtools` prints as the error line (status 1).
-"""
+"""The ground floor of the tooling, importing nothing of the package: the checkout and the install
+directories, the progress and error lines (as scripts/lib.sh's log and die print them), running commands,
+checksums, and ToolError, which `python3 -m ulidtools` prints as the error line (status 1)."""
 
 from __future__ import annotations
 
@@ -22,12 +20,10 @@ class ToolError(Exception):
 
 
 def pg_home() -> Path:
-    """Where setup installs the builds that are not Debian 12's own (ULID_PG_HOME)."""
     return Path(os.environ.get("ULID_PG_HOME") or "/opt/ulid-postgres")
 
 
 def tools() -> Path:
-    """Where scripts/setup installs the tools (ULID_TOOLS)."""
     return Path(os.environ.get("ULID_TOOLS") or "/opt/ulid-tools")
 
 
@@ -42,22 +38,18 @@ def error(message: str) -> None:
 
 
 def run(command: list, **kwargs) -> subprocess.CompletedProcess:
-    """subprocess.run, with COMMAND's arguments paths, numbers or strings."""
     return subprocess.run([str(c) for c in command], **kwargs)
 
 
 def output(command: list, check: bool = False) -> str:
-    """What COMMAND prints; with CHECK, failing when it fails."""
     return run(command, capture_output=True, text=True, check=check).stdout.strip()
 
 
 def as_root(command: list, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
-    """COMMAND as root (through sudo unless we are root); CHECK as in subprocess.run."""
     return run(([] if os.geteuid() == 0 else ["sudo"]) + list(command), check=check, **kwargs)
 
 
 def sha256_of(path: Path) -> str:
-    """The sha256 of a file, read a MiB at a time."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -66,12 +58,11 @@ def sha256_of(path: Path) -> str:
 
 
 def sha256_hex(data: str | bytes) -> str:
-    """The sha256 of a text (as UTF-8) or of bytes."""
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
 def stamp_is(path: Path, stamp: str) -> bool:
-    """Whether the file PATH (a stamp of what made something) says STAMP."""
+    """Whether the file PATH, a stamp of what made something, says STAMP."""
     try:
         return path.read_text().strip() == stamp
     except OSError:
@@ -79,10 +70,9 @@ def stamp_is(path: Path, stamp: str) -> bool:
 
 
 def executable(path: Path) -> bool:
-    """Whether PATH is a file this process may run."""
     return os.access(path, os.X_OK) and path.is_file()
 
 
 def unzip(archive: Path, directory: Path, *members: str) -> None:
-    """ARCHIVE unpacked into DIRECTORY (only MEMBERS, if given) by unzip, which keeps modes."""
+    """By unzip, which keeps modes."""
     run(["unzip", "-q", archive, *members, "-d", directory], check=True)

@@ -1,7 +1,6 @@
-"""Where and how the extension and the command-line tool are compiled: the cargo target
-directory every checkout shares and its build lock, pgrx's environment for each build,
-and a release build's (Zig links against glibc 2.28; arm64 is cross-compiled).
-"""
+"""Where and how the extension and the command-line tool are compiled: the cargo target directory every
+checkout shares and its build lock, pgrx's environment for each build, and a release build's (Zig links
+against glibc 2.28; arm64 is cross-compiled)."""
 
 from __future__ import annotations
 
@@ -27,29 +26,21 @@ class BuildError(ToolError):
     """What stops a build."""
 
 
-def _home(variable: str, default: Path) -> Path:
-    return Path(os.environ.get(variable) or default)
-
-
 def cargo_home() -> Path:
-    """Cargo's own directory: its registry and the crates' sources (CARGO_HOME)."""
-    return _home("CARGO_HOME", Path.home() / ".cargo")
+    return Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
 
 
 def cargo_target() -> Path:
-    """Cargo's output (ULID_CARGO_TARGET), outside the checkout so a fresh clone reuses it."""
-    return _home("ULID_CARGO_TARGET", Path.home() / ".cache" / "ulid" / "target")
+    return Path(os.environ.get("ULID_CARGO_TARGET") or Path.home() / ".cache" / "ulid" / "target")
 
 
 def native_release_target() -> Path:
-    """Where release builds for this machine compile: scripts/install --release (scripts/demo)
-    and the from-source test run the same cargo command, so either reuses the other's work.
-    Beside cargo_target(), where another checkout's claim would forget its fingerprints."""
+    """Release builds for this machine (scripts/install --release, the from-source test): not in
+    cargo_target(), where another checkout's claim would forget their fingerprints."""
     return Path(f"{cargo_target()}-native-release")
 
 
 def crate_bin(name: str) -> Path:
-    """$ULID_TOOLS/NAME-VERSION/bin, where setup installs the `crate NAME` tool."""
     return tools() / f"{name}-{manifest.one('crate', name).version}" / "bin"
 
 
@@ -60,14 +51,13 @@ def tool_dirs() -> list[Path]:
 
 
 def tool_path() -> str:
-    """PATH with tool_dirs first, each once."""
     first = [str(d) for d in tool_dirs()]
     rest = [d for d in os.environ.get("PATH", "").split(":") if d and d not in first]
     return ":".join(first + rest)
 
 
 def pgrx_home() -> Path:
-    return _home("ULID_PGRX_HOME", Path.home() / ".pgrx")
+    return Path(os.environ.get("ULID_PGRX_HOME") or Path.home() / ".pgrx")
 
 
 def rust_target(arch: str) -> str:
@@ -90,13 +80,11 @@ def zig_cc(arch: str) -> Path:
 
 
 def arm64_root() -> Path:
-    """arm64's Rust standard library, C and ICU headers, and per major version the server's
-    headers with a pg_config naming them (pgMAJOR/bin/pg_config)."""
+    """arm64's Rust standard library, C and ICU headers, and pgMAJOR/bin/pg_config naming the server's."""
     return tools() / "arm64"
 
 
 def release_pg_config(arch: str, major: int | str) -> Path:
-    """The pg_config a release build for ARCH and MAJOR reads its headers from."""
     if arch == "amd64":
         return builds.build_of(major).pg_config
     return arm64_root() / f"pg{major}" / "bin" / "pg_config"
@@ -108,13 +96,10 @@ def release_builds() -> list[str]:
 
 
 def pgrx_env(build: str) -> dict[str, str]:
-    """A pgrx build's environment for BUILD: tool_path, CARGO_PGRX (which pgrx-tests runs),
-    PGRX_HOME, PGRX_PG_CONFIG_PATH and CARGO_TARGET_DIR. pgrx knows one server per major
-    version, so a second build of one (18-assert) gets a PGRX_HOME of its own. Every build
-    compiles into one target directory: pgrx's build script reads the headers of the
-    pg_config PGRX_PG_CONFIG_PATH names and runs again when it changes (not when PGRX_HOME
-    does), so 18 and 18-assert each get their own bindings, made again when the other
-    built last, and share every dependency."""
+    """pgrx knows one server per major version, so a second build of one (18-assert) gets a PGRX_HOME of its
+    own. pgrx's build script reads the headers of PGRX_PG_CONFIG_PATH's pg_config and runs again when it
+    changes (not PGRX_HOME), so in one target directory 18 and 18-assert share every dependency. CARGO_PGRX:
+    what pgrx-tests runs."""
     record = builds.build_of(build)
     home = pgrx_home() if build == str(record.major) else Path(f"{pgrx_home()}-{build}")
     return {"PATH": tool_path(), "CARGO_PGRX": str(crate_bin("cargo-pgrx") / "cargo-pgrx"),
@@ -123,24 +108,18 @@ def pgrx_env(build: str) -> dict[str, str]:
 
 
 def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
-    """A release build's environment for ARCH (and MAJOR, for the headers): Zig links; for
-    arm64 it compiles C too, the standard library comes from the arm64 root and pgrx reads
-    that major version's pg_config there. (On amd64, C built with this machine's compiler
-    is linked by Zig too: a symbol newer than the floor would not link.) So that two
-    machines or checkouts make the same bytes, CARGO_HOME and the target directory (pgrx's
-    bindings and C shim, named by panics and __FILE__) become /cargo and /target for rustc
-    and the C compiler; our crates' paths are already relative to the checkout. The flags
-    are the same for every checkout, so none rebuilds what another compiled."""
+    """Zig links (on amd64 too: a symbol newer than the floor would not link); on arm64 it compiles C too.
+    So that two machines or checkouts make the same bytes, CARGO_HOME and the target directory (pgrx's
+    bindings and C shim, named by panics and __FILE__) become /cargo and /target for rustc and the C
+    compiler; our crates' paths are already relative to the checkout. The flags are the same for every
+    checkout, so none rebuilds what another compiled."""
     target = rust_target(arch)
     var = target.upper().replace("-", "_")
     crates = str(cargo_home())
     rustflags = f"--remap-path-prefix={crates}=/cargo --remap-path-prefix={cargo_target()}=/target"
-    env = {
-        "CARGO_ZIGBUILD_ZIG_PATH": str(zig()),
-        f"CARGO_TARGET_{var}_LINKER": str(zig_cc(arch)),
-        f"CFLAGS_{target.replace('-', '_')}":
-            f"-ffile-prefix-map={crates}=/cargo -ffile-prefix-map={cargo_target()}=/target",
-    }
+    env = {"CARGO_ZIGBUILD_ZIG_PATH": str(zig()), f"CARGO_TARGET_{var}_LINKER": str(zig_cc(arch)),
+           f"CFLAGS_{target.replace('-', '_')}":
+               f"-ffile-prefix-map={crates}=/cargo -ffile-prefix-map={cargo_target()}=/target"}
     if arch == "arm64":
         env[f"CC_{target.replace('-', '_')}"] = str(zig_cc(arch))
         rustflags = f"--sysroot={arm64_root()}/usr {rustflags}"
@@ -150,21 +129,11 @@ def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
     return env
 
 
-def _nested_target(target: Path, found: Path) -> bool:
-    """Whether FOUND lies in a target directory (with .rustc_info.json) nested in TARGET."""
-    return any((parent / ".rustc_info.json").exists()
-               for parent in found.parents if parent != target and target in parent.parents)
-
-
 @contextmanager
 def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[None]:
-    """Holds the build lock (flock on .build.lock) of a cargo target directory, TARGET or
-    cargo_target(), claimed for CHECKOUT; a build into a directory of its own waits for no
-    other. Cargo locks the directory only while it compiles; `cargo pgrx` then
-    copies the library and runs the schema generator, and another build (scripts/test readies
-    the next while tests run) could replace them. Cargo judges our crates by the times of
-    their sources at absolute paths, so when the checkout changes their builds are
-    forgotten (the dependencies' stay) and cargo rebuilds them."""
+    """The build lock of TARGET or cargo_target() (why: docs/development.md, "Running the tests"), claimed for
+    CHECKOUT: cargo judges our crates by the times of their sources at absolute paths, so when the checkout
+    changes their builds are forgotten (the dependencies' stay)."""
     target = target or cargo_target()
     target.mkdir(parents=True, exist_ok=True)
     with open(target / ".build.lock", "w") as lock:
@@ -172,27 +141,27 @@ def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[Non
         marker = target / ".checkout"
         claimed = marker.read_text().strip() if marker.exists() else None
         if claimed != str(checkout):
-            # our crates' .fingerprint/NAME-HASH (debug/, TRIPLE/release/), not those of what
-            # builds here without this lock (the Rust client tests') nor of a nested target
-            # directory (pgrx_env), which its own lock guards
+            # our crates' .fingerprint/NAME-HASH (debug/, TRIPLE/release/), not those of what builds here
+            # without this lock (the Rust client tests') nor of a nested target directory (with its
+            # .rustc_info.json), which its own lock guards
             own = re.compile(rf"({'|'.join(map(re.escape, project.CRATES))})-[0-9a-f]+")
             for depth in ("", "*/", "*/*/"):
                 for found in target.glob(f"{depth}.fingerprint/ulid*"):
-                    if found.is_dir() and own.fullmatch(found.name) and not _nested_target(target, found):
+                    if found.is_dir() and own.fullmatch(found.name) and not any(
+                            (parent / ".rustc_info.json").exists()
+                            for parent in found.parents if parent != target and target in parent.parents):
                         shutil.rmtree(found, ignore_errors=True)
             marker.write_text(f"{checkout}\n")
         yield
 
 
 def claim(checkout: Path | str) -> None:
-    """Claims the cargo target directory for CHECKOUT (build_lock) before anything builds."""
     with build_lock(checkout):
         pass
 
 
 def run_locked(checkout: Path | str, command: list[str], **kwargs) -> subprocess.CompletedProcess:
-    """Runs COMMAND, a build into the target directory its env names (or cargo_target()),
-    holding that directory's build lock, which its children (a server) do not inherit."""
+    """Under the build lock of its env's target directory, which its children (a server) do not inherit."""
     target = (kwargs.get("env") or os.environ).get("CARGO_TARGET_DIR")
     with build_lock(checkout, Path(target) if target else None):
         return subprocess.run(command, close_fds=True, **kwargs)

@@ -1,8 +1,6 @@
-"""The project's own facts: the extension's and the command-line tool's
-versions, the pgrx they build with and any `[package]` field of a crate (from
-the Cargo.toml files), the released versions (CHANGELOG.md) and their commits
-(sql/RELEASES).
-"""
+"""The project's own facts: the extension's and the command-line tool's versions, the pgrx they build with
+and any `[package]` field of a crate (from the Cargo.toml files), the released versions (CHANGELOG.md) and
+their commits (sql/RELEASES)."""
 
 from __future__ import annotations
 
@@ -38,7 +36,6 @@ RELEASE_COMMITS = dict(line.split()[:2] for line in (ROOT / "sql" / "RELEASES").
 # the release users install and the pages show: the newest released version
 CURRENT_RELEASE = RELEASED[0]
 CLI_VERSION = field("version", ROOT / "crates" / "ulid-tool" / "Cargo.toml")
-# the tests' virtualenv, which setup makes
 VENV = Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
 # `pgrx = "=0.19.4"` in Cargo.toml
 PGRX = cargo()["dependencies"]["pgrx"].removeprefix("=")

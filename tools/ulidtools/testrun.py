@@ -1,21 +1,9 @@
-"""Every test, as CI runs it (scripts/test, which .ci/run calls), on the
-builds named, or every build of inputs.manifest.
-
-Once: formatting; ulid-core's and ulid-tool's clippy and tests. Then on
-each PostgreSQL build: the extension built
-and installed, with the earlier releases the upgrade tests install (on the
-lint builds, builds.LINT_BUILDS, also `cargo pgrx test`, compiled by
-clippy with warnings as errors); the pg_regress suite, the docs' examples
-and the client tests against private clusters, two builds at a time: what
-differs between versions on every major version (18's on 18-assert), the rest on the oldest, the
-newest and the assert build (the tests' markers, tests/conftest.py).
-Beside the last group, a short fuzzing run, the command-line tool's
-benchmark runner and the tooling's own checks (the pinned downloads, the
-manifest's reader, the tarball's install.sh, the crates, the release
-workflow, the tooling's imports and commands); in the background, a release's files for amd64 and their
-checks (tests/release); at the end, the benchmark runner in quick mode.
-What runs beside what: `run` below.
-"""
+"""Every test, as CI runs it (scripts/test, which .ci/run calls), on the builds named, or every build of
+inputs.manifest: once, formatting and ulid-core's and ulid-tool's clippy and tests; on each build, the
+extension installed (on the lint builds, builds.LINT_BUILDS, `cargo pgrx test` compiled by clippy with
+warnings as errors) and its server tests, two builds at a time; beside them, a release's files for amd64 and
+their checks, fuzzing, the command-line tool's benchmark runner and the tooling's own checks; at the end, the
+benchmark runner in quick mode. What runs beside what: `run`; docs/development.md, "Running the tests"."""
 
 from __future__ import annotations
 
@@ -30,10 +18,9 @@ import time
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, earlier_releases, package, project, tested
-from ulidtools.clusters import Cluster
+from ulidtools.clusters import Cluster, pg_user
 from ulidtools.base import ROOT, ToolError, log
 
-PG_USER = os.environ.get("ULID_PG_USER") or "postgres"
 TARGET = ROOT / "target"
 
 
@@ -42,8 +29,7 @@ class TestsFailed(ToolError):
 
 
 def step(command: list[str], locked: bool = False, **kwargs) -> None:
-    """Runs a step of the run; stops the run if it fails. LOCKED: a build
-    into the shared cargo target directory, under its build lock."""
+    """LOCKED: a build into the shared cargo target directory, under its build lock."""
     run = (lambda *a, **k: cargo_env.run_locked(ROOT, *a, **k)) if locked else subprocess.run
     if run(command, cwd=ROOT, **kwargs).returncode != 0:
         raise TestsFailed(f"{' '.join(map(str, command))} failed")
@@ -54,9 +40,8 @@ def pytest(*args: str) -> list[str]:
 
 
 def clippy_compiles() -> dict[str, str]:
-    """The environment in which the workspace's crates are compiled by
-    clippy with warnings as errors, as `cargo clippy` does it: a test build
-    under it is linted, with no second compile for clippy alone."""
+    """The workspace's crates compiled by clippy with warnings as errors, as `cargo clippy` does it: a test
+    build under it is linted, with no second compile for clippy alone."""
     driver = shutil.which("clippy-driver")
     if not driver:
         raise TestsFailed("clippy-driver is not in PATH (scripts/setup links it)")
@@ -64,25 +49,21 @@ def clippy_compiles() -> dict[str, str]:
 
 
 def prepare(build: str, lint: bool) -> None:
-    """What a build needs before its server tests: on a lint build, the unit,
-    property and #[pg_test] tests, compiled by clippy (clippy_compiles: the
-    build tested is the one linted); on every build, the extension installed
-    and the earlier releases its upgrade tests install."""
+    """What a build needs before its server tests; on a lint build, its #[pg_test] tests too."""
     if lint:
         env = {**os.environ, **cargo_env.pgrx_env(build), **clippy_compiles()}
         log(f"PostgreSQL {build}: unit, property and #[pg_test] tests, built by clippy -D warnings")
         pgdata = builds.cluster_root() / f"pgrx-{build}"
         pgdata.mkdir(parents=True, exist_ok=True)
-        shutil.chown(pgdata, PG_USER)
-        command = ["cargo", "pgrx", "test", f"pg{builds.major_version(build)}", "--runas", PG_USER,
+        shutil.chown(pgdata, pg_user())
+        command = ["cargo", "pgrx", "test", f"pg{builds.major_version(build)}", "--runas", pg_user(),
                    "--pgdata", str(pgdata)]
         if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env).returncode != 0:
             raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
     log(f"PostgreSQL {build}: installing the extension")
     package.install(build)
-    # the previous release into every build, every earlier one into the
-    # oldest and the newest (harness/upgrading.py); made here, beside the
-    # group before, not in the tests, which would wait for the build lock
+    # the previous release into every build, every earlier one into the oldest and the newest (harness/
+    # upgrading.py); made here, beside the group before, not in the tests, which would wait for the build lock
     releases = list(project.RELEASE_COMMITS)
     wanted = releases if build in builds.ends_of_run() else releases[-1:]
     log(f"PostgreSQL {build}: ulid {', '.join(wanted)} built for the upgrade tests")
@@ -90,18 +71,9 @@ def prepare(build: str, lint: bool) -> None:
         earlier_releases.build(version, build)
 
 
-def prepare_in_background(group: list[str], lint_builds: list[str], log_file: Path) -> subprocess.Popen:
-    """A group made ready beside the tests, at a lower priority."""
-    with open(log_file, "w") as out:
-        return subprocess.Popen(["nice", "-n", "10", sys.executable, "-S", "-m", "ulidtools", "test", "--prepare",
-                                 ",".join(lint_builds), *group], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-
-
 class Preparations(threading.Thread):
-    """Every group after the first made ready (prepare_in_background), one
-    group after another, from the start: a group's tests wait only for
-    their own builds. A group is made ready once every earlier group whose
-    tests touch one of its builds (builds.touched_by: their pg_upgrade
+    """Every group after the first made ready (`test --prepare`, at nice 10), one after another from the
+    start, once every earlier group whose tests touch one of its builds (builds.touched_by: their pg_upgrade
     tests install releases into it) has been tested."""
 
     def __init__(self, waves: list[list[str]], lint_builds: list[str]) -> None:
@@ -124,7 +96,11 @@ class Preparations(threading.Thread):
             with self.lock:
                 if self.stopping:
                     break
-                self.process = prepare_in_background(self.waves[k], self.lint_builds, self.log_of(k))
+                with open(self.log_of(k), "w") as out:
+                    self.process = subprocess.Popen(
+                        ["nice", "-n", "10", sys.executable, "-S", "-m", "ulidtools", "test", "--prepare",
+                         ",".join(self.lint_builds), *self.waves[k]],
+                        cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
             self.status[k] = self.process.wait()
             self.ready[k].set()
             if self.status[k] != 0:
@@ -133,18 +109,13 @@ class Preparations(threading.Thread):
             event.set()
 
     def wait_for(self, k: int) -> None:
-        """Waits until group K is ready; shows its log; stops the run if it failed."""
         self.ready[k].wait()
         made = self.log_of(k)
         sys.stderr.write(made.read_text() if made.exists() else "")
         if self.status[k] != 0:
             raise TestsFailed(f"PostgreSQL {' '.join(self.waves[k])}: their preparation failed (above)")
 
-    def tested(self, i: int) -> None:
-        self.done[i].set()
-
     def stop(self) -> None:
-        """No group made ready from now on; the one under way is waited for."""
         with self.lock:
             self.stopping = True
         for event in self.done:
@@ -154,13 +125,11 @@ class Preparations(threading.Thread):
 
 
 class InBackground(threading.Thread):
-    """COMMANDS run one after another beside the run at nice 10, their output
-    into LOG, until one fails; wait() gives its status, or 0."""
+    """COMMANDS run one after another beside the run at nice 10, their output into LOG, until one fails."""
 
     def __init__(self, commands: list[list[str]], log_file: Path, env: dict[str, str]) -> None:
         super().__init__(daemon=True)
-        self.commands, self.log_file, self.env = commands, log_file, env
-        self.status = 1
+        self.commands, self.log_file, self.env, self.status = commands, log_file, env, 1
         self.start()
 
     def run(self) -> None:
@@ -171,47 +140,29 @@ class InBackground(threading.Thread):
                 if self.status != 0:
                     return
 
-    def wait(self) -> int:
-        self.join()
-        return self.status
-
     def wait_or_fail(self, what: str, tail: int) -> None:
-        """Waits; if a command failed, shows the last TAIL lines of the log
-        and stops the run, saying WHAT failed."""
-        if self.wait() != 0:
+        """If a command failed, shows the last TAIL lines of the log and stops the run."""
+        self.join()
+        if self.status != 0:
             sys.stderr.write("\n".join(self.log_file.read_text().splitlines()[-tail:]) + "\n")
             raise TestsFailed(f"{what} failed (log: {self.log_file})")
 
 
 def show_passed(log_file: Path) -> None:
-    """The summary lines of the pytest runs in a background log ("N passed ...")."""
     sys.stderr.write("".join(f"{line}\n" for line in log_file.read_text().splitlines()
                              if re.match(r"^[0-9]+ passed", line)))
 
 
-def destroy_clusters_of(build: str) -> None:
-    """Stops and removes every private cluster of BUILD (a data directory
-    NAME-BUILD): a run's clusters hold gigabytes."""
-    for directory in sorted(builds.cluster_root().glob(f"*-{build}")):
-        if (directory / "PG_VERSION").is_file():
-            Cluster(build, directory.name.removesuffix(f"-{build}")).destroy()
-
-
 def server_tests(wave: list[str]) -> None:
-    """The builds' server tests (pytest), a wave of two side by side (each
-    leaves about half of the processor idle), each logged to
-    target/pytest-BUILD.log; then a row of the tested-where table
-    (docs/versions.md) marked for a build whose every test there was
-    skipped fails the run (tested.rows_not_run)."""
+    """A wave's pytest, side by side; then a row of the tested-where table (docs/versions.md) marked for a
+    build whose every test there was skipped fails the run."""
     def tests(build: str) -> list[str]:
         return pytest("-rs", "--durations=12", "tests", "--build", build,
                       "--ran-report", str(TARGET / f"ran-{build}.json"))
 
-    failed = []
     if len(wave) == 1:
         log(f"PostgreSQL {wave[0]}: pg_regress and client tests")
-        if subprocess.run(tests(wave[0]), cwd=ROOT).returncode != 0:
-            failed.append(wave[0])
+        failed = wave if subprocess.run(tests(wave[0]), cwd=ROOT).returncode != 0 else []
     else:
         log(f"PostgreSQL {' '.join(wave)}: pg_regress and client tests, side by side "
             "(logs: target/pytest-BUILD.log)")
@@ -219,9 +170,7 @@ def server_tests(wave: list[str]) -> None:
         for build in wave:
             with open(TARGET / f"pytest-{build}.log", "w") as out:
                 running.append(subprocess.Popen(tests(build), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT))
-        for build, process in zip(wave, running):
-            if process.wait() != 0:
-                failed.append(build)
+        failed = [build for build, process in zip(wave, running) if process.wait() != 0]
         for build in wave:
             log(f"PostgreSQL {build}: pg_regress and client tests (target/pytest-{build}.log)")
             sys.stdout.write((TARGET / f"pytest-{build}.log").read_text())
@@ -242,35 +191,23 @@ def run(names: list[str]) -> None:
     step([sys.executable, "-S", "-m", "ulidtools", "setup"])
 
     lint_builds = builds.lint_builds(names)
-    # The groups whose server tests run at the same time (builds.waves): no
-    # build of a group installs into another's. The later groups are made
-    # ready beside the tests (Preparations), touching nothing they use.
     waves = builds.waves(names)
     if not waves:
         raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(names)})")
     log("cargo fmt --check")
     step(["cargo", "fmt", "--all", "--check"])
     step(["cargo", "fmt", "--manifest-path", "fuzz/Cargo.toml", "--check"])
-
     log("ulid-core: clippy -D warnings, unit and property tests")
     step(["cargo", "test", "--quiet", "-p", "ulid-core"], env={**env, **clippy_compiles()})
-
     # the binary its tests build is the one the server and docs tests use (ULID_CLI)
     log("the command-line tool, ulid-tool: clippy -D warnings, its tests")
     target = {**env, "CARGO_TARGET_DIR": str(cargo_env.cargo_target())}
     step(["cargo", "test", "--quiet", "-p", "ulid-tool"], True, env={**target, **clippy_compiles()})
     env["ULID_CLI"] = str(cargo_env.cargo_target() / "debug" / "ulid-tool")
-
     TARGET.mkdir(exist_ok=True)
 
-    # A release's files for 13 and 15 on amd64 (release.check, signed by a
-    # key made for it) and the checks that install them in Debian systems
-    # (tests/release), in the background while the builds are tested, with
-    # a cargo target and ports of their own; they drive those servers with
-    # the 13 and 15 builds' clients. What installs over a build waits for
-    # the loop (below). The rest of a release (every other major version,
-    # arm64) and the README's from-source commands in a clean Debian 12:
-    # scripts/test-release.
+    # with a cargo target and ports of their own, driving their servers with the 13 and 15 builds' clients;
+    # what installs over a build waits for the loop (below); the rest of a release: scripts/test-release
     release_dist = TARGET / "release-check"
     release_log = TARGET / "release-check.log"
     release_checks = None
@@ -278,14 +215,11 @@ def run(names: list[str]) -> None:
         log(f"a release's files for 13 and 15 on amd64: built and installed in the background, "
             f"META.json checked by PGXN's validator and the pinned node run in a bare Debian 12 "
             f"(log: {release_log.relative_to(ROOT)})")
-        # (then the release-mode build for 15 the from-source test at the end
-        # makes, compiled here where it builds, not after the last group)
-        from_source = [
-            "env", f"CARGO_TARGET_DIR={cargo_env.native_release_target()}", "cargo", "pgrx",
-            "package", "--pg-config", str(builds.build_of("15").pg_config), "--out-dir", str(TARGET / "from-source-made")]
         release_checks = InBackground(
             [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
-             from_source,
+             # (then the release-mode build for 15 the from-source test at the end makes, compiled here)
+             ["env", f"CARGO_TARGET_DIR={cargo_env.native_release_target()}", "cargo", "pgrx", "package",
+              "--pg-config", str(builds.build_of("15").pg_config), "--out-dir", str(TARGET / "from-source-made")],
              pytest("-rs", "tests/release/test_artifacts.py", "tests/release/test_installed.py",
                     "tests/release/test_install_pages.py", "tests/packaging/test_pgxn.py",
                     "tests/packaging/test_node_pin.py")],
@@ -294,16 +228,12 @@ def run(names: list[str]) -> None:
 
     for build in waves[0]:
         prepare(build, build in lint_builds)
-    # the later groups made ready one after another, beside the tests
     ahead = Preparations(waves, lint_builds)
-    # fuzzing and the command-line tool's benchmark runner touch no
-    # PostgreSQL build: beside the last group
+    # fuzzing, the command-line tool's benchmark runner and the tooling's own checks (which leave a core
+    # idle) touch no PostgreSQL build: beside the last group
     seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
     beside_last_log = TARGET / "fuzz-and-cli-bench.log"
-    beside_last = None
-    # nor do the tooling's own checks, which leave a core idle: beside the last group too
     tooling_log = TARGET / "tooling-tests.log"
-    tooling = None
     try:
         for i, wave in enumerate(waves):
             if i:
@@ -327,10 +257,12 @@ def run(names: list[str]) -> None:
                             "tests/packaging/test_tooling_commands.py")],
                     tooling_log, dict(env))
             server_tests(wave)
-            ahead.tested(i)
-            # a build's clusters stay when its tests fail, and go when they pass
+            ahead.done[i].set()
+            # a build's clusters (NAME-BUILD, gigabytes) go when its tests pass, stay when they fail
             for build in wave:
-                destroy_clusters_of(build)
+                for directory in sorted(builds.cluster_root().glob(f"*-{build}")):
+                    if (directory / "PG_VERSION").is_file():
+                        Cluster(build, directory.name.removesuffix(f"-{build}")).destroy()
     finally:
         ahead.stop()
 
@@ -347,8 +279,8 @@ def run(names: list[str]) -> None:
     tooling.wait_or_fail("the tooling's own checks", 150)
     show_passed(tooling_log)
 
-    # on a version the full benchmarks run on (the manifest's `bench` line), else on a
-    # build a release is made for: the benchmarks measure what users run, never 18-assert
+    # on a version the full benchmarks run on (the manifest's `bench` line), else on a build a release is made
+    # for: the benchmarks measure what users run, never 18-assert
     bench = next((b for b in [*builds.BENCH_BUILDS, *names] if b in names and b == str(builds.major_version(b))),
                  None)
     if bench is None:
@@ -361,10 +293,8 @@ def run(names: list[str]) -> None:
 
 
 def main(names: list[str], prepare_only: str | None = None) -> None:
-    """The run on the builds NAMES (ULID_BUILDS', or every build, when
-    none is named). PREPARE_ONLY, the builds clippy lints (LINT,...): only
-    the builds made ready, as the run does beside a group's tests
-    (prepare_in_background)."""
+    """The run on NAMES (else ULID_BUILDS', else every build); PREPARE_ONLY (the lint builds, LINT,...):
+    only the builds made ready, as Preparations does."""
     if prepare_only is not None:
         if not names:
             raise TestsFailed("--prepare: name the builds to make ready")
@@ -376,7 +306,7 @@ def main(names: list[str], prepare_only: str | None = None) -> None:
         builds.build_of(build)
     if os.geteuid() != 0:
         raise TestsFailed(f"run as root: the tests install the extension into each PostgreSQL and run the "
-                          f"servers as '{PG_USER}'")
+                          f"servers as '{pg_user()}'")
     # the ports of every cluster this run starts are safe to bind
     builds.port_base()
     cargo_env.claim(ROOT)
