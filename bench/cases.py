@@ -1,10 +1,8 @@
-"""What the benchmarks measure: the id variants compared, and the cases.
+"""What the benchmarks measure: the id variants compared, and the cases (CASES, in running order).
 
-A case is a function of a `Bench` (measure.py) that makes its tables, times statements and adds
-`Result`s, each with a stable `key`; CASES lists the cases in running order. A new case's results
-appear in bench/results/latest.md by themselves, and on docs/performance.md once pages.RATIOS names
-them. A case that needs a server of its own calls `b.other_cluster(name, settings)`; one whose
-alternative is missing on a server says why in its Result's `missing`.
+A case is a function of a `Bench` (measure.py): see docs/development.md, "Where to add things". One that needs a
+server of its own calls `b.other_cluster(name, settings)`; one whose alternative is missing on a server says why
+in its Result's `missing`.
 """
 
 from __future__ import annotations
@@ -63,10 +61,7 @@ def prepare(b: Bench, pg_uuidv7_origin: str) -> None:
                  $$""")
 
 
-# ---- helpers the cases share ------------------------------------------------
-
 def conn_for(b: Bench, variant: str):
-    """The cluster and connection a variant runs on."""
     if variant in ON_SESSION_CLUSTER:
         return b.session_cluster, b.session_conn
     return b.cluster, b.conn
@@ -84,7 +79,6 @@ def id_tables(b: Bench, prefix: str, names: Iterable[str], columns: dict[str, st
 
 
 def table_as(conn, name: str, query: str, unique: tuple[str, ...] = ()) -> None:
-    """A fresh table NAME AS QUERY with a unique index NAME_COLUMN on each of UNIQUE, vacuumed and analyzed."""
     conn.execute(f"DROP TABLE IF EXISTS {name}")
     conn.execute(f"CREATE TABLE {name} AS {query}")
     for column in unique:
@@ -93,32 +87,24 @@ def table_as(conn, name: str, query: str, unique: tuple[str, ...] = ()) -> None:
 
 
 def relation_size(b: Bench, relation: str, unit: int = 2**20) -> float:
-    """RELATION's size on the benchmark cluster, in MB unless UNIT says otherwise."""
     return b.sql(f"SELECT pg_relation_size('{relation}')").fetchone()[0] / unit
 
 
 def lookups(b: Bench, result: Result, queries: dict[str, str]) -> None:
-    """Point lookups, pgbench -M prepared with 2 clients, fewer rounds: per variant a query of row :k of N."""
     scripts = {name: f"\\set k random(1, {b.sizes.n})\n{query};\n" for name, query in queries.items()}
     b.interleave(result, {name: partial(b.pgbench, script, 2, b.sizes.pgbench_seconds, prepared=True)
                           for name, script in scripts.items()}, repeats=max(1, b.sizes.repeats - 2))
 
 
-def prepared(b: Bench, name: str, make: Callable[[Bench], None]) -> None:
-    """Makes a preparation several cases share, once per server."""
-    if name not in b.done:
-        make(b)
-        b.done.add(name)
-
-
-# N random ulids, u, over 40 years
 RANDOM_ULIDS = ("SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval '40 years') AS u "
                 "FROM generate_series(1, {n})")
 
 
 def make_same_bytes(b: Bench) -> None:
-    """Table `same`: N random 128-bit values as ulid (u) and as uuid (v), the same bytes in both."""
-    table_as(b.conn, "same", f"SELECT u, u::uuid AS v FROM ({RANDOM_ULIDS.format(n=b.sizes.n)}) s")
+    """Table `same`, once per server: N random 128-bit values as ulid (u) and as uuid (v), the same bytes in both."""
+    if "same" not in b.done:
+        table_as(b.conn, "same", f"SELECT u, u::uuid AS v FROM ({RANDOM_ULIDS.format(n=b.sizes.n)}) s")
+        b.done.add("same")
 
 
 SAME_BYTES = (("ulid", "u"), ("uuid", "v"))  # (variant, column of table `same`)
@@ -129,19 +115,16 @@ def same_bytes(b: Bench, query: str, *before: str) -> dict[str, Callable[[], flo
     return {col: b.timer(query.format(c=c), before=tuple(s.format(c=c) for s in before)) for col, c in SAME_BYTES}
 
 
-# ---- the cases --------------------------------------------------------------
-
 def generation(b: Bench) -> None:
     n = b.sizes.gen
-    # each variant calls the function its name begins with
     funcs = {name: name.split(" (")[0] for name in (
         "clock_timestamp()", "gen_ulid()", "gen_monotonic_ulid() (preloaded)", "gen_monotonic_ulid() (not preloaded)",
         "gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)")}
     missing = {name: b.unavailable[variant] for name, variant in (("uuidv7()", V7_CORE),
                                                                   ("uuid_generate_v7() (pg_uuidv7)", V7_EXT))
                if variant in b.unavailable}
-    # the uuid generators are far slower per call: a quarter of the calls measures them as well and
-    # keeps each round short, so one round's fast variants run close together in time
+    # the uuid generators are far slower per call: a quarter of the calls measures them as well and keeps each
+    # round short, so one round's fast variants run close together in time
     slow = {"gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)"}
     calls = {name: n // 4 if name in slow else n for name in funcs}
     runs = {name: b.timer(f"SELECT count({f}) FROM generate_series(1, {calls[name]})", 1e9 / calls[name],
@@ -155,7 +138,6 @@ def generation(b: Bench) -> None:
         Result("generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
                baseline="gen_random_uuid()", note=note, key="gen", missing=missing),
         runs, repeats=3 * b.sizes.repeats, warmup=True)
-    # the same numbers against the floor: the executor's cost of any volatile call
     b.add(Result("generate one value, against the floor of a volatile call", "ns/call",
                  baseline="clock_timestamp()", values=generated.values, key="gen-floor", missing=missing))
     if "uuid_generate_v7() (pg_uuidv7)" not in missing:
@@ -167,8 +149,8 @@ def generation(b: Bench) -> None:
 def insert_default(b: Bench) -> None:
     n = b.sizes.insert
     names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO])
-    # an empty table and a clean buffer pool each round: else the previous round's dirty pages
-    # would be written out during this one, and lengthen it
+    # an empty table and a clean buffer pool each round: else the previous round's dirty pages would be written
+    # out during this one, and lengthen it
     b.interleave(
         Result(f"INSERT {n:,} rows with a DEFAULT id, one statement (primary key)", "ms",
                baseline=IDENTITY, key="insert", missing=missing,
@@ -179,8 +161,8 @@ def insert_default(b: Bench) -> None:
 
 
 def client_sweep(b: Bench) -> None:
-    """pgbench INSERT of one row with a DEFAULT id at growing client counts, each point from an empty
-    table after a checkpoint; a count's rounds run together, the variants' order rotated each round."""
+    """pgbench INSERT of one row with a DEFAULT id at growing client counts, each point from an empty table after
+    a checkpoint; a count's rounds run together, the variants' order rotated each round."""
     seconds = b.sizes.sweep_seconds
     names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO, MONO_SESSION])
     tables = id_tables(b, "sweep", names)
@@ -202,7 +184,7 @@ def client_sweep(b: Bench) -> None:
 
 
 def sort_and_index(b: Bench) -> None:
-    prepared(b, "same", make_same_bytes)
+    make_same_bytes(b)
     n = b.sizes.n
     for key, what, runs in (
             ("sort", "ORDER BY", same_bytes(b, "SELECT count(*) FROM (SELECT {c} FROM same ORDER BY {c}) s")),
@@ -215,7 +197,7 @@ def sort_and_index(b: Bench) -> None:
 
 
 def text_and_binary_io(b: Bench) -> None:
-    prepared(b, "same", make_same_bytes)
+    make_same_bytes(b)
     n = b.sizes.n
     workdir = b.cluster.dir  # a place the server may read and write
     for col, c in SAME_BYTES:
@@ -234,8 +216,8 @@ def text_and_binary_io(b: Bench) -> None:
 
 
 def point_lookups(b: Bench) -> None:
-    """pgbench, prepared statements: one row by id. The key is md5(k) as a uuid (relabelled for ulid);
-    bigint's is k, with the same md5 computed and multiplied by zero, so every variant does the same work."""
+    """One row by id. The key is md5(k) as a uuid (relabelled for ulid); bigint's is k, with the same md5 computed
+    and multiplied by zero, so every variant does the same work."""
     n = b.sizes.n
     table_as(b.conn, "lookup", "SELECT k, k::bigint AS b, md5(k::text)::uuid::ulid AS u, md5(k::text)::uuid AS v "
              f"FROM generate_series(1, {n}) k", unique=("b", "u", "v"))
@@ -247,8 +229,7 @@ def point_lookups(b: Bench) -> None:
 
 
 def time_range(b: Bench) -> None:
-    """A one-hour range out of 30 days of time-ordered ids, through a
-    btree and through a BRIN index. uuid holds the same bytes."""
+    """A one-hour range out of 30 days of time-ordered ids, through a btree and a BRIN; uuid holds the same bytes."""
     n = b.sizes.n
     table_as(b.conn, "timeline", "SELECT u, u::uuid AS v, g AS payload FROM ("
              f"SELECT g, gen_ulid(timestamptz '2025-01-01' + g * (interval '30 days' / {n})) AS u "
@@ -269,8 +250,7 @@ def time_range(b: Bench) -> None:
         for q in queries.values():
             plan = "\n".join(r[0] for r in b.sql("EXPLAIN " + q).fetchall())
             assert "timeline_" in plan, plan
-        for q in queries.values():  # warm the cache
-            b.sql(q)
+            b.sql(q)  # warm the cache
         b.interleave(Result(f"one hour of 30 days ({counts['ulid']:,} of {n:,} rows) via {kind}", "ms",
                             key=f"range-{kind.lower()}"),
                      {k: b.timer(q) for k, q in queries.items()}, repeats=b.sizes.repeats * 4)
@@ -283,11 +263,8 @@ def growth(b: Bench) -> None:
     n, steps = b.sizes.n, b.sizes.growth_steps
     batch = n // steps
     v7 = "uuid v7 (uuidv7)" if V7_CORE not in b.unavailable else "uuid v7 (a SQL function: this server has no uuidv7)"
-    candidates = {"ulid (gen_monotonic_ulid)": "ulid DEFAULT gen_monotonic_ulid()",
-                  "uuid v4 (gen_random_uuid)": "uuid DEFAULT gen_random_uuid()",
-                  v7: "uuid DEFAULT uuidv7()",
-                  "uuid v7 (pg_uuidv7)": "uuid DEFAULT uuid_generate_v7()",
-                  "bigint identity": "bigint GENERATED ALWAYS AS IDENTITY"}
+    candidates = {"ulid (gen_monotonic_ulid)": COLUMNS[MONO], "uuid v4 (gen_random_uuid)": COLUMNS[V4],
+                  v7: COLUMNS[V7_CORE], "uuid v7 (pg_uuidv7)": COLUMNS[V7_EXT], "bigint identity": COLUMNS[IDENTITY]}
     missing = {"uuid v7 (pg_uuidv7)": b.unavailable[V7_EXT]} if V7_EXT in b.unavailable else {}
     variants = {k: v for k, v in candidates.items() if k not in missing}
     tables = id_tables(b, "grow", variants, variants)
@@ -311,18 +288,17 @@ def growth(b: Bench) -> None:
     b.series["growth"] = {"n": n, "variants": list(variants), "rows": rows}
 
 
-# AES keys for the public-id cases, written into their SQL as constants: the call site expands a key
-# once, as it would read it once from a table through a SECURITY DEFINER function.
+# AES keys for the public-id cases, written into their SQL as constants: the call site expands a key once, as it
+# would read it once from a table through a SECURITY DEFINER function.
 PUBLIC_ID_KEY = "'\\x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f'::bytea"
 PUBLIC_ID_KEY_128 = "'\\x000102030405060708090a0b0c0d0e0f'::bytea"
 PGCRYPTO = "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"
 
 
 def public_ids(b: Bench) -> None:
-    """ulid_encrypt() and ulid_decrypt() per call, against gen_ulid() and pgcrypto's AES of the same 16
-    bytes, over the ids of a table (so no call is folded into a constant); and a point lookup by public
-    id, `WHERE id = ulid_decrypt($1, key)`, against one by id."""
-    prepared(b, "same", make_same_bytes)
+    """ulid_encrypt() and ulid_decrypt() per call over the ids of a table (so no call is folded into a constant),
+    and a point lookup by public id."""
+    make_same_bytes(b)
     n = b.sizes.n
     funcs = {
         "count(u) (the scan alone)": "u",
@@ -360,8 +336,6 @@ def public_ids(b: Bench) -> None:
                  f"SELECT k FROM by_public_id WHERE id = ulid_decrypt(md5(:k::text)::uuid::ulid, {PUBLIC_ID_KEY})"})
 
 
-# ---- TimescaleDB, on Debian's PostgreSQL 18 -----------------------------------
-
 TS_BASE = "bigint identity + timestamptz"
 TS_ULID = "ulid column (partition_func ulid_timestamp)"
 TS_UUID = "uuid column, ulid.layout = uuidv7"
@@ -387,9 +361,8 @@ TS_LAST_DAY = [
 
 
 def timescaledb(b: Bench) -> None:
-    """Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB and ulid's Debian package of
-    this build: INSERT with a DEFAULT id, against a bigint identity with a timestamptz time column, and
-    counting the last day of 30 in each query shape, with the chunks each reads."""
+    """Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB and ulid's Debian package of this
+    build: INSERT with a DEFAULT id, and the last day of 30 in each query shape, with the chunks each reads."""
     if b.version != int(clusters.TIMESERIES_MAJOR):
         why = f"Debian's TimescaleDB is for PostgreSQL {clusters.TIMESERIES_MAJOR}: measured in its run"
         b.add(Result("TimescaleDB: INSERT with a DEFAULT id", "ms", baseline=TS_BASE, key="ts-insert",
@@ -448,26 +421,24 @@ def timescaledb(b: Bench) -> None:
                 repeats=2 * b.sizes.repeats, warmup=True)
 
 
-# ---- the portable layer -----------------------------------------------------
-
 PORTABLE_GEN = "ulid_portable.gen_ulid()"
 PORTABLE_MONO = "ulid_portable.gen_monotonic_ulid()"
 PORTABLE_MONO_TABLE = "ulid_portable.gen_monotonic_ulid(), its state in a temporary table"
-# The one-line generator people paste (pgcrypto's gen_random_bytes): the floor for a SQL-only
-# gen_ulid(), though it checks neither the range nor ulid.layout.
+# The one-line generator people paste (pgcrypto's gen_random_bytes): the floor for a SQL-only gen_ulid(), though
+# it checks neither the range nor ulid.layout.
 ONE_LINER = ("(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0') "
              "|| encode(gen_random_bytes(10), 'hex'))::uuid")
 ONE_LINER_NAME = "the common one-line SQL generator (pgcrypto)"
 # lengths of bad input to ulid_portable.ulid_parse, whose time per character must not grow with them
 BAD_INPUT_LENGTHS = (1_000, 10_000, 100_000, 1_000_000)
-# The temporary-table variant updates one row again and again in a transaction, so each call reads
-# through all the row's earlier versions and costs more than the last: at most this many calls a statement.
+# The temporary-table variant updates one row again and again in a transaction, so each call reads through all
+# the row's earlier versions and costs more than the last: at most this many calls a statement.
 PORTABLE_MONO_TABLE_CALLS = 2_000
 
 
 def monotonic_in_a_table(conn) -> str:
-    """The portable gen_monotonic_ulid() with its state in a temporary table (SELECT, then UPDATE)
-    instead of a setting: the alternative the layer did not take. Returns the call."""
+    """The portable gen_monotonic_ulid() with its state in a temporary table (SELECT, then UPDATE) instead of a
+    setting: the alternative the layer did not take. Returns the call."""
     (source,) = conn.execute(
         "SELECT pg_get_functiondef('ulid_portable.gen_monotonic_ulid()'::regprocedure)").fetchone()
     conn.execute("DROP TABLE IF EXISTS pg_temp.monotonic_state")
@@ -487,9 +458,8 @@ def monotonic_in_a_table(conn) -> str:
 
 
 def portable(b: Bench) -> None:
-    """The portable layer (portable/ulid_portable.sql) against the extension, per call, on the cluster
-    without ulid preloaded: generating (plus the temporary-table variant), bad input, text out and in,
-    the timestamp. A tenth of the generation case's calls: a portable call takes microseconds."""
+    """The portable layer against the extension, per call, on the cluster without ulid preloaded. A tenth of the
+    generation case's calls: a portable call takes microseconds."""
     cluster, conn = b.session_cluster, b.session_conn
     cluster.run("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", b.dbname, "-f", str(PORTABLE_SQL))
     n = b.sizes.gen // 10
@@ -518,7 +488,6 @@ def portable(b: Bench) -> None:
     if not pgcrypto:
         generated.missing[ONE_LINER_NAME] = f"PostgreSQL {b.version} here has no pgcrypto"
 
-    # bad input, refused: time per character at each length
     b.interleave(
         Result("portable layer: ulid_parse of bad input, time per character by length", "ns/char",
                baseline=f"{BAD_INPUT_LENGTHS[0]:,} characters", key="portable-bad-input",

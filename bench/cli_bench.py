@@ -1,11 +1,6 @@
-"""The command-line tool's benchmark (bench/cli, or `python -m bench.cli_bench`): ulid-tool against
-ulid-core's own loops, built first in release mode (dev with --quick) in cargo's target directory
-(ULID_CARGO_TARGET), unless --tool and --core name binaries already built.
-
-Each round runs `ulid-tool new N`, `new N --monotonic` and `parse` of a file of N ids, output to
-/dev/null, and ulid-core's loops for the same work in memory (examples/core_loop.rs); a figure is
-the median of the rounds. The ratio, the tool's time per id over the loop's, is what reading,
-writing and the process cost on top of the codec. pages.py shows it on docs/performance.md.
+"""The command-line tool's benchmark (bench/cli): ulid-tool against ulid-core's own loops (examples/core_loop.rs),
+built first in release mode (dev with --quick) in cargo's target directory (ULID_CARGO_TARGET), unless --tool and
+--core name binaries already built. What a round runs and what the ratio means: docs/performance.md.
 """
 
 from __future__ import annotations
@@ -70,7 +65,6 @@ def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
 
 
 def build(quick: bool) -> tuple[Path, Path]:
-    """ulid-tool and examples/core_loop.rs, built in cargo's target directory (debug when QUICK)."""
     target = cargo_env.cargo_target()
     print(f"building ulid-tool and ulid-core's loops ({'dev' if quick else 'release'})", file=sys.stderr)
     subprocess.run(["cargo", "build", "--quiet", "--profile", "dev" if quick else "release", "-p", "ulid-tool",
@@ -81,7 +75,7 @@ def build(quick: bool) -> tuple[Path, Path]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tool", type=Path, help="a ulid-tool already built (with --core): nothing is built")
     parser.add_argument("--core", type=Path, help="its core_loop example, built with it")
     parser.add_argument("--ids", type=int, default=1_000_000)
@@ -99,8 +93,7 @@ def main() -> int:
     data = measure(args.tool, args.core, args.ids, args.rounds)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / results_files.CLI_RESULTS_FILE).write_text(json.dumps(data, indent=2) + "\n")
-    for line in pages.render_cli(data):
-        print(line)
+    print("\n".join(pages.render_cli(data)))
     if args.out.resolve() == results_files.RESULTS.resolve():
         report.write(args.out, results_files.PAGE)
         print(f"wrote {args.out / results_files.CLI_RESULTS_FILE} and {results_files.PAGE}")

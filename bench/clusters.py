@@ -1,5 +1,5 @@
-"""The servers the benchmarks run on: the clusters tuned for benchmarking, the guard that stops a
-run when ulid is reinstalled under it, and the machine and build facts recorded with the results.
+"""The servers the benchmarks run on: the clusters tuned for benchmarking, the guard that stops a run when ulid
+is reinstalled under it, and the machine and build facts recorded with the results.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from ulidtools import builds
 from ulidtools.base import ROOT
 from ulidtools.clusters import Cluster
 
-# The benchmark cluster's settings: fsync stays on; commits are asynchronous so that pgbench
-# measures the server, not this machine's disk.
+# The benchmark cluster's settings: fsync stays on; commits are asynchronous so that pgbench measures the
+# server, not this machine's disk.
 SETTINGS = {
     "shared_preload_libraries": "ulid",
     "shared_buffers": "2GB",
@@ -29,14 +29,12 @@ SETTINGS = {
     "jit": "off",
     "autovacuum": "off",
 }
-# The second cluster, the same without ulid preloaded, for the "not preloaded" variants.
+# the "not preloaded" variants' cluster
 SESSION_SETTINGS = {**SETTINGS, "shared_preload_libraries": ""}
 
 # Port slots (ulidtools.builds.cluster_port): benchmark, session, first of a case's other clusters.
 SLOT, SESSION_SLOT, OTHER_SLOTS = 5, 9, 10
-
-# How often one version's run is started again when ulid is reinstalled under it.
-ATTEMPTS = 4
+ATTEMPTS = 4  # how often one version's run is started again when ulid is reinstalled under it
 
 
 class LibraryReplaced(RuntimeError):
@@ -44,8 +42,8 @@ class LibraryReplaced(RuntimeError):
 
 
 class LibraryGuard:
-    """Others may reinstall ulid on this machine during a run: new backends would load another
-    build, and a library overwritten in place crashes the running ones. Checked after every step."""
+    """Others may reinstall ulid on this machine during a run: new backends would load another build, and a
+    library overwritten in place crashes the running ones. Checked after every step."""
 
     def __init__(self, version: int):
         self.library = builds.build_of(version).pkglibdir / "ulid.so"
@@ -62,8 +60,8 @@ class LibraryGuard:
 
 @contextmanager
 def benchmark_clusters(version: int):
-    """Starts the benchmark cluster and the one without ulid preloaded; yields them with a function
-    that starts more (name, settings). Stops and removes them all: their tables take gigabytes."""
+    """Starts the benchmark cluster and the one without ulid preloaded; yields them with a function that starts
+    more (name, settings). Stops and removes them all: their tables take gigabytes."""
     cluster = Cluster(version, "bench", slot=SLOT, settings=SETTINGS)
     session_cluster = Cluster(version, "bench-session", slot=SESSION_SLOT, settings=SESSION_SETTINGS)
     others: list[Cluster] = []
@@ -83,8 +81,6 @@ def benchmark_clusters(version: int):
             c.destroy()
 
 
-# The TimescaleDB cases' server: Debian sid's PostgreSQL 18 and TimescaleDB, with ulid's Debian
-# package of the build this run measures installed by apt.
 TIMESERIES_MAJOR = "18"
 TIMESERIES_CLUSTER = "ulid-bench-timeseries"
 TIMESERIES_SLOT = 14
@@ -92,8 +88,8 @@ TIMESERIES_SLOT = 14
 
 @contextmanager
 def timeseries_cluster(release: bool):
-    """A fresh cluster of Debian's PostgreSQL 18 in the sid system, with the benchmark settings and
-    timescaledb and ulid preloaded; afterwards dropped and the package removed."""
+    """The TimescaleDB case's server: a fresh cluster of Debian sid's PostgreSQL 18, with ulid's Debian package of
+    the build this run measures, the benchmark settings and timescaledb and ulid preloaded; dropped afterwards."""
     from ulidtools.debian_servers import System, build_deb
 
     system = System.of(TIMESERIES_MAJOR)
@@ -117,8 +113,7 @@ def machine() -> str:
 
 
 def random_bytes(version: int) -> str:
-    """Where gen_random_uuid() and uuidv7() take their random bytes, from pg_config --configure:
-    OpenSSL, or /dev/urandom on every call when built without it."""
+    """Where gen_random_uuid() and uuidv7() take their random bytes, from pg_config --configure."""
     configure = subprocess.run([str(builds.build_of(version).pg_config), "--configure"], capture_output=True,
                                text=True, check=True).stdout
     if "--with-openssl" in configure or "--with-ssl=openssl" in configure:

@@ -1,5 +1,5 @@
-"""How a case measures: `Sizes` (full and quick), `Result` (one case's numbers, as
-bench/results/latest.json stores them) and `Bench`, the handle every case gets on one version's servers.
+"""How a case measures: `Sizes` (full and quick), `Result` (one case's numbers, as bench/results/latest.json
+stores them) and `Bench`, the handle every case gets on one version's servers.
 """
 
 from __future__ import annotations
@@ -64,9 +64,9 @@ class Result:
 
 
 class Bench:
-    """What a case works with on one PostgreSQL version: `conn` to the benchmark cluster (ulid
-    preloaded), `session_conn` to the one without. A case adds its `Result`s to `results` (the client
-    sweep to `sweep`), plot data to `series`, and variants this server cannot run to `unavailable`."""
+    """What a case works with on one PostgreSQL version: `conn` to the benchmark cluster (ulid preloaded),
+    `session_conn` to the one without. A case adds its `Result`s to `results` (the client sweep to `sweep`), plot
+    data to `series`, and variants this server cannot run to `unavailable`."""
 
     def __init__(self, cluster, session_cluster, sizes: Sizes, start_cluster: Callable[[str, dict[str, str]], object]):
         self.cluster = cluster
@@ -79,25 +79,21 @@ class Bench:
         self.series: dict[str, dict] = {}
         self.unavailable: dict[str, str] = {}
         self.pg_uuidv7: str | None = None  # "pg_uuidv7 VERSION: where it came from", when installed
-        self.done: set[str] = set()  # shared preparations already made (see cases.prepared)
+        self.done: set[str] = set()  # shared preparations already made (see cases.make_same_bytes)
         self.release = True  # whether a case that packages ulid builds it in release mode
-        self._start_cluster = start_cluster
+        # other_cluster(name, settings) starts one more cluster of this version; the run stops it at the end
+        self.other_cluster = start_cluster
         cluster.create_database(self.dbname)
         self.conn = cluster.connect(self.dbname)
         session_cluster.create_database(self.dbname)
         self.session_conn = session_cluster.connect(self.dbname)
-
-    def other_cluster(self, name: str, settings: dict[str, str]):
-        """Starts one more cluster of this version with its own settings; the run stops it at the end."""
-        return self._start_cluster(name, settings)
 
     def sql(self, query: str, params=()):
         return self.conn.execute(query, params)
 
     def timer(self, query: str, scale: float = 1e3, conn: psycopg.Connection | None = None,
               before: tuple[str, ...] = ()) -> Callable[[], float]:
-        """A variant's run for `interleave`: the statements BEFORE, untimed, then QUERY's wall time
-        times SCALE (ms by default; 1 for seconds)."""
+        """A variant's run for `interleave`: the statements BEFORE, untimed, then QUERY's wall time times SCALE."""
         conn = conn or self.conn
 
         def run() -> float:
@@ -110,7 +106,6 @@ class Bench:
         return run
 
     def split(self, names: list[str]) -> tuple[list[str], dict[str, str]]:
-        """The variants this server has, and why the others are missing."""
         present = [n for n in names if n not in self.unavailable]
         return present, {n: self.unavailable[n] for n in names if n in self.unavailable}
 
@@ -119,8 +114,8 @@ class Bench:
 
     def interleave(self, result: Result, runs: dict[str, Callable[[], float]], repeats: int | None = None,
                    warmup: bool = False) -> Result:
-        """Runs each variant once per round, rounds repeated, so drift hits all alike.
-        A warm-up round, not counted, first fills caches and wakes the CPU."""
+        """Runs each variant once per round, rounds repeated, so drift hits all alike. A warm-up round, not
+        counted, first fills caches and wakes the CPU."""
         if warmup:
             for run in runs.values():
                 run()
@@ -134,8 +129,7 @@ class Bench:
 
     def pgbench(self, script: str, clients: int, seconds: int = 0, prepared: bool = False, cluster=None,
                 transactions: int = 0) -> float:
-        """Transactions per second of a pgbench script against the bench database, run for SECONDS or
-        for TRANSACTIONS per client."""
+        """pgbench's tps of SCRIPT on the bench database, run for SECONDS or for TRANSACTIONS per client."""
         cluster = cluster or self.cluster
         with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
             f.write(script)

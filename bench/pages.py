@@ -1,7 +1,5 @@
-"""The pages that show the benchmark results: bench/results/latest.md (every case of every version)
-and docs/performance.md (the user's page). Every figure is computed here from the results, none
-written by hand; RATIOS is what the page compares, and each row names the run its figures come from
-(provenance.py). Nothing here measures or writes.
+"""The pages that show the benchmark results: bench/results/latest.md (every case of every version) and
+docs/performance.md (the user's page), every figure computed from the results; RATIOS is what the page compares.
 """
 
 from __future__ import annotations
@@ -23,8 +21,8 @@ from ulidtools.builds import BENCH_BUILDS
 CLI_TARGET = 2.0
 
 
-# Reasons and origins as the run recorded them (right for latest.md, read by those who run the
-# benchmarks), said for the user's page in terms of what they mean for the figures.
+# Reasons and origins as the run recorded them (right for latest.md, read by those who run the benchmarks),
+# said for the user's page in terms of what they mean for the figures.
 READER_WORDS = [
     (re.compile(r"^no pg_uuidv7 for PostgreSQL (\d+) \(.*\)$"),
      r"pg_uuidv7 was not installed in this run"),
@@ -40,11 +38,8 @@ READER_WORDS = [
 
 
 def for_readers(text: str) -> str:
-    """A reason or an origin as the results record it, in the user's terms."""
     return next((pattern.sub(words, text) for pattern, words in READER_WORDS if pattern.match(text)), text)
 
-
-# ---- numbers as text --------------------------------------------------------
 
 def fmt(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
@@ -76,7 +71,6 @@ def run_time(run: dict, source) -> str:
 
 
 def rounds_text(results: list[Result]) -> str:
-    """How many rounds a version's cases take their medians from: one number, or the fewest and the most."""
     counts = sorted({r.runs() for r in results if r.runs()}) or [1]
     return plural(counts[0], "round") if len(counts) == 1 else f"{counts[0]} to {counts[-1]} rounds, by case"
 
@@ -87,10 +81,7 @@ def table(header: list[str], rows: list[list[str]], right_from: int) -> list[str
             *("| " + " | ".join(row) + " |" for row in rows)]
 
 
-# ---- bench/results/latest.md ------------------------------------------------
-
 def render_latest(data: dict) -> str:
-    """bench/results/latest.md: every case of every version."""
     return (
         "# ulid benchmarks\n\n"
         "Produced by `bench/run`: ulid against a bigint identity, uuid v4 and uuid v7 (core's uuidv7() and "
@@ -102,7 +93,6 @@ def render_latest(data: dict) -> str:
 
 
 def render_version(run: dict) -> str:
-    """A version's section of latest.md: how it was measured, its cases and its client sweep."""
     results = results_of(run)
     # the number of runs most cases take their medians from
     usual = Counter(r.runs() for r in results).most_common(1)[0][0] if results else 1
@@ -185,8 +175,6 @@ def render_sweep(run: dict) -> str:
     ]) + "\n"
 
 
-# ---- docs/performance.md ----------------------------------------------------
-
 @dataclass(frozen=True)
 class Ratio:
     """A row of a ratio table: `variant` of the case `key` against `baseline` (None: the case's own)."""
@@ -198,24 +186,24 @@ class Ratio:
     target: float | None = None
 
 
+def against(key: str, variant: str, *baselines: str | None) -> list[Ratio]:
+    return [Ratio(key, variant, baseline) for baseline in baselines]
+
+
 # The page's sections: (title, what the section compares, rows); a case a version lacks shows n/a.
 RATIOS: list[tuple[str, str, list[Ratio]]] = [
     ("Generating one value",
      "The cost of one call in `SELECT count(f()) FROM generate_series(...)`, against the uuid generators and against "
      "`clock_timestamp()`, a volatile call that does almost nothing and so stands for the executor's own cost per row.",
-     [Ratio("gen", "gen_ulid()"),
-      Ratio("gen", "gen_ulid()", "uuidv7()"),
-      Ratio("gen", "gen_ulid()", "uuid_generate_v7() (pg_uuidv7)"),
-      Ratio("gen", "gen_monotonic_ulid() (preloaded)"),
-      Ratio("gen", "gen_monotonic_ulid() (preloaded)", "uuid_generate_v7() (pg_uuidv7)"),
-      Ratio("gen-floor", "gen_ulid()"),
-      Ratio("gen-floor", "gen_monotonic_ulid() (preloaded)"),
-      Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)"),
+     [*against("gen", "gen_ulid()", None, "uuidv7()", "uuid_generate_v7() (pg_uuidv7)"),
+      *against("gen", "gen_monotonic_ulid() (preloaded)", None, "uuid_generate_v7() (pg_uuidv7)"),
+      *(Ratio("gen-floor", variant) for variant in ("gen_ulid()", "gen_monotonic_ulid() (preloaded)",
+                                                     "gen_monotonic_ulid() (not preloaded)")),
       Ratio("gen-floor", "gen_monotonic_ulid() (not preloaded)", "gen_monotonic_ulid() (preloaded)")]),
     ("Inserting rows",
      "One `INSERT ... SELECT` into a table whose primary key has a DEFAULT id; time, lower is better.",
-     [*(Ratio("insert", "ulid gen_monotonic_ulid() (preloaded)", baseline) for baseline in (
-         None, "uuid gen_random_uuid()", "uuid uuidv7()", "uuid uuid_generate_v7() (pg_uuidv7)")),
+     [*against("insert", "ulid gen_monotonic_ulid() (preloaded)", None, "uuid gen_random_uuid()", "uuid uuidv7()",
+               "uuid uuid_generate_v7() (pg_uuidv7)"),
       Ratio("insert", "ulid gen_ulid()", "uuid gen_random_uuid()")]),
     ("Sorting, indexing, text and binary input and output",
      "The same random ULIDs (times drawn from 1990 to 2030, 80 random bits) stored as `ulid` and as `uuid`; time, "
@@ -225,17 +213,13 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "Point lookups of a random row, by its key (the md5 of the row number, as `ulid` and as `uuid`; a `bigint` "
      "of the row number), are transactions per second (higher is better); range queries, over time-ordered values "
      "stored as `ulid` and as `uuid`, are time (lower is better).",
-     [Ratio("lookup", "ulid"),
-      Ratio("lookup", "ulid", "uuid"),
-      Ratio("range-btree", "ulid"),
-      Ratio("range-brin", "ulid")]),
+     [*against("lookup", "ulid", None, "uuid"), Ratio("range-btree", "ulid"), Ratio("range-brin", "ulid")]),
     ("Public ids",
      "`ulid_encrypt()` and `ulid_decrypt()` per call (time, lower is better), against `gen_ulid()` and against "
      "pgcrypto's AES of the same bytes; a point lookup by public id against one by id (transactions per second, "
      "higher is better).",
-     [Ratio("public-ids", "ulid_encrypt(u, key)"),
-      Ratio("public-ids", "ulid_decrypt(u, key)"),
-      Ratio("public-ids", "ulid_encrypt(u, key), AES-128"),
+     [*(Ratio("public-ids", variant) for variant in ("ulid_encrypt(u, key)", "ulid_decrypt(u, key)",
+                                                     "ulid_encrypt(u, key), AES-128")),
       Ratio("public-ids", "ulid_encrypt(u, key)", "pgcrypto encrypt(u::bytea, key, 'aes-ecb/pad:none')"),
       Ratio("public-id-lookup", "WHERE id = ulid_decrypt($1, key)")]),
     ("The portable layer",
@@ -251,8 +235,7 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      [Ratio("portable-gen", "ulid_portable.gen_ulid()", target=3),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "gen_ulid()"),
       Ratio("portable-gen", "ulid_portable.gen_ulid()", "the common one-line SQL generator (pgcrypto)", target=1),
-      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()"),
-      Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid()", "gen_monotonic_ulid() (not preloaded)"),
+      *against("portable-gen", "ulid_portable.gen_monotonic_ulid()", None, "gen_monotonic_ulid() (not preloaded)"),
       Ratio("portable-gen", "ulid_portable.gen_monotonic_ulid(), its state in a temporary table",
             "ulid_portable.gen_monotonic_ulid()"),
       Ratio("portable-text-out", "ulid_portable.ulid_text(uuid)"),
@@ -262,11 +245,10 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "Daily hypertables on Debian's PostgreSQL 18 with Debian's TimescaleDB: inserting with a DEFAULT id, and "
      "counting the last day of 30 in each query shape (which chunks each reads is in bench/results/latest.md); "
      "time, lower is better, against a bigint identity with a timestamptz time column.",
-     [Ratio("ts-insert", "ulid column (partition_func ulid_timestamp)"),
-      Ratio("ts-insert", "uuid column, ulid.layout = uuidv7"),
-      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): ulid_timestamp(id) >= now() - 1 day"),
-      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): id >= (now() - 1 day)::ulid"),
-      Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): both bounds"),
+     [*(Ratio("ts-insert", variant) for variant in ("ulid column (partition_func ulid_timestamp)",
+                                                    "uuid column, ulid.layout = uuidv7")),
+      *(Ratio("ts-last-day", f"ulid column (partition_func ulid_timestamp): {query}") for query in (
+          "ulid_timestamp(id) >= now() - 1 day", "id >= (now() - 1 day)::ulid", "both bounds")),
       Ratio("ts-last-day", "uuid column, ulid.layout = uuidv7: id >= (now() - 1 day)::ulid::uuid"),
       Ratio("ts-last-day", "ulid column (partition_func ulid_timestamp): id >= a constant::ulid",
             "bigint identity + timestamptz: ts >= a constant")]),
@@ -274,9 +256,8 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
      "Sizes in bytes on disk, lower is better; the sizes themselves are in the next section.",
      [Ratio("btree-size", "ulid"),
       Ratio("brin-size", "ulid"),
-      *(Ratio("pk-size", "ulid (gen_monotonic_ulid)", baseline) for baseline in (
-          None, "uuid v4 (gen_random_uuid)", "uuid v7 (uuidv7)", "uuid v7 (a SQL function: this server has no uuidv7)",
-          "uuid v7 (pg_uuidv7)")),
+      *against("pk-size", "ulid (gen_monotonic_ulid)", None, "uuid v4 (gen_random_uuid)", "uuid v7 (uuidv7)",
+               "uuid v7 (a SQL function: this server has no uuidv7)", "uuid v7 (pg_uuidv7)"),
       Ratio("table-size", "ulid (gen_monotonic_ulid)")]),
 ]
 # Cases whose medians the page shows as they are (sizes drift far less than times).
@@ -284,7 +265,6 @@ ABSOLUTE = ["btree-size", "brin-size", "pk-size", "table-size"]
 
 
 def render_cli(data: dict | None) -> list[str]:
-    """The page's section on the command-line tool."""
     lines = ["## The command-line tool", ""]
     if data is None:
         return lines + ["The results hold no figures for the command-line tool yet: `bench/cli` measures them.", ""]
@@ -334,7 +314,6 @@ def link(target: Path, page: Path) -> str:
 
 
 def image(png: Path, page: Path, alt: str) -> list[str]:
-    """The plot PNG, after a blank line, where it was drawn."""
     return ["", f"![{alt}]({link(png, page)})"] if png.exists() else []
 
 
@@ -507,7 +486,6 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
 
 
 def render_counts(counts: list[dict]) -> list[str]:
-    """The instruction counts section, from bench/callgrind's records."""
     lines = ["## Instructions per call", ""]
     if not counts:
         return lines + ["The results hold no instruction counts yet: `bench/callgrind VERSION` counts them, "
@@ -543,8 +521,6 @@ def render_counts(counts: list[dict]) -> list[str]:
                              "call than a step of one.")
     return lines + [""]
 
-
-# ---- docs/performance.md: past memory ---------------------------------------
 
 def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
     """The past-memory summary: uuid v4, then the time-ordered ids, against bigint, in the run's figures."""
@@ -584,7 +560,6 @@ def summary(runs: dict, base: dict | None, five: int, of) -> list[str]:
 
 
 def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
-    """The section of the page on inserts and lookups past memory (past_memory.py)."""
     past = run.get("series", {}).get("past_memory")
     if not past or not past["runs"]:
         return []
@@ -612,7 +587,6 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
         return f"{v * scale:,.{digits}f}" + (f" ({v / b:.2f})" if ratio else "")
 
     def missed(r: dict) -> str:
-        """Percent of the key's block accesses in the last fifth of the rows that missed shared_buffers."""
         last = window(r["steps"])
         if not last or not last["index_blocks_read"] + last["index_blocks_hit"]:
             return "n/a"

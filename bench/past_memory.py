@@ -1,15 +1,10 @@
-"""Past memory: inserts, WAL and lookups as a table grows to tens of millions of rows on a server
-whose memory, page cache included, is smaller than its primary keys.
+"""Past memory: inserts, WAL and lookups as a table grows to tens of millions of rows on a server whose memory,
+page cache included, is smaller than its primary keys (what to expect: docs/performance.md, "Past memory").
 
-Once a random key's btree outgrows memory, every insert reads an uncached page and, after each
-checkpoint, logs a full-page image of it; a time-ordered key appends at the right-hand end, whose few
-pages stay cached. The postmaster, and so all it forks, runs in a cgroup (v1) limited to LIMIT_MB,
-page cache included, with SETTINGS; without a cgroup (not root, no memory controller), with the
-small shared_buffers alone, and every result says so. Each variant grows its own table on a server
-started afresh (grow()): inserts step by step, then point lookups and a count of its newest rows.
-
-Runs only when named (`bench/run --build 18 --case past_memory`: tens of minutes), never in --quick;
-ULID_PAST_MEMORY_VARIANTS (comma-separated names) runs some variants only.
+The postmaster, and so all it forks, runs in a cgroup (v1) limited to LIMIT_MB, page cache included; without one
+(not root, no memory controller), with the small shared_buffers alone, and every result says so. Runs only when
+named (`bench/run --build 18 --case past_memory`: tens of minutes); ULID_PAST_MEMORY_VARIANTS (comma-separated
+names) runs some variants only.
 """
 
 from __future__ import annotations
@@ -56,8 +51,8 @@ V4 = "uuid gen_random_uuid()"
 V7 = "uuid uuidv7()"
 ULID = "ulid gen_ulid()"
 MONO = "ulid gen_monotonic_ulid()"
-# per variant its id column, and the newest step's rows (from the server's clock when it began) without
-# another index: a key range for the time-ordered keys, created_at for the others
+# per variant its id column, and the newest step's rows (from the server's clock when it began) without another
+# index: a key range for the time-ordered keys, created_at for the others
 VARIANTS = {
     BIGINT: ("bigint GENERATED ALWAYS AS IDENTITY", "created_at >= %(from)s"),
     V4: ("uuid DEFAULT gen_random_uuid()", "created_at >= %(from)s"),
@@ -65,7 +60,6 @@ VARIANTS = {
     ULID: ("ulid DEFAULT gen_ulid()", "id >= %(from)s::timestamptz::ulid"),
     MONO: ("ulid DEFAULT gen_monotonic_ulid()", "id >= %(from)s::timestamptz::ulid"),
 }
-# a multi-row INSERT of BATCH rows, as pgbench sends it
 INSERT = ("INSERT INTO grow (payload) VALUES "
           + ", ".join(["(md5(random()::text))"] * BATCH) + ";\n")
 LOOKUP = ("\\set k random(1, :nkeys)\n"
@@ -75,20 +69,13 @@ LOOKUP = ("\\set k random(1, :nkeys)\n"
 class MemoryLimit:
     """The cgroup the server runs in, or why there is none."""
 
-    def __init__(self, limit_mb: int):
-        self.limit_mb = limit_mb
+    def __init__(self):
         self.why_not = None
         try:
             CGROUP.mkdir(exist_ok=True)
-            (CGROUP / "memory.limit_in_bytes").write_text(str(limit_mb * 2**20))
+            (CGROUP / "memory.limit_in_bytes").write_text(str(LIMIT_MB * 2**20))
         except OSError as e:
             self.why_not = f"no memory cgroup could be made ({e.strerror}: {e.filename})"
-
-    @property
-    def label(self) -> str:
-        if self.why_not:
-            return f"shared_buffers {SETTINGS['shared_buffers']} only: {self.why_not}"
-        return f"a {self.limit_mb} MB memory limit (page cache included), shared_buffers {SETTINGS['shared_buffers']}"
 
     def hold(self, cluster) -> None:
         """Moves the running postmaster (whose later children follow it) and its children into the cgroup."""
@@ -105,10 +92,6 @@ class MemoryLimit:
         """The cgroup's memory use now ("usage") or at its peak ("max_usage"), in MB."""
         return None if self.why_not else int((CGROUP / f"memory.{counter}_in_bytes").read_text()) / 2**20
 
-    def reset_peak(self) -> None:
-        if not self.why_not:
-            (CGROUP / "memory.max_usage_in_bytes").write_text("0")
-
     def close(self) -> None:
         if not self.why_not:
             try:
@@ -118,8 +101,7 @@ class MemoryLimit:
 
 
 def wanted_variants(b: Bench) -> tuple[list[str], dict[str, str]]:
-    """The variants to run (all, or those ULID_PAST_MEMORY_VARIANTS names), and those this server
-    cannot run, with the reason."""
+    """The variants to run (all, or those ULID_PAST_MEMORY_VARIANTS names), and why this server cannot run others."""
     named = [v.strip() for v in os.environ.get("ULID_PAST_MEMORY_VARIANTS", "").split(",") if v.strip()]
     unknown = [v for v in named if v not in VARIANTS]
     if unknown:
@@ -134,8 +116,8 @@ def wanted_variants(b: Bench) -> tuple[list[str], dict[str, str]]:
 
 
 def counters(conn) -> list[int]:
-    """So far: the WAL insert position in bytes, full-page images written, and the primary key's blocks
-    read from outside shared_buffers and hit in it."""
+    """So far: the WAL insert position in bytes, full-page images written, and the primary key's blocks read from
+    outside shared_buffers and hit in it."""
     return [int(value or 0) for value in conn.execute(
         "SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn, (SELECT wal_fpi FROM pg_stat_wal), idx_blks_read, "
         "idx_blks_hit FROM pg_statio_user_indexes WHERE indexrelname = 'grow_pkey'").fetchone()]
@@ -150,7 +132,8 @@ def grow(b: Bench, server, memory: MemoryLimit, variant: str, scale: Scale) -> d
                      "created_at timestamptz NOT NULL DEFAULT clock_timestamp(), payload text NOT NULL)")
         conn.execute("SELECT pg_stat_reset_shared('wal')")
         conn.execute("CHECKPOINT")
-    memory.reset_peak()
+    if not memory.why_not:
+        (CGROUP / "memory.max_usage_in_bytes").write_text("0")  # the peak starts again
     steps, rows, started = [], 0, time.monotonic()
     per_client = scale.step // (BATCH * CLIENTS)
     while rows < scale.rows and time.monotonic() - started < scale.budget_s:
@@ -196,9 +179,8 @@ def grow(b: Bench, server, memory: MemoryLimit, variant: str, scale: Scale) -> d
 
 
 def window(steps: list[dict], rows: int | None = None) -> dict | None:
-    """The steps around ROWS taken together (ending above 0.8 and at most 1.2 times ROWS; None: the
-    last fifth of the rows reached), so a checkpoint's full-page images weigh in as on average: their
-    insert rate, WAL and full-page images per row, key blocks read and hit. None if no step ends there."""
+    """The steps around ROWS taken together (ending above 0.8 and at most 1.2 times ROWS; None: the last fifth of
+    the rows reached), so a checkpoint's full-page images weigh in as on average. None if no step ends there."""
     if not steps:
         return None
     if rows is None:
@@ -221,7 +203,7 @@ def window(steps: list[dict], rows: int | None = None) -> dict | None:
 def past_memory(b: Bench) -> None:
     scale = QUICK if b.sizes == QUICK_SIZES else FULL
     variants, missing = wanted_variants(b)
-    memory = MemoryLimit(LIMIT_MB)
+    memory = MemoryLimit()
     server = b.other_cluster("past-memory", SETTINGS)
     runs = []
     try:
@@ -235,7 +217,8 @@ def past_memory(b: Bench) -> None:
     finally:
         server.stop()
         memory.close()
-    label = memory.label
+    label = (f"shared_buffers {SETTINGS['shared_buffers']} only: {memory.why_not}" if memory.why_not else
+             f"a {LIMIT_MB} MB memory limit (page cache included), shared_buffers {SETTINGS['shared_buffers']}")
     b.series["past_memory"] = {"label": label, "limit_mb": None if memory.why_not else LIMIT_MB,
                                "settings": SETTINGS, "clients": CLIENTS, "batch": BATCH,
                                "rows": scale.rows, "step": scale.step, "budget_s": scale.budget_s,

@@ -1,14 +1,12 @@
-"""pg_uuidv7 (uuid_generate_v7(), the C extension most UUIDv7 users install), put into the
-PostgreSQL builds the benchmarks compare against (bench/pg_uuidv7 VERSION..., and bench/run first).
+"""pg_uuidv7 (uuid_generate_v7(), the C extension most UUIDv7 users install), put into the PostgreSQL builds the
+benchmarks compare against (bench/pg_uuidv7 VERSION..., and bench/run first).
 
-Per build, the first that can be had: already installed; Debian's source package pg-uuidv7, as
-inputs.manifest pins it, built with PGXS against that server; Debian's binary package
-postgresql-MAJOR-pg-uuidv7, when inputs.manifest pins one for that major version (a library built
-for another would not load), unpacked and copied into that server's directories. Both come
-through ulidtools.debian_archive; a build that gets neither shows pg_uuidv7 as not available. A
-copy put in is first loaded into a throwaway single-user backend, so that one that does not work
-stops the run here, not mid-benchmark. Each build's origin, or why there is none, goes to
-CACHE/status-BUILD (ULID_PG_UUIDV7_CACHE, target/pg_uuidv7 unless set) for the report.
+Per build, the first that can be had: already installed; Debian's source package pg-uuidv7, as inputs.manifest
+pins it, built with PGXS against that server; Debian's binary package postgresql-MAJOR-pg-uuidv7, when
+inputs.manifest pins one for that major version (a library built for another would not load), unpacked and
+copied into that server's directories; else not available. A copy put in is first loaded into a throwaway
+single-user backend, so that one that does not work stops the run here, not mid-benchmark. Each build's origin,
+or why there is none, goes to CACHE/status-BUILD (ULID_PG_UUIDV7_CACHE, target/pg_uuidv7 unless set).
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ class PgUuidv7Error(ToolError):
 
 
 def origin(build: str) -> str:
-    """What was recorded: where this build's copy came from, or why there is none."""
+    """Where this build's copy came from, or why there is none."""
     status = CACHE / f"status-{build}"
     return status.read_text().strip() if status.exists() else "origin not recorded"
 
@@ -106,7 +104,6 @@ def _check_loads(build: str) -> None:
 
 
 def install(build: str) -> None:
-    """pg_uuidv7 in BUILD where it can be had, and where it came from recorded."""
     CACHE.mkdir(parents=True, exist_ok=True)
     status = CACHE / f"status-{build}"
     libdir, extdir = builds.build_of(build).pkglibdir, builds.build_of(build).extdir

@@ -1,6 +1,5 @@
-"""The gnuplot plots of one version's run, each with its .dat file beside it: INSERT throughput by
-clients (clients-pgVERSION), the primary key as the table grows (growth-pgVERSION) and past memory
-(past-memory-pgVERSION). The performance page shows the plots it finds beside the results.
+"""The gnuplot plots of one version's run, each with its .dat file beside it: INSERT throughput by clients,
+the primary key as the table grows and past memory. The performance page shows the plots it finds beside them.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ def curve(data: Path, using: str, i: int, name: str, style: str = "") -> str:
 
 
 def write_plots(run: dict, out: Path) -> None:
-    """The .dat files and gnuplot plots of one version's run, in OUT."""
     version = run["version"]
     sweep = sweep_of(run)
     if sweep:

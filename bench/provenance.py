@@ -13,7 +13,6 @@ from ulidtools.base import ROOT
 
 
 def build_text(run: dict) -> str:
-    """Which build of ulid was measured, and from which commit when known."""
     if not run.get("build"):
         return ""
     return run["build"] + (f" of commit {run['commit']}" if run.get("commit") else "")
@@ -73,8 +72,8 @@ class Provenance:
         return f"From run {cell}" if cell[0].isdigit() else "The run these figures come from is not recorded"
 
     def cell(self, keys: dict[int, str]) -> str:
-        """The runs of a row whose figure on each version comes from the
-        case KEYS[version]: "1", or "1 (15), 2 (18, 19)"."""
+        """The runs of a row whose figure on each version comes from the case KEYS[version]: "1", or
+        "1 (15), 2 (18, 19)"."""
         by_run: dict[str, list[int]] = {}
         for version, key in keys.items():
             run = self.of.get((version, key))
@@ -85,14 +84,13 @@ class Provenance:
 
 
 def run_measured(run: Run) -> str:
-    """What a run measured, on which versions."""
     what = "every case but past memory" if run.cases is None else ", ".join(f"`{c}`" for c in run.cases)
     return f"{what}, on PostgreSQL {', '.join(map(str, run.versions))}"
 
 
 def provenance(data: dict) -> Provenance:
-    """Which run each result of DATA comes from: the last later note naming its case, else the
-    version's run; for a result without a case, only if nothing was measured since (else not recorded)."""
+    """Which run each result of DATA comes from: the last later note naming its case, else the version's run;
+    for a result without a case, only if nothing was measured since (else not recorded)."""
     records = runs_of(data)
     sequences = [[run_key(entry) for entry in run_entries(record)] for record in records]
     entries = {run_key(entry): entry for record in records for entry in run_entries(record)}

@@ -1,5 +1,5 @@
-"""Writes the pages again from a run's results (`bench/run --report`, and every run): latest.md,
-the user's page and, for bench/results, the figures other pages quote. The run draws the plots.
+"""Writes the pages again from a run's results (`bench/run --report`, and every run): latest.md, the user's page
+and, for bench/results, the figures other pages quote. The run draws the plots.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from bench.spans import figure_pages, with_figures, write_figures
 
 
 def write(out: Path, page: Path) -> list[Path]:
-    """Writes OUT/latest.md and PAGE from OUT's results and, when PAGE is docs/performance.md, the
-    figures other pages quote; returns the paths written."""
+    """Returns the paths written."""
     data = load(out)
     quoting = figure_pages() if page.resolve() == PAGE.resolve() else []
     for quoted in quoting:  # every figure readable before anything is written

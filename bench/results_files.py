@@ -1,5 +1,5 @@
-"""The benchmarks' results, read: latest.json (bench/run), callgrind-pgVERSION.json (bench/callgrind)
-and cli.json (bench/cli), in bench/results/ or another directory. Nothing here writes or measures.
+"""The benchmarks' results, read: latest.json (bench/run), callgrind-pgVERSION.json (bench/callgrind) and cli.json
+(bench/cli), in bench/results/ or another directory.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from pathlib import Path
 
 from bench.measure import Result
 from ulidtools.base import ROOT
-
 
 RESULTS = ROOT / "bench" / "results"
 # what bench/cli (cli_bench.py) writes
@@ -22,7 +21,6 @@ def load(out: Path) -> dict:
 
 
 def runs_of(data: dict) -> list[dict]:
-    """The runs of each PostgreSQL version, in version order."""
     return sorted(data["versions"], key=lambda run: run["version"])
 
 
@@ -41,12 +39,11 @@ def by_key(run: dict) -> dict[str, Result]:
 
 
 def load_counts(out: Path) -> list[dict]:
-    """What bench/callgrind recorded in OUT, one record per PostgreSQL build, in version order."""
+    """What bench/callgrind recorded in OUT, in version order."""
     counts = [json.loads(p.read_text()) for p in out.glob("callgrind-pg*.json")]
     return sorted(counts, key=lambda c: (int(str(c["version"]).split("-")[0]), str(c["version"])))
 
 
 def load_cli(out: Path) -> dict | None:
-    """What bench/cli wrote into OUT, if it has run."""
     path = out / CLI_RESULTS_FILE
     return json.loads(path.read_text()) if path.exists() else None

@@ -1,20 +1,16 @@
-"""Benchmarks: ulid against what users would pick instead, side by side, in one run.
+"""Benchmarks: ulid against what users would pick instead, side by side, in one run (how, and what the figures
+mean: docs/performance.md).
 
-For each PostgreSQL version: builds and installs the extension (release; debug with --quick)
-unless --installed, installs pg_uuidv7 where it can be had, starts a benchmark cluster and a second
-one without ulid preloaded, runs the cases of bench/cases.py (past_memory only when named) with the
-variants interleaved (A B A B ...), and records medians and ratios. The alternatives: a bigint
-identity column, gen_random_uuid() (uuid v4), core's uuidv7() (PostgreSQL 18 and later) and
-pg_uuidv7's uuid_generate_v7(). The machine is shared: only ratios measured in one run mean anything.
-
-    bench/run [--build BUILD ...] [--case NAME ...] [--quick] [--out DIR] [--installed] [--page FILE]
+    bench/run [--build BUILD ...] [--case NAME ...] [--quick] [--out DIR] [--installed]
     bench/run --builds [--build BUILD ...]   the builds such a run measures
-    bench/run --report [--out DIR] [--page FILE]
+    bench/run --report [--out DIR]
 
-A run writes DIR/latest.json (every measurement), DIR/latest.md, the plots beside them, the page
-(with the instruction counts bench/callgrind left in DIR) and, for bench/results, the figures other
-pages quote (spans.py). --case notes in latest.json when and from what build its cases were
-measured; --quick writes into a temporary directory (CI runs it; it asserts nothing about timings).
+Per version: builds and installs the extension (release; debug with --quick) unless --installed, installs
+pg_uuidv7 where it can be had, and runs the cases of bench/cases.py (past_memory only when named). A run writes
+DIR/latest.json (every measurement), DIR/latest.md, the plots beside them, the page (with the instruction counts
+bench/callgrind left in DIR) and, for bench/results, the figures other pages quote (spans.py). --case notes in
+latest.json when and from what build its cases were measured; --quick writes into a temporary directory (CI runs
+it; it asserts nothing about timings).
 """
 
 from __future__ import annotations
@@ -30,9 +26,6 @@ from pathlib import Path
 
 from bench import plots, report, results_files
 from ulidtools.builds import BENCH_BUILDS
-
-# the `bench` line of inputs.manifest
-DEFAULT_VERSIONS = [int(build) for build in BENCH_BUILDS]
 
 
 def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: list[str] | None = None) -> dict:
@@ -78,10 +71,8 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
         finally:
             bench.close()
     return {
-        "version": version, "server_version": server_version, "quick": quick,
-        "minutes": minutes,
-        "sweep_seconds": sizes.sweep_seconds, "sweep_repeats": sizes.sweep_repeats,
-        "attempt": attempt,
+        "version": version, "server_version": server_version, "quick": quick, "minutes": minutes,
+        "sweep_seconds": sizes.sweep_seconds, "sweep_repeats": sizes.sweep_repeats, "attempt": attempt,
         "pg_uuidv7": bench.pg_uuidv7, "unavailable": bench.unavailable,
         "results": [asdict(r) for r in bench.results],
         "sweep": {str(c): asdict(r) for c, r in bench.sweep.items()},
@@ -94,7 +85,6 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
 
 
 def measure(versions: list[int], quick: bool, build: bool, only: list[str] | None = None) -> dict:
-    """Every version's run, in version order, as latest.json holds them."""
     from bench.clusters import ATTEMPTS, LibraryReplaced
 
     started = time.time()
@@ -113,8 +103,8 @@ def measure(versions: list[int], quick: bool, build: bool, only: list[str] | Non
 
 
 def replaced(results: list[dict], new: list[dict]) -> list[dict]:
-    """`results` with each key's results replaced by those in `new`, where the first of them was (the
-    page keeps the cases' order); keys new to `results` go at the end."""
+    """`results` with each key's results replaced by those in `new`, where the first of them was (the page keeps
+    the cases' order); keys new to `results` go at the end."""
     unplaced: dict[str, list[dict]] = {}
     for r in new:
         unplaced.setdefault(r["key"], []).append(r)
@@ -126,17 +116,17 @@ def replaced(results: list[dict], new: list[dict]) -> list[dict]:
 
 
 def merge(earlier: dict, later: dict, names: list[str]) -> dict:
-    """`earlier` with a run of the cases `names` only (`later`) merged in: in each version's record
-    the cases' results (client sweep and plot data included) are replaced, and a `later` note says
-    when, on what server and from which build. Once the notes cover every case, the record is
-    `superseded` and takes the later runs' server. A version `earlier` lacks gets the new record."""
+    """`earlier` with a run of the cases `names` only (`later`) merged in: in each version's record the cases'
+    results (client sweep and plot data included) are replaced, and a `later` note says when, on what server and
+    from which build. Once the notes cover every case, the record is `superseded` and takes the later runs'
+    server. A version `earlier` lacks gets the new record."""
     records = {run["version"]: run for run in earlier["versions"]}
     for run in later["versions"]:
         if run["version"] not in records:
             records[run["version"]] = run
             continue
-        note = {key: run[key] for key in ("date", "server_version", "build", "commit", "machine", "minutes")}
-        note["cases"] = names
+        note = {**{key: run[key] for key in ("date", "server_version", "build", "commit", "machine", "minutes")},
+                "cases": names}
         record = records[run["version"]]
         if run.get("random_bytes"):
             # the server the later run measured: a build may have changed origin
@@ -167,16 +157,14 @@ def standing(notes: list[dict]) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", type=int, nargs="+", default=DEFAULT_VERSIONS, metavar="BUILD")
+    parser.add_argument("--build", type=int, nargs="+", default=[int(b) for b in BENCH_BUILDS],
+                        metavar="BUILD")
     parser.add_argument("--case", nargs="+", metavar="NAME",
                         help="run these cases only, and merge their results into DIR/latest.json")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat: checks the runner works")
     parser.add_argument("--out", type=Path, default=results_files.RESULTS, metavar="DIR",
                         help="where the results go (default: bench/results)")
     parser.add_argument("--installed", action="store_true", help="use the extension already installed")
-    parser.add_argument("--page", type=Path, metavar="FILE",
-                        help="the page to write (default: docs/performance.md for bench/results, "
-                             "else DIR/performance.md)")
     parser.add_argument("--report", action="store_true",
                         help="write latest.md and the page again from DIR/latest.json, without measuring")
     parser.add_argument("--builds", action="store_true",
@@ -191,7 +179,7 @@ def main() -> int:
         if not (args.out / "latest.json").exists():
             parser.error(f"{args.out / 'latest.json'} does not exist: run bench/run first")
         try:
-            written = report.write(args.out, page_for(args.out, args.page))
+            written = report.write(args.out, page_for(args.out))
         except ValueError as e:  # a figure a page quotes that the results do not have
             print(f"bench/run: {e}", file=sys.stderr)
             return 1
@@ -212,16 +200,14 @@ def main() -> int:
     (out / "latest.json").write_text(json.dumps(data, indent=1) + "\n")
     for run in measured["versions"]:
         plots.write_plots(run, out)
-    written = report.write(out, page_for(out, args.page))
+    written = report.write(out, page_for(out))
     print(written[0].read_text())
     print("written: " + ", ".join(map(str, written)) + ", latest.json and the plots beside them", file=sys.stderr)
     return 0
 
 
-def page_for(out: Path, page: Path | None) -> Path:
+def page_for(out: Path) -> Path:
     """docs/performance.md shows bench/results; results elsewhere get a page of their own."""
-    if page is not None:
-        return page
     return results_files.PAGE if out.resolve() == results_files.RESULTS.resolve() else out / "performance.md"
 
 

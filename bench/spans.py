@@ -1,6 +1,5 @@
-"""Figures quoted on pages other than docs/performance.md (the README, docs/), in spans written
-again from the results with the page of bench/results (report.write) and checked by
-tests/docs/test_figures.py.
+"""Figures quoted on pages other than docs/performance.md (the README, docs/), in spans written again from the
+results with the page of bench/results (report.write) and checked by tests/docs/test_figures.py.
 """
 
 from __future__ import annotations
@@ -13,15 +12,13 @@ from bench.pages import fmt, shown_path
 from bench.results_files import PAGE, by_key
 from ulidtools.base import ROOT
 
-
-# <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure --> (over the case's baseline
-# without BASELINE), `median 18 pk-size "VARIANT"` (with its unit) or `size 18 n` (measure.Sizes);
-# the value is written as the performance page writes it (pages.fmt).
+# <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure --> (over the case's baseline without
+# BASELINE), `median 18 pk-size "VARIANT"` (with its unit) or `size 18 n` (measure.Sizes); the value is written as
+# the performance page writes it (pages.fmt).
 FIGURE = re.compile(r"<!-- figure: (?P<spec>.*?) -->(?P<value>.*?)<!-- /figure -->")
 
 
 def figure(data: dict, spec: str) -> str:
-    """The text of the figure SPEC names, from DATA."""
     words = shlex.split(spec)
     if len(words) < 3 or words[0] not in ("ratio", "median", "size") or not words[1].isdigit():
         raise ValueError(f"cannot read the figure {spec!r} (write: ratio|median|size VERSION ...)")
@@ -49,13 +46,11 @@ def figure(data: dict, spec: str) -> str:
 
 
 def with_figures(text: str, data: dict) -> str:
-    """TEXT with every figure span's value written again from DATA."""
     return FIGURE.sub(lambda m: f"<!-- figure: {m.group('spec')} -->{figure(data, m.group('spec'))}"
                                 "<!-- /figure -->", text)
 
 
 def figure_pages() -> list[Path]:
-    """The pages that may quote figures: the README and docs/, but for docs/performance.md."""
     return [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p != PAGE]
 
 
