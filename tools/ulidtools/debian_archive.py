@@ -1,25 +1,10 @@
-"""Files of Debian's archive that inputs.manifest pins, downloaded into DIR
-and verified, each path printed (scripts/fetch-debian); with --check, only
-checked to answer.
-
-PACKAGE names a `debian-source`, `debian-binary`, `debian-system` or
-`system` line: an upstream tarball or a .deb. Where a name is ambiguous, say
-KIND:PACKAGE (`system:bookworm-arm64:libc6`), PACKAGE:ARCH
-(`debian-binary:libc6-dev:arm64`) or PACKAGE/SUITE (`libpq5/experimental`).
-
-The pinned file (pool path, size, sha256) is tried first. Only when it is
-gone from the pool, which moves apart from the index, are the versions the
-suite's index lists tried, newest first, each checked against the index;
-the index is trusted only as apt would (verified_index): its InRelease
-signed by keys of Debian's archive keyring alone, naming the suite, not
-expired (except sid and experimental, which lagging mirrors serve late).
-A file whose checksum differs is never used; when nothing downloads, the
-error names every URL tried and the manifest line to change. Under CI
-(CI=true) and in a release (ULID_PINNED_ONLY=1) there is no fallback.
-
-The host is apt's (ULID_DEBIAN_MIRROR overrides it), the keyring
-/usr/share/keyrings/debian-archive-keyring.gpg (ULID_DEBIAN_KEYRING). Files
-already in DIR are reused when their checksum matches.
+"""Files of Debian's archive that inputs.manifest pins, downloaded into DIR and verified, each path printed
+(scripts/fetch-debian); with --check, only checked to answer. PACKAGE names a `debian-source`, `debian-binary`,
+`debian-system` or `system` line; where ambiguous, say KIND:PACKAGE (`system:bookworm-arm64:libc6`), PACKAGE:ARCH
+(`debian-binary:libc6-dev:arm64`) or PACKAGE/SUITE (`libpq5/experimental`). A pinned file gone from the pool gives
+way to what the suite's signed index lists, except under CI (CI=true) and in a release (ULID_PINNED_ONLY=1): see
+docs/development.md, "Pinned inputs". The host is apt's (ULID_DEBIAN_MIRROR overrides it), the keyring
+/usr/share/keyrings/debian-archive-keyring.gpg (ULID_DEBIAN_KEYRING). Files in DIR with the checksum are reused.
 """
 
 from __future__ import annotations
@@ -39,12 +24,11 @@ from pathlib import Path
 from ulidtools import manifest
 from ulidtools.base import ToolError, log, run, sha256_hex, sha256_of
 from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
-from ulidtools.sign import fingerprints_of
+from ulidtools.sign import fingerprints_of, stanzas
 
 # ULID_MANIFEST: another manifest (the tests write their own)
 MANIFEST = Path(os.environ.get("ULID_MANIFEST") or manifest.PATH)
-# Debian 12's debian-archive-keyring: it has a key of every suite's InRelease
-# the manifest names
+# Debian 12's debian-archive-keyring: it has a key of every suite's InRelease the manifest names
 KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 # lagging mirrors serve these expired; any other suite's is refused, as by apt
 MAY_EXPIRE = ("sid", "experimental")
@@ -127,24 +111,8 @@ def newest_first(items, version) -> list:
     return sorted(items, key=cmp_to_key(compare))
 
 
-def stanzas(text: str):
-    for block in text.split("\n\n"):
-        fields: dict[str, str] = {}
-        key = None
-        for line in block.splitlines():
-            if line[:1] in (" ", "\t") and key:
-                fields[key] += "\n" + line.strip()
-            elif ":" in line:
-                key, _, value = line.partition(":")
-                fields[key] = value.strip()
-        if fields:
-            yield fields
-
-
 def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, str]]:
-    """The files the InRelease SIGNED lists, {name: (size, sha256)}, read
-    from the signed text only, once gpgv has checked its signatures; it must
-    name SUITE and, unless SUITE is in MAY_EXPIRE, not have expired."""
+    """The files the InRelease SIGNED lists, {name: (size, sha256)}, read from the text gpgv checked."""
     ring = Path(os.environ.get("ULID_DEBIAN_KEYRING") or KEYRING).absolute()
     if not ring.is_file():
         raise Failure(f"{url}: no keyring {ring} to check it with (Debian's debian-archive-keyring)")
@@ -158,9 +126,8 @@ def check_signed(url: str, signed: bytes, suite: str) -> dict[str, tuple[int, st
         said = " ".join(line.strip() for line in checked.stderr.splitlines()[-2:])
         if "BADSIG" in status:
             raise Failure(f"{url}: refused: a BAD signature ({said})")
-        # every signature (NEWSIG) good (GOODSIG) and by a primary key of the
-        # keyring (VALIDSIG's last field): a signature by a key the keyring
-        # lacks is refused even beside a good one
+        # every signature (NEWSIG) good (GOODSIG) and by a primary key of the keyring (VALIDSIG's last field): a
+        # signature by a key the keyring lacks is refused even beside a good one
         signers = [fields[-1] for fields in lines if len(fields) > 2 and fields[1] == "VALIDSIG"]
         good = status.count("GOODSIG")
         if checked.returncode != 0 or not good or good != max(status.count("NEWSIG"), 1) \
@@ -189,8 +156,7 @@ _released: dict[str, dict[str, tuple[int, str]]] = {}
 
 
 def verified_index(archive: str, suite: str, name: str) -> str:
-    """The text of the xz-compressed index NAME of a suite (main/source/Sources.xz),
-    checked against its InRelease (check_signed, read once per suite)."""
+    """The text of the xz-compressed index NAME of a suite (main/source/Sources.xz), checked against its InRelease."""
     base = f"{mirror()}/{archive}/dists/{suite}"
     if base not in _released:
         _released[base] = check_signed(f"{base}/InRelease", get(f"{base}/InRelease"), suite)
@@ -257,9 +223,8 @@ def download(url: str, target: Path, size: int, sha256: str) -> str | None:
 
 
 def first_taken(pin: Pin, attempt, downloading: bool) -> Pin:
-    """PIN when ATTEMPT (which says why it failed, or None) takes its file;
-    else, unless only pinned files may be used, the first that the suite's
-    index lists and ATTEMPT takes. Fails naming every URL tried and the manifest line."""
+    """PIN when ATTEMPT (which says why it failed, or None) takes its file; else, unless only pinned files may be
+    used, the first that the suite's index lists and ATTEMPT takes."""
     why = attempt(pin)
     if why is None:
         return pin
@@ -290,7 +255,6 @@ def first_taken(pin: Pin, attempt, downloading: bool) -> Pin:
 
 
 def fetch(pin: Pin, directory: Path) -> Path:
-    """The file PIN pins (or, failing that, one the index lists) in DIRECTORY, verified."""
     directory.mkdir(parents=True, exist_ok=True)
 
     def attempt(file: Pin) -> str | None:
@@ -308,7 +272,6 @@ def fetch(pin: Pin, directory: Path) -> Path:
 
 
 def check(pin: Pin) -> None:
-    """Fails unless the pinned file, or one the index lists now, answers."""
     def attempt(file: Pin) -> str | None:
         return None if answers(url_of(pin, file.path)) else "no answer"
 
@@ -318,8 +281,7 @@ def check(pin: Pin) -> None:
 
 
 def fetch_named(names: list[str], directory: Path | None, each=None) -> list[Path]:
-    """The files NAMES name, downloaded into DIRECTORY (EACH called on each
-    path), or with no DIRECTORY only checked; all are looked up first."""
+    """The files NAMES name, downloaded into DIRECTORY (EACH called on each path), or with no DIRECTORY checked."""
     try:
         records = manifest.read(MANIFEST)
     except ManifestError as error:

@@ -1,8 +1,6 @@
-"""PostgreSQL builds from Debian's binary packages of another Debian release
-(`debian-binary` builds of inputs.manifest), unpacked to run here, on Debian
-12, with nothing installed into the system: the server, its client, its
-headers and libpq5 of the suite pinned, with what that release's programs
-need beyond Debian 12 (LIBRARIES; for sid and trixie, their C library).
+"""PostgreSQL builds from another Debian release's binary packages (`debian-binary` builds of inputs.manifest),
+unpacked to run on Debian 12 with nothing installed into the system: the server, its client, its headers and libpq5,
+with what that release's programs need beyond Debian 12 (LIBRARIES; for sid and trixie, their C library).
 """
 
 from __future__ import annotations
@@ -44,7 +42,6 @@ def release_of(major: int | str) -> str:
 
 
 def packages(major: int | str) -> list[str]:
-    """The packages of the build of MAJOR."""
     release = release_of(major)
     if release not in LIBRARIES:
         raise UnpackError(f"PostgreSQL {major} from Debian {release}: no libraries of {release} are named")
@@ -53,7 +50,7 @@ def packages(major: int | str) -> list[str]:
 
 
 def pins(major: int | str) -> list[DebianFile]:
-    """Their manifest lines of that release, in the manifest's order."""
+    """Their manifest lines, in the manifest's order."""
     release, wanted = release_of(major), set(packages(major))
     return [r for r in manifest.of_kind("debian-binary") if r.package in wanted and debian_release(r.suite) == release]
 
@@ -82,11 +79,9 @@ done
 
 
 def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
-    """Unpacks DEBS (packages()) into ROOT, not the system, so that ROOT's
-    postgres starts like any build: each program, PGXS's test drivers too,
-    gets an RPATH to the libraries beside it (a RUNPATH would not reach the
-    libraries it loads) and, when the packages bring a C library, its
-    loader. A pg_config reporting /usr/... is wrapped to report ROOT/usr/..."""
+    """Unpacks DEBS into ROOT so that its postgres starts like any build: each program, PGXS's test drivers too, gets
+    an RPATH to the libraries beside it (a RUNPATH would not reach the libraries it loads) and, when the packages
+    bring a C library, its loader. A pg_config reporting /usr/... is wrapped to report ROOT/usr/..."""
     as_root(["rm", "-rf", str(root)])
     as_root(["mkdir", "-p", str(root)])
     for deb in debs:
@@ -103,8 +98,7 @@ def unpack(root: Path, major: int | str, debs: list[Path]) -> None:
             # a program (file(1) says an ELF executable), not a library
             if re.match(r"ELF.*executable", output(["file", "-b", path])):
                 as_root(["patchelf", *interpreter, "--force-rpath", "--set-rpath", rpath, str(path)])
-    # a library with a RUNPATH of its own (bullseye's libLLVM-11) ignores
-    # the programs' RPATH: it gets those directories too
+    # a library with a RUNPATH of its own (bullseye's libLLVM-11) ignores the programs' RPATH: it gets them too
     for directory in libdirs:
         for path in sorted(p for p in directory.rglob("*.so*") if p.is_file() and not p.is_symlink()):
             if "(RUNPATH)" in output(["readelf", "-d", path]):

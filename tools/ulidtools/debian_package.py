@@ -1,16 +1,8 @@
-"""A Debian binary package of ulid for amd64 or arm64, made from TREE, a
-release tarball's tree (scripts/package, scripts/package-deb):
-
-NN (a PostgreSQL major): postgresql-NN-ulid_<version>-1_<arch>.deb, from
-TREE's lib/ulid.so and extension/, laid out as Debian's PostgreSQL packages
-are (/usr/lib/postgresql/NN/lib, /usr/share/postgresql/NN/extension).
-cli: ulid-tool_<version>-1_<arch>.deb, from TREE's ulid-tool, ulid-tool.1
-and completions/ (not /usr/bin/ulid: that is Debian's unrelated ulid-cli).
-
-Both carry copyright, changelog.gz (CHANGELOG.md) and changelog.Debian.gz;
-the Maintainer is DEBFULLNAME <DEBEMAIL>. The same TREE makes the same bytes:
-times are SOURCE_DATE_EPOCH (else the checked-out commit's), modes fixed,
-owner root.
+"""A Debian binary package of ulid for amd64 or arm64, made from TREE, a release tarball's tree (scripts/package,
+scripts/package-deb): for NN (a PostgreSQL major) postgresql-NN-ulid_<version>-1_<arch>.deb, laid out as Debian's
+PostgreSQL packages are; for cli ulid-tool_<version>-1_<arch>.deb (not /usr/bin/ulid: that is Debian's unrelated
+ulid-cli). The Maintainer is DEBFULLNAME <DEBEMAIL>. The same TREE makes the same bytes: times are
+SOURCE_DATE_EPOCH (else the checked-out commit's), modes fixed, owner root.
 """
 
 from __future__ import annotations
@@ -39,7 +31,6 @@ class PackageError(ToolError):
 
 
 def source_date_epoch() -> int:
-    """SOURCE_DATE_EPOCH if set, else the checked-out commit's time, else now."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return int(os.environ["SOURCE_DATE_EPOCH"])
     done = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%ct"], capture_output=True, text=True)
@@ -54,8 +45,7 @@ def glibc_needed(path: Path) -> str:
 
 
 def library_depends(path: Path) -> list[str]:
-    """The Depends of an ELF file's libraries, as dpkg-shlibdeps would write
-    them, for any architecture; only glibc's and libgcc_s's are known."""
+    """The Depends of an ELF file's libraries, as dpkg-shlibdeps would write them, for any architecture."""
     headers = subprocess.run(["objdump", "-p", str(path)], capture_output=True, text=True, check=True).stdout
     depends = set()
     for needed in re.findall(r"^\s*NEEDED\s+(\S+)\s*$", headers, re.M):
@@ -73,8 +63,7 @@ def library_depends(path: Path) -> list[str]:
 
 
 def strip_library(path: Path) -> None:
-    """Strips an ELF file as dh_strip does: the dynamic symbols PostgreSQL
-    looks up stay. Debian's strip knows amd64 only; LLVM's knows both."""
+    """As dh_strip does: the dynamic symbols PostgreSQL looks up stay. Debian's strip knows amd64 only; LLVM's both."""
     kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True, check=True).stdout
     strip = "strip" if "x86-64" in kind else "llvm-strip-14"
     subprocess.run([strip, "--strip-unneeded", "--remove-section=.comment", "--remove-section=.note", str(path)],
@@ -83,8 +72,6 @@ def strip_library(path: Path) -> None:
 
 @dataclass
 class Package:
-    """A package's control fields and the files of TREE it installs."""
-
     name: str
     version: str
     section: str
@@ -92,16 +79,14 @@ class Package:
     about: list[str]
     changes: str
     depends: list[str] = field(default_factory=list)
-    # path in the package -> file of TREE; a path ending in .gz (a man
-    # page) is gzipped on the way, one in usr/bin/ is a program (mode 755)
+    # path in the package -> file of TREE; one ending in .gz is gzipped on the way, one in usr/bin/ has mode 755
     files: dict[str, Path] = field(default_factory=dict)
     # ELF files: stripped, and their libraries added to Depends
     binaries: list[str] = field(default_factory=list)
 
     @property
     def deb_version(self) -> str:
-        # 0.2.0-rc.1 -> 0.2.0~rc.1, which sorts before 0.2.0; "-" would
-        # start the Debian revision
+        # 0.2.0-rc.1 -> 0.2.0~rc.1, which sorts before 0.2.0; "-" would start the Debian revision
         return self.version.replace("-", "~") + "-1"
 
 
@@ -162,23 +147,19 @@ def copyright_file(homepage: str) -> str:
 
 
 def gzip_bytes(data: bytes) -> bytes:
-    """gzip -9n (no name or time in the header), as Debian's tools compress;
-    Python's zlib would make other bytes."""
+    """gzip -9n, as Debian's tools compress; Python's zlib would make other bytes."""
     return subprocess.run(["gzip", "-9n"], input=data, capture_output=True, check=True).stdout
 
 
 def installed_size(root: Path) -> int:
-    """Installed-Size as dpkg-gencontrol counts it: KiB per file, 1 per directory."""
-    # (1 more: the root itself, as find . counts it)
+    """As dpkg-gencontrol counts it: KiB per file, 1 per directory, the root itself included (as find . counts)."""
     return 1 + sum(-(-path.lstat().st_size // 1024) if path.is_file() or path.is_symlink() else 1
                    for path in root.rglob("*") if path.relative_to(root).parts[0] != "DEBIAN")
 
 
 def apt_index(directory: Path, suite: str, arches: list[str], date: int | None = None,
               valid_days: int | None = None) -> None:
-    """Writes the unsigned index of the .deb files under DIRECTORY/pool:
-    dists/SUITE/main/binary-ARCH/Packages(.gz) and a Release dated DATE (a
-    Unix time, now unless given), valid VALID_DAYS days if given."""
+    """The unsigned index of DIRECTORY/pool's .deb files, dated DATE (a Unix time, now unless given)."""
     dists = directory / "dists" / suite
     when = int(time.time()) if date is None else date
     lines = ["Origin: ulid", "Label: ulid", f"Suite: {suite}", f"Codename: {suite}",
@@ -198,7 +179,6 @@ def apt_index(directory: Path, suite: str, arches: list[str], date: int | None =
 
 
 def make(out: Path, arch: str, what: str, tree: Path) -> Path:
-    """The package of WHAT (NN or cli) for ARCH from TREE, made in OUT."""
     epoch = source_date_epoch()
     package = cli_package(tree) if what == "cli" else extension_package(what, tree)
     maintainer = f"{os.environ.get('DEBFULLNAME') or 'ulid maintainers'} " \
@@ -239,8 +219,7 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
         files = sorted(str(p.relative_to(root)) for p in (root / "usr").rglob("*") if p.is_file())
         (root / "DEBIAN" / "md5sums").write_text(
             "".join(f"{hashlib.md5((root / f).read_bytes()).hexdigest()}  {f}\n" for f in files))
-        # modes fixed whatever the umask; dpkg-deb only clamps newer times to
-        # SOURCE_DATE_EPOCH: set them all
+        # modes fixed whatever the umask; dpkg-deb only clamps newer times to SOURCE_DATE_EPOCH: set them all
         for path in [root, *root.rglob("*")]:
             path.chmod(0o755 if path.is_dir() or path.parent == root / "usr" / "bin" else 0o644)
             os.utime(path, (epoch, epoch), follow_symlinks=False)

@@ -1,9 +1,6 @@
-"""Debian's own PostgreSQL, as its users have it: Debian 12's postgresql-15
-on this machine, and the servers of the Debian systems (debian_systems), the
-sid system itself or a throwaway copy of another (`System.clone`). `System`
-runs commands there, installs ulid's Debian package with apt and makes
-clusters with pg_createcluster; `DebianCluster` is such a cluster with the
-part of `ulidtools.clusters.Cluster`'s interface the tests and benchmarks use.
+"""Debian's own PostgreSQL, as its users have it: Debian 12's postgresql-15 on this machine, and the servers of the
+Debian systems (debian_systems), the sid system itself or a throwaway copy of another. `DebianCluster` is a cluster
+made with pg_createcluster, with the part of `ulidtools.clusters.Cluster`'s interface the tests and benchmarks use.
 """
 
 from __future__ import annotations
@@ -32,7 +29,7 @@ class DebianServerError(ToolError):
 
 
 def run_captured(*args, check: bool = True, **kw) -> subprocess.CompletedProcess:
-    """base.run, captured; with CHECK, a failure raises with the output."""
+    """base.run, captured; with CHECK, a failure raises with its output."""
     p = run(list(args), capture_output=True, text=True, **kw)
     if check and p.returncode != 0:
         raise DebianServerError(f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}")
@@ -41,7 +38,6 @@ def run_captured(*args, check: bool = True, **kw) -> subprocess.CompletedProcess
 
 class System:
     """A Debian system at ROOT with postgresql-MAJOR; COMMAND runs a command in it."""
-
     # wait for dpkg's lock rather than fail while something else uses apt
     APT = ["apt-get", "-o", "DPkg::Lock::Timeout=300"]
 
@@ -61,7 +57,6 @@ class System:
         return cls(major, directory, [*DEBIAN_SYSTEM, "-s", name, "-r", str(directory), "run"])
 
     def discard(self) -> None:
-        """Stops every server of a copy and removes it."""
         self("sh", "-c", "pg_lsclusters -h | while read -r v n _; do pg_ctlcluster --mode immediate $v $n stop; done",
              check=False)
         run_captured("rm", "-rf", "--one-file-system", self.root)
@@ -77,16 +72,12 @@ class System:
         return cls(major, root, [*DEBIAN_SYSTEM, "run"])
 
     def __call__(self, *args, check: bool = True) -> subprocess.CompletedProcess:
-        """Runs a command in the system, as root."""
         return run_captured(*self.command, *args, check=check, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
 
     def here(self, path: str | Path) -> Path:
-        """A path of the system, as this process sees it."""
         return self.root / Path(path).relative_to("/")
 
     def expected_files(self) -> list[str]:
-        """What the package must hold: ulid.so, the control file, this
-        version's script, every upgrade script of sql/ and the docs."""
         return sorted(str(p) for p in [
             self.libdir / "ulid.so", self.extdir / "ulid.control", self.extdir / f"ulid--{VERSION}.sql",
             *(self.extdir / p.name for p in (ROOT / "sql").glob("ulid--*--*.sql")),
@@ -109,7 +100,6 @@ class System:
             self("dpkg", "--purge", self.package)
 
     def install_deb(self, deb: Path) -> None:
-        """Installs the package with apt, copied into the system if it is not /."""
         inside = deb if self.root == Path("/") else Path("/tmp") / deb.name
         if inside != deb:
             shutil.copy(deb, self.here(inside))
@@ -124,8 +114,7 @@ class System:
             self("pg_dropcluster", "--stop", self.major, name)
 
     def create_cluster(self, name: str, port: int, settings: dict[str, str] | None = None) -> "DebianCluster":
-        """A new cluster, started, with SETTINGS in its postgresql.conf; local
-        connections trusted, since peer would map our uid to the system's users."""
+        """Local connections trusted, since peer would map our uid to the system's users."""
         self.drop_cluster(name)
         options = [arg for key, value in (settings or {}).items() for arg in ("-o", f"{key}={value}")]
         self("pg_createcluster", self.major, name, "--port", port, "--start", *options,
@@ -153,7 +142,7 @@ class DebianCluster:
         self.port = port
         self.version = int(system.major)
         self.socket_dir = system.here("/run/postgresql")
-        # a client (and pg_regress) of the same major, from the project's builds
+        # a client (and pg_regress) of the same major
         self.bindir = build_of(system.major).bindir
         self.dir = self.socket_dir
         self.pkglibdir = build_of(system.major).pkglibdir

@@ -1,30 +1,10 @@
-"""Debian systems in directories, made with debootstrap and apt from exactly
-the packages inputs.manifest pins, for the tests that need another Debian
-than this machine's, or one the build tools have not touched:
-
-  sid             PostgreSQL 19 from experimental, where ulid's Debian package
-                  is installed with apt, and sid's 18 with TimescaleDB,
-                  pg_partman and pg_auto_failover; Ruby 3.3 (ActiveRecord,
-                  ruby-pg) for the Ruby client tests. Its archive also holds,
-                  not installed, the 18 and 19 headers and Debian's own
-                  ulid-cli (ARCHIVE_ONLY), for the tests to install in a copy.
-  bookworm        a clean Debian 12 whose archive holds postgresql-15 and the
-                  build tools, to install in a copy as a user would.
-  bullseye        Debian 11 (glibc 2.31) with postgresql-13, for a tarball.
-  bookworm-arm64  Debian 12 for arm64 with postgresql-15, through qemu-user
-                  (binfmt_misc), for the arm64 package.
-
-sid's packages are the `debian-system` lines and the 18 and 19 builds'
-`debian-binary` lines; another system's are its `system NAME` lines (NAME:
-the release, then the architecture when it is not amd64).
-
-The pinned files, verified by debian_archive, make a local archive signed by
-a key made for it alone and destroyed once it has signed; debootstrap and
-apt check every index and package against it. setup fails if dpkg then lists
-a package not in the archive at that version, or, for sid, misses one.
-`run` mounts /proc, /dev/shm and the archive in a mount namespace of its
-own, never on the host. Package scripts start no service (policy-rc.d), and
-installing a server makes no cluster.
+"""Debian systems in directories, made with debootstrap and apt from exactly the packages inputs.manifest pins,
+for the tests that need another Debian than this machine's, or one the build tools have not touched: sid
+(PostgreSQL 19 and 18, Ruby), bookworm (a clean Debian 12), bullseye (Debian 11, glibc 2.31, postgresql-13) and
+bookworm-arm64 (through qemu-user); see docs/development.md, "Packages". Their local archive is signed by a key
+made for it alone, destroyed once it has signed; setup fails if dpkg then lists a package not in the archive at that
+version, or, for sid, misses one. `run` mounts /proc, /dev/shm and the archive in a mount namespace of its own,
+never on the host. Package scripts start no service (policy-rc.d), and installing a server makes no cluster.
 """
 
 from __future__ import annotations
@@ -43,13 +23,11 @@ from ulidtools.base import ToolError, as_root, log, pg_home, run, sha256_hex, sh
 from ulidtools.debian_package import apt_index
 
 ARCHIVE_IN_SYSTEM = "/srv/ulid-archive"
-# the local archive's public key: in the archive for debootstrap, in the
-# system for apt's signed-by
+# the local archive's public key: in the archive for debootstrap, in the system for apt's signed-by
 ARCHIVE_KEYRING = "archive-keyring.gpg"
 KEYRING_IN_SYSTEM = "/etc/apt/keyrings/ulid-local-archive.gpg"
 # in sid's archive but not installed by setup (ulid-cli is /usr/bin/ulid)
 ARCHIVE_ONLY = ("postgresql-server-dev-18", "postgresql-server-dev-19", "ulid-cli")
-# what each system is for (the log names their versions)
 SERVERS = {
     "sid": ["postgresql-19", "postgresql-18", "postgresql-18-timescaledb", "postgresql-18-partman",
             "postgresql-18-auto-failover"],
@@ -89,31 +67,18 @@ class System:
             raise SystemError_(f"inputs.manifest pins no package of the system {name}")
 
     def _lines(self) -> list[manifest.DebianFile]:
-        """Its manifest lines: for sid the `debian-binary` lines of the 18 and
-        19 builds (each once) and the `debian-system` lines, else its `system` lines."""
+        """For sid the 18 and 19 builds' lines and the `debian-system` lines, else its `system` lines."""
         if self.name != "sid":
             return [r for r in manifest.of_kind("system") if r.kind == f"system:{self.name}"]
         builds = debian_builds.pins(19)
         return builds + [r for r in debian_builds.pins(18) if r not in builds] + manifest.of_kind("debian-system")
 
     def pins(self) -> list[str]:
-        """The system's pins: ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256."""
+        """ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256."""
         return [f"{r.archive} {r.suite} {r.package} {r.version} {r.path} {r.size} {r.sha256}" for r in self._lines()]
 
-    def pin_names(self) -> list[str]:
-        """The same packages as debian_archive names them, unambiguously."""
-        return [f"{r.kind}:{r.package}/{r.suite}" for r in self._lines()]
-
-    def setup_packages(self) -> list[str]:
-        """What setup installs with apt after debootstrap: for sid all but
-        ARCHIVE_ONLY, for the others SERVERS (the rest stay in the archive)."""
-        if self.name == "sid":
-            return [r.package for r in self._lines() if r.package not in ARCHIVE_ONLY]
-        return list(self.servers)
-
     def ensure_binfmt(self) -> None:
-        """Another architecture runs through qemu-user, registered with
-        binfmt_misc with its interpreter opened then, so it works inside too."""
+        """qemu-user registered with binfmt_misc, its interpreter opened then so that it works inside too."""
         if self.arch == "amd64":
             return
         if self.arch != "arm64":
@@ -140,7 +105,6 @@ class System:
                 raise SystemError_(f"{qemu} is not registered with binfmt_misc")
 
     def run(self, command: list[str], check: bool = False, **kwargs) -> subprocess.CompletedProcess:
-        """COMMAND run as root inside the system (INSIDE)."""
         if not os.access(self.system / "usr" / "bin" / "apt-get", os.X_OK):
             raise SystemError_(f"there is no Debian system in {self.system}: run scripts/setup")
         self.ensure_binfmt()
@@ -148,14 +112,13 @@ class System:
                         str(self.system), str(self.archive), ARCHIVE_IN_SYSTEM, *command], check=check, **kwargs)
 
     def server_versions(self) -> str:
-        """"postgresql-18 18.6-3, postgresql-18-partman 5.5.0-1, ..." as dpkg lists them."""
         listed = self.run(["dpkg-query", "-W", "-f", "${Package} ${Version}\n", *self.servers],
                           capture_output=True, text=True).stdout
         return ", ".join(listed.splitlines())
 
     def make_archive(self) -> None:
-        """The local archive of the pinned files: pool/ and its signed index."""
-        debs = debian_archive.fetch_named(self.pin_names(), debian_archive.downloads())
+        names = [f"{r.kind}:{r.package}/{r.suite}" for r in self._lines()]
+        debs = debian_archive.fetch_named(names, debian_archive.downloads())
         shutil.rmtree(self.archive, ignore_errors=True)
         (self.archive / "pool").mkdir(parents=True)
         for deb in debs:
@@ -171,9 +134,7 @@ class System:
         self.sign_archive()
 
     def sign_archive(self) -> None:
-        """Signs the archive's Release with a key made for it alone, exported
-        to ARCHIVE_KEYRING; its secret part is removed at once, so nothing
-        can sign for the archive afterwards."""
+        """Signs with a key made for it alone, whose secret is removed at once: nothing can sign for it afterwards."""
         dists = self.archive / "dists" / self.release
         keyring = self.archive / ARCHIVE_KEYRING
         home = tempfile.mkdtemp(prefix="ulid-archive-key.")
@@ -194,34 +155,25 @@ class System:
             raise SystemError_(f"Debian system {self.name}: the local archive's InRelease does not verify")
 
     def _archived(self) -> list[str]:
-        """"PACKAGE VERSION" of each package the local archive's index lists."""
         index = self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages"
         return [f"{fields['Package']} {fields['Version']}" for fields in debian_archive.stanzas(index.read_text())]
 
     def check_installed(self) -> None:
-        """Every package dpkg has installed is in the local archive at that
-        version; for sid, everything there but ARCHIVE_ONLY is installed too."""
         want = {line for line in self._archived() if line.split()[0] not in ARCHIVE_ONLY}
         listed = self.run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev} ${Package} ${Version}\n"],
                           capture_output=True, text=True, check=True).stdout
         have = {re.sub(r":[a-z0-9]* ", " ", f"{w[1]} {w[2]}", count=1)
                 for w in (line.split() for line in listed.splitlines()) if len(w) == 3 and w[0] == "ii"}
         missing, extra = sorted(want - have) if self.name == "sid" else [], sorted(have - want)
-        for line in missing:
-            print(f"  pinned, not installed: {line}", file=sys.stderr)
-        for line in extra:
-            print(f"  installed, not pinned: {line}", file=sys.stderr)
+        for what, lines in (("pinned, not installed", missing), ("installed, not pinned", extra)):
+            for line in lines:
+                print(f"  {what}: {line}", file=sys.stderr)
         if self.name == "sid" and missing + extra:
             raise SystemError_("Debian system: what apt installed is not what the local archive holds")
         if extra:
             raise SystemError_(f"Debian system {self.name}: apt installed what the local archive does not hold")
 
-    def stamp(self) -> str:
-        """What the system is made from: its pins and this recipe."""
-        return sha256_hex("".join(f"{line}\n" for line in self.pins()) + sha256_of(Path(__file__)))
-
     def _write(self, path: Path, text: str, mode: str = "644") -> None:
-        """TEXT written as root to PATH (made with its directories) with MODE."""
         as_root(["install", "-D", "-m", mode, "/dev/stdin", str(path)], input=text, text=True)
 
     def _failed(self, what: str) -> SystemError_:
@@ -231,7 +183,7 @@ class System:
 
     def setup(self) -> None:
         started = time.monotonic()
-        stamp = self.stamp()
+        stamp = sha256_hex("".join(f"{line}\n" for line in self.pins()) + sha256_of(Path(__file__)))
         marker = self.system / ".ulid-system"
         if stamp_is(marker, stamp):
             log(f"Debian system {self.name}: present in {self.system} ({self.server_versions()})")
@@ -256,11 +208,12 @@ class System:
         self._write(self.system / "usr" / "sbin" / "policy-rc.d", "#!/bin/sh\nexit 101\n", "755")
         self._write(self.system / "etc" / "postgresql-common" / "createcluster.d" / "no-main-cluster.conf",
                     "create_main_cluster = false\n")
-        # the servers and the rest; minbase here misses a package that only
-        # Debian's index, not its control file, ranks `required` (bsdutils)
+        # sid's packages but ARCHIVE_ONLY (minbase misses one that only Debian's index, not its control file, ranks
+        # `required`: bsdutils), another system's SERVERS (the rest stay in its archive)
+        wanted = [r.package for r in self._lines() if r.package not in ARCHIVE_ONLY] if self.name == "sid" \
+            else self.servers
         with open(self.log, "a") as out:
-            for command in (["apt-get", "update"],
-                            ["apt-get", "install", "-y", "--no-install-recommends", *self.setup_packages()],
+            for command in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", *wanted],
                             ["apt-get", "clean"]):
                 if self.run(command, stdout=out, stderr=subprocess.STDOUT).returncode != 0:
                     raise self._failed(f"installing {' '.join(self.servers)} failed")
@@ -270,8 +223,7 @@ class System:
             f"({len(self.pins())} pinned packages, {round(time.monotonic() - started)} s)")
 
     def clone(self, directory: str) -> None:
-        """A copy of the system in DIRECTORY, without CLUSTER_PLACES: runs
-        using the system itself may be changing them while it is copied."""
+        """A copy, without CLUSTER_PLACES: runs using the system itself may be changing them."""
         if not (self.system / ".ulid-system").is_file():
             raise SystemError_(f"there is no Debian system {self.name} in {self.system}: run scripts/setup")
         as_root(["rm", "-rf", directory])

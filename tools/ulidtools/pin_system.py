@@ -1,17 +1,10 @@
-"""Prints the inputs.manifest lines of a Debian system (scripts/pin-system):
-every package debootstrap (minbase) and `apt-get install
---no-install-recommends PACKAGE...` put into it, with the pool path, size and
-sha256 of the archive's signed index today. Run by hand to change the pins,
-in place of the system's old lines; scripts/debian-system then installs
-exactly these packages.
-
-NAME is the release, then the architecture when not amd64 (`bookworm-arm64`);
-SUITES are ARCHIVE/SUITE,... (`debian/bookworm,debian-security/bookworm-security`).
-The resolution is apt's, simplified: the packages asked for, apt, usr-is-merged
-where the release has it, those of priority `required`, then for each unmet
-Depends or Pre-Depends clause its first alternative (or first provider); no
-Recommends. The newest version of the suites is taken or, when its file does
-not answer, the newest one that does.
+"""Prints the inputs.manifest lines of a Debian system (scripts/pin-system), to replace its old ones: every package
+debootstrap (minbase) and `apt-get install --no-install-recommends PACKAGE...` put into it, with the pool path, size
+and sha256 of the archive's signed index today. NAME is the release, then the architecture when not amd64
+(`bookworm-arm64`); SUITES are ARCHIVE/SUITE,... (`debian/bookworm,debian-security/bookworm-security`). The
+resolution is apt's, simplified: the packages asked for, apt, usr-is-merged where the release has it, those of
+priority `required`, then for each unmet Depends or Pre-Depends clause its first alternative (or first provider); no
+Recommends. The newest version of the suites is taken or, when its file does not answer, the newest that does.
 """
 
 from __future__ import annotations
@@ -38,15 +31,6 @@ def load(sources: list[tuple[str, str]], arch: str) -> dict[str, list[dict]]:
     return {name: fd.newest_first(stanzas, lambda fields: fields["Version"]) for name, stanzas in packages.items()}
 
 
-def clauses(fields: dict) -> list[list[str]]:
-    """A stanza's Pre-Depends and Depends clauses, each its alternatives' names."""
-    result = []
-    for key in ("Pre-Depends", "Depends"):
-        for clause in filter(None, re.split(r"\s*,\s*", fields.get(key, "").replace("\n", " "))):
-            result.append([alt.split()[0].split(":")[0] for alt in re.split(r"\s*\|\s*", clause)])
-    return result
-
-
 def resolve(packages, wanted: list[str]) -> list[str]:
     provided: dict[str, list[str]] = {}  # the packages that provide a name
     for name, stanzas in sorted(packages.items()):
@@ -54,7 +38,6 @@ def resolve(packages, wanted: list[str]) -> list[str]:
             provided.setdefault(item.split()[0], []).append(name)
     chosen: set[str] = set()
 
-    # what satisfies a name: the package itself, or anything chosen that provides it
     def satisfied(name: str) -> bool:
         return name in chosen or any(p in chosen for p in provided.get(name, []))
 
@@ -68,7 +51,9 @@ def resolve(packages, wanted: list[str]) -> list[str]:
         if name not in packages:
             raise PinError(f"no package {name} in the suites given")
         chosen.add(name)
-        for clause in clauses(packages[name][0]):
+        depends = ", ".join(packages[name][0].get(key, "") for key in ("Pre-Depends", "Depends")).replace("\n", " ")
+        for text in filter(None, re.split(r"\s*,\s*", depends)):
+            clause = [alt.split()[0].split(":")[0] for alt in re.split(r"\s*\|\s*", text)]
             if not any(satisfied(alt) for alt in clause):
                 # the first alternative there is, or its first provider
                 choice = next((alt if alt in packages else provided[alt][0] for alt in clause

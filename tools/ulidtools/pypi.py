@@ -1,7 +1,6 @@
-"""Downloads the wheel of an inputs.manifest `pypi` or `wheel` line into a
-directory, its sha256 checked by pip (--require-hashes), and gives its path; a
-file already there with that sha256 is kept. The wheel's tags tell pip its
-Python, ABI and platforms, so a wheel for another machine (arm64) downloads too.
+"""Downloads the wheel of an inputs.manifest `pypi` or `wheel` line into a directory, its sha256 checked by pip
+(--require-hashes); a file already there with that sha256 is kept. The wheel's tags tell pip its Python, ABI and
+platforms, so a wheel for another machine (arm64) downloads too.
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ def download(project: str, directory: Path) -> Path:
 
 
 def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
-    """The wheel a `pypi` or `wheel` line pins, into DIRECTORY."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / pin.file
     if path.is_file() and sha256_of(path) == pin.sha256:

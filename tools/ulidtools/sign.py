@@ -1,20 +1,9 @@
-"""Signs the release that ulidtools.release made in DIR (scripts/sign-release)
-and puts its public key beside it:
-
-    DIR/SHA256SUMS.asc                            SHA256SUMS's signature, armored
-    DIR/apt/dists/stable/{InRelease,Release.gpg}  the apt index's signatures
-    DIR/ulid-release-key.asc                      the public key, armored
-    DIR/apt/ulid-archive-keyring.{gpg,asc}        the same key, for apt's signed-by
-
-A key file (--sign) is imported into a GnuPG home made for this run and
-removed however the run ends. Every signature is verified against the
-exported public key alone. Without a key nothing is signed, and it says so.
-
-Only what SHA256SUMS lists, SHA256SUMS, the apt repository of those packages
-and the signatures are signed or published (--only-listed, --release-files).
---renew-apt signs DIR/apt again, dated now, valid for VALID_DAYS days
-(release.py), with the key apt/ulid-archive-keyring.gpg holds; its packages
-and indexes stay byte for byte.
+"""Signs the release that ulidtools.release made in DIR (scripts/sign-release): SHA256SUMS.asc, the apt index's
+InRelease and Release.gpg, and the public key (ulid-release-key.asc, apt/ulid-archive-keyring.{gpg,asc}). A key file
+(--sign) is imported into a GnuPG home made for this run and removed however the run ends; every signature is
+verified against the exported public key alone; without a key nothing is signed, and it says so. Only what
+SHA256SUMS lists, SHA256SUMS, the apt repository of those packages and the signatures are signed or published.
+--renew-apt signs DIR/apt again with the key apt/ulid-archive-keyring.gpg holds; its packages and indexes stay.
 """
 
 from __future__ import annotations
@@ -35,12 +24,10 @@ from typing import Iterator
 from ulidtools.base import ROOT, ToolError, log, sha256_of
 from ulidtools.debian_package import STAMP
 
-# committed with the code: the release is signed by this key only, and
-# this fingerprint is published, never one read from what is signed
+# the release is signed by this key only, and this fingerprint is published, never one read from what is signed
 FINGERPRINT_FILE = ROOT / "release-key.fingerprint"
 # left by scripts/release in a directory it made (release.MARKER)
 MARKER = ".ulid-release"
-# what signing adds to a release's directory
 SIGNATURES = ("SHA256SUMS.asc", "ulid-release-key.asc", "apt/dists/stable/InRelease", "apt/dists/stable/Release.gpg",
               "apt/ulid-archive-keyring.gpg", "apt/ulid-archive-keyring.asc")
 # the files of the GitHub release besides those SHA256SUMS lists
@@ -54,8 +41,7 @@ class SignError(ToolError):
 
 
 def committed_fingerprint(path: Path = FINGERPRINT_FILE) -> str:
-    """The fingerprint PATH commits: its one non-comment line, 40 hex digits
-    (spaces allowed, as gpg shows them). None committed is an error."""
+    """PATH's one non-comment line, 40 hex digits (spaces allowed, as gpg shows them)."""
     try:
         text = path.read_text()
     except OSError as error:
@@ -73,8 +59,7 @@ def committed_fingerprint(path: Path = FINGERPRINT_FILE) -> str:
 
 @dataclass
 class Key:
-    """A key file, a key of the user's keyring, or neither (nothing is
-    signed); EXPECT, the fingerprint it must have."""
+    """A key file, a key of the user's keyring, or neither (nothing is signed); EXPECT, its fingerprint."""
     keyfile: str | None = None
     keyid: str | None = None
     expect: str | None = None
@@ -86,7 +71,7 @@ class Key:
 
 @dataclass
 class Signer:
-    """gpg with the key's GnuPG home (None: the user's), and its fingerprint."""
+    """gpg with the key's GnuPG home (None: the user's)."""
     home: str | None
     fingerprint: str = ""
     source: str = ""
@@ -107,9 +92,8 @@ def _stop(signum, frame):
 
 @contextmanager
 def _gnupg_home(made: bool = True, prefix: str | None = None) -> Iterator[str | None]:
-    """A GnuPG home made for this run (None unless MADE), removed with its
-    agent and sockets however the run ends: SIGHUP, SIGINT and SIGTERM end
-    the run as an exception, so that the `finally` clause still cleans up."""
+    """A GnuPG home made for this run (None unless MADE), removed with its agent and sockets however the run
+    ends: SIGHUP, SIGINT and SIGTERM end the run as an exception, so that `finally` still cleans up."""
     old = {s: signal.signal(s, _stop) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
     home = None
     try:
@@ -126,9 +110,7 @@ def _gnupg_home(made: bool = True, prefix: str | None = None) -> Iterator[str | 
 
 @contextmanager
 def throwaway_key() -> Iterator[Key]:
-    """A key file made for this run only (release.check): an ed25519 key
-    without passphrase or expiry, used as --sign KEYFILE is; its home, key
-    file and agent are removed however the run ends."""
+    """A key file made for this run only (release.check), used as --sign KEYFILE is."""
     with _gnupg_home(prefix="ulid-throwaway-key-") as home:
         made = Signer(home, source="a key made for this run")
         if made.gpg("--passphrase", "", "--quick-gen-key", "ulid release check <check@ulid.invalid>",
@@ -143,8 +125,7 @@ def throwaway_key() -> Iterator[Key]:
 
 @contextmanager
 def signer(key: Key) -> Iterator[Signer]:
-    """The key made ready: a key file imported into a GnuPG home of its own
-    (removed afterwards), or the user's keyring; exactly one secret key."""
+    """A key file imported into a GnuPG home of its own, or the user's keyring; exactly one secret key."""
     if key.keyfile and not Path(key.keyfile).is_file():
         raise SignError(f"no key file {key.keyfile}")
     with _gnupg_home(made=bool(key.keyfile)) as home:
@@ -171,61 +152,31 @@ def signer(key: Key) -> Iterator[Signer]:
         yield ready
 
 
-def listed(directory: Path, hashes: bool = True) -> dict[str, str]:
-    """What DIRECTORY's SHA256SUMS lists, {name: sha256}: lines as sha256sum
-    writes them, each a file of DIRECTORY itself, once; with HASHES, each
-    checked to be there with that sha256."""
-    sums = directory / "SHA256SUMS"
-    if not sums.is_file() or sums.is_symlink():
-        raise SignError(f"{directory} holds no release: no SHA256SUMS")
-    found: dict[str, str] = {}
-    for number, line in enumerate(sums.read_text().splitlines(), 1):
-        matched = re.fullmatch(r"([0-9a-f]{64})  (\S+)", line)
-        if not matched or not LISTED_NAME.fullmatch(matched.group(2)):
-            raise SignError(f"SHA256SUMS line {number}: {line!r} is not a sha256 and a file's name")
-        digest, name = matched.groups()
-        if name in found or name in PUBLISHED_SIGNATURES or name == MARKER:
-            raise SignError(f"SHA256SUMS line {number}: {name} is listed twice, or is not a file of the release")
-        found[name] = digest
-    if not found:
-        raise SignError(f"{directory}: SHA256SUMS lists no file")
-    for name, digest in found.items() if hashes else ():
-        path = directory / name
-        if path.is_symlink() or not path.is_file() or sha256_of(path) != digest:
-            raise SignError(f"{name}: not the file SHA256SUMS lists")
-    return found
-
-
-def _fields(text: str) -> list[dict[str, str]]:
-    """The stanzas of a Release or Packages index, {field: value}."""
-    stanzas, fields, last = [], {}, None
+def stanzas(text: str) -> Iterator[dict[str, str]]:
+    """The stanzas of a Release, Packages or Sources index, {field: value}."""
+    fields, last = {}, None
     for line in text.splitlines() + [""]:
         if not line.strip():
             if fields:
-                stanzas.append(fields)
+                yield fields
             fields, last = {}, None
         elif line[0] in " \t" and last:
             fields[last] += "\n" + line.strip()
         elif ":" in line:
             last, _, value = line.partition(":")
             fields[last] = value.strip()
-    return stanzas
 
 
 def apt_files(repo: Path) -> set[str]:
-    """The files of the apt repository REPO, relative to it: its Release, the
-    indexes it lists and the packages they list, each checked against the
-    size and sha256 listed."""
+    """The files of the apt repository REPO, relative to it, each checked against the size and sha256 listed."""
     dists = repo / "dists" / "stable"
     release = dists / "Release"
     if release.is_symlink() or not release.is_file():
         raise SignError(f"{repo}: no apt repository (no dists/stable/Release)")
     files = {"dists/stable/Release"}
-    stanza = next(iter(_fields(release.read_text())), {})
-    for line in stanza.get("SHA256", "").splitlines():
+    stanza = next(stanzas(release.read_text()), {})
+    for line in filter(str.strip, stanza.get("SHA256", "").splitlines()):
         parts = line.split()
-        if not line.strip():
-            continue
         if len(parts) != 3 or not re.fullmatch(r"[0-9a-f]{64}", parts[0]) or not parts[1].isdigit() \
                 or ".." in parts[2].split("/") or parts[2].startswith("/"):
             raise SignError(f"apt/dists/stable/Release: {line!r} is not an index's sha256, size and path")
@@ -238,7 +189,7 @@ def apt_files(repo: Path) -> set[str]:
         if name.endswith("/Packages") or name.endswith("/Packages.gz"):
             data = index.read_bytes()
             text = (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8", "replace")
-            for package in _fields(text):
+            for package in stanzas(text):
                 filename = package.get("Filename", "")
                 if not filename.startswith("pool/") or ".." in filename.split("/"):
                     raise SignError(f"apt/dists/stable/{name}: {filename!r} is not a file of the pool")
@@ -251,13 +202,28 @@ def apt_files(repo: Path) -> set[str]:
 
 
 def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str, str]:
-    """Checks that DIRECTORY holds only what SHA256SUMS lists (with HASHES,
-    at that sha256), SHA256SUMS, MARKER, the apt repository of the listed
-    packages and, if SIGNED, SIGNATURES; any other file or a symbolic link
-    is an error that names it. Returns what SHA256SUMS lists."""
+    """Refuses a file or symbolic link of DIRECTORY other than what SHA256SUMS lists (with HASHES, at that
+    sha256), SHA256SUMS, MARKER, the apt repository of the listed packages and, if SIGNED, SIGNATURES."""
     directory = directory.absolute()
-    names = listed(directory, hashes)
-    expected = set(names) | {"SHA256SUMS", MARKER}
+    sums = directory / "SHA256SUMS"
+    if not sums.is_file() or sums.is_symlink():
+        raise SignError(f"{directory} holds no release: no SHA256SUMS")
+    names: dict[str, str] = {}
+    for number, line in enumerate(sums.read_text().splitlines(), 1):
+        matched = re.fullmatch(r"([0-9a-f]{64})  (\S+)", line)
+        if not matched or not LISTED_NAME.fullmatch(matched.group(2)):
+            raise SignError(f"SHA256SUMS line {number}: {line!r} is not a sha256 and a file's name")
+        digest, name = matched.groups()
+        if name in names or name in PUBLISHED_SIGNATURES or name == MARKER:
+            raise SignError(f"SHA256SUMS line {number}: {name} is listed twice, or is not a file of the release")
+        names[name] = digest
+    if not names:
+        raise SignError(f"{directory}: SHA256SUMS lists no file")
+    for name, digest in names.items() if hashes else ():
+        path = directory / name
+        if path.is_symlink() or not path.is_file() or sha256_of(path) != digest:
+            raise SignError(f"{name}: not the file SHA256SUMS lists")
+    expected = set(names) | {"SHA256SUMS", MARKER} | (set(SIGNATURES) if signed else set())
     repo = directory / "apt"
     for path in apt_files(repo):
         expected.add(f"apt/{path}")
@@ -265,8 +231,6 @@ def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str,
             name = path.rsplit("/", 1)[-1]
             if names.get(name) != sha256_of(repo / path):
                 raise SignError(f"apt/{path}: not a package that SHA256SUMS lists")
-    if signed:
-        expected |= set(SIGNATURES)
     unlisted = []
     for top, dirs, files in os.walk(directory):
         here = Path(top)
@@ -281,8 +245,7 @@ def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str,
 
 
 def release_files(directory: Path) -> list[Path]:
-    """The GitHub release's files in the signed release DIRECTORY: what
-    SHA256SUMS lists, in order, then PUBLISHED_SIGNATURES."""
+    """The GitHub release's files: what SHA256SUMS lists, in order, then PUBLISHED_SIGNATURES."""
     names = check_files(directory, signed=True)
     for name in PUBLISHED_SIGNATURES:
         if not (directory / name).is_file():
@@ -291,7 +254,6 @@ def release_files(directory: Path) -> list[Path]:
 
 
 def check(key: Key) -> None:
-    """Tries the key on a line of text, before anything is built."""
     if not (key.keyfile or key.keyid):
         return
     with signer(key) as ready:
@@ -300,16 +262,12 @@ def check(key: Key) -> None:
 
 
 def release(key: Key, directory: Path) -> None:
-    """Signs the release in DIRECTORY, exports the key's public part, and
-    verifies every signature against that export alone."""
     if not (key.keyfile or key.keyid):
         log("no key (--sign KEYFILE or --sign-key KEYID): SHA256SUMS and the apt repository are NOT signed, "
             "and no public key is exported")
         return
     repo = directory / "apt"
-    # no SHA256SUMS or apt Release, or anything unaccounted for: refused
-    # before anything is signed; sha256 are checked by --only-listed before
-    # and --verify after (what is signed is SHA256SUMS, not the files)
+    # sha256 are checked by --only-listed before and --verify after (what is signed is SHA256SUMS, not the files)
     check_files(directory, signed=True, hashes=False)
     with signer(key) as ready:
         ready.sign("--armor", "--detach-sign", "--output", str(directory / "SHA256SUMS.asc"),
@@ -326,16 +284,13 @@ def release(key: Key, directory: Path) -> None:
 
 
 def sign_apt(ready: Signer, repo: Path) -> None:
-    """The apt repository REPO's Release signed: InRelease and Release.gpg."""
     dists = repo / "dists" / "stable"
     ready.sign("--clearsign", "--output", str(dists / "InRelease"), str(dists / "Release"))
     ready.sign("--armor", "--detach-sign", "--output", str(dists / "Release.gpg"), str(dists / "Release"))
 
 
 def verify_signed(repo: Path, home: str | None, *more: tuple[Path, ...], key: str = "the exported key") -> None:
-    """REPO's signatures and MORE ((signature, signed file) pairs) verified
-    by gpgv (in HOME, if given) with REPO's exported keyring alone, as a
-    user does."""
+    """REPO's signatures and MORE ((signature, signed file) pairs) verified with REPO's keyring alone, as users do."""
     dists = repo / "dists" / "stable"
     for signed in (*more, (dists / "InRelease",), (dists / "Release.gpg", dists / "Release")):
         done = subprocess.run(["gpgv", *(["--homedir", home] if home else []), "--keyring",
@@ -345,10 +300,8 @@ def verify_signed(repo: Path, home: str | None, *more: tuple[Path, ...], key: st
             raise SignError(f"{signed[0]} does not verify with {key}: " + " ".join(done.stderr.split()[-12:]))
 
 
-def renew_apt(key: Key, directory: Path, days: int, now: int | None = None) -> None:
-    """Signs DIRECTORY/apt again, valid DAYS days from NOW (a Unix time,
-    the present unless given): only the Release's Date and Valid-Until
-    change. KEY must be the one key apt/ulid-archive-keyring.gpg holds."""
+def renew_apt(key: Key, directory: Path, days: int) -> None:
+    """Signs DIRECTORY/apt again, valid DAYS days from now: only the Release's Date and Valid-Until change."""
     if not (key.keyfile or key.keyid):
         raise SignError("--renew-apt: name the key that signs (--release-key, --sign-key or --sign)")
     repo = directory.absolute() / "apt"
@@ -358,7 +311,7 @@ def renew_apt(key: Key, directory: Path, days: int, now: int | None = None) -> N
     if not keyring.is_file():
         raise SignError(f"{repo}: no ulid-archive-keyring.gpg, the key users gave apt")
     users = fingerprints_of(keyring)
-    when = int(time.time()) if now is None else now
+    when = int(time.time())
     text = release.read_text()
     old = re.search(r"^Valid-Until: (.*)$", text, re.M)
     if not old or not re.search(r"^Date: .*$", text, re.M):
@@ -394,9 +347,7 @@ def fingerprints_of(keyring: Path) -> list[str]:
 
 
 def verify(directory: Path, expect: str) -> None:
-    """Checks the signed release in DIRECTORY against the fingerprint EXPECT:
-    both exported keys are that key alone, every signature verifies with it
-    alone (gpgv), and check_files passes, sha256 included."""
+    """Both exported keys are EXPECT alone, every signature verifies with it alone, and check_files passes."""
     directory = directory.absolute()
     repo = directory / "apt"
     for exported in (directory / "ulid-release-key.asc", repo / "ulid-archive-keyring.gpg"):
@@ -418,7 +369,7 @@ def main(directory: Path | None = None, keyfile: str | None = None, keyid: str |
          release_key: bool = False, checking: bool = False, verifying: bool = False,
          fingerprint: bool = False, only_listed: bool = False, files: bool = False,
          renewing: bool = False, valid_days: int | None = None) -> None:
-    """scripts/sign-release's options (FILES: --release-files); with none, the release in DIRECTORY signed."""
+    """scripts/sign-release's options (FILES: --release-files)."""
     if fingerprint:
         if any((directory, keyfile, keyid, release_key, checking, verifying, only_listed, files, renewing)):
             raise SignError("--fingerprint takes nothing else")
@@ -449,5 +400,4 @@ def main(directory: Path | None = None, keyfile: str | None = None, keyid: str |
     elif directory is None and (keyfile or keyid):
         raise SignError("name the release's directory (try scripts/sign-release --help)")
     else:
-        # (without a key, release only says that nothing is signed)
         release(key, directory or Path("."))
