@@ -38,13 +38,12 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-# --- What each command does, given the module its help shows (imported as it runs, so
-# that its import errors, as builds reading the manifest, are printed as errors)
+# --- What each command does, given the module its help shows (imported as it runs, so that its import errors, as
+# builds reading the manifest, are printed as errors)
 
 
 def call(function: str, *names: str, show: bool = False):
-    """A command that calls FUNCTION of its module with the arguments NAMES; with SHOW,
-    printing what it returns."""
+    """A command that calls FUNCTION of its module with the arguments NAMES; with SHOW, printing what it returns."""
 
     def run(module, args) -> None:
         result = getattr(module, function)(*(getattr(args, name) for name in names))
@@ -76,9 +75,7 @@ def _waves(builds, args) -> None:
 
 
 def _release(release, args) -> None:
-    from ulidtools import sign
-
-    release.make(args.out, args.only, sign.Key(args.sign, args.sign_key))
+    release.make(args.out, args.only, release.sign.Key(args.sign, args.sign_key))
 
 
 def _sign_release(sign, args) -> None:
@@ -155,20 +152,16 @@ def parser() -> Parser:
                  "scripts in scripts/ run; `python3 -m ulidtools COMMAND --help` tells one.")
     commands = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
 
-    def command(name: str, run, summary: str, module: str | None = None, *plain: str) -> Parser:
-        """A command; PLAIN: its first positional arguments, each shown in capitals."""
-        sub = commands.add_parser(name, help=summary, description=summary, module=module)
-        sub.set_defaults(run=run, parser=sub, module=module)
-        for dest in plain:
-            sub.add_argument(dest, metavar=dest.upper())
-        return sub
-
-    def action(actions, name: str, summary: str, *plain: str, description: str | None = None) -> Parser:
-        a = actions.add_parser(name, help=summary, description=description or summary)
-        a.set_defaults(parser=a)
+    def action(actions, name: str, summary: str, *plain: str, description: str | None = None, **defaults) -> Parser:
+        """A command (with DEFAULTS run and module) or an action; PLAIN: its first arguments, shown in capitals."""
+        a = actions.add_parser(name, help=summary, description=description or summary, module=defaults.get("module"))
+        a.set_defaults(parser=a, **defaults)
         for dest in plain:
             a.add_argument(dest, metavar=dest.upper())
         return a
+
+    def command(name: str, run, summary: str, module: str | None = None, *plain: str) -> Parser:
+        return action(commands, name, summary, *plain, run=run, module=module)
 
     c = command("cargo-field", call("field", "field", "toml", show=True), "a [package] field of the "
                 "extension's Cargo.toml (or of TOML's), empty when it has none", "project", "field")
@@ -211,8 +204,7 @@ def parser() -> Parser:
                    help="where (target/release-check unless given)")
     c.add_argument("--all", action="store_true", help="every file of a release, not only those CI installs "
                    "(13 and 15 for amd64, and the command-line tool)")
-    c = command("sign-release", _sign_release, "a release's files signed, or checked against the release key",
-                "sign")
+    c = command("sign-release", _sign_release, "a release's files signed, or checked against the release key", "sign")
     c.add_argument("--check", action="store_true", help="only try the key, on a line of text")
     key = c.add_mutually_exclusive_group()
     key.add_argument("--sign", metavar="KEYFILE", help="an OpenPGP secret key file")
@@ -263,9 +255,8 @@ def parser() -> Parser:
     c = command("setup-go", _setup_go, "Go and the pinned Go modules, installed where they are not", "setup_go")
     c.add_argument("--print-env", action="store_true", help="print the environment to build with, as export "
                    "lines; fail, installing nothing, when something is missing")
-    c = command("fetch-debian", _fetch_debian, "files of Debian's archive as inputs.manifest pins them, "
-                "downloaded into DIR and verified, each path printed; or, with --check, only checked to "
-                "answer", "debian_archive")
+    c = command("fetch-debian", _fetch_debian, "files of Debian's archive as inputs.manifest pins them, downloaded "
+                "into DIR and verified, each path printed; or, with --check, only checked to answer", "debian_archive")
     c.add_argument("--check", action="store_true", help="download nothing: check that each file answers")
     c.add_argument("names", metavar="DIR PACKAGE", nargs="*", help="the directory (not with --check), then "
                    "each file's name: PACKAGE, KIND:PACKAGE, PACKAGE:ARCH, PACKAGE/SUITE")

@@ -1,8 +1,6 @@
-"""The PostgreSQL builds as inputs.manifest's `build` lines declare them (the one
-list scripts/lib.sh, the tests, the benchmarks and the docs read): their ports,
-the groups tested side by side, and the pages' tables of them, which
-`python3 -m ulidtools tables --write docs/versions.md docs/development.md`
-rewrites (a test checks they are current).
+"""The PostgreSQL builds as inputs.manifest's `build` lines declare them (the one list scripts/lib.sh, the
+tests, the benchmarks and the docs read): their ports, the groups tested side by side, and the pages' tables of
+them (docs/development.md, "The PostgreSQL builds").
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ ORIGINS_START = "<!-- build origins: generated from inputs.manifest (python3 -m 
 ORIGINS_END = "<!-- /build origins -->"
 TABLE_PAGES = ("docs/versions.md", "docs/development.md")
 
-
 BUILDS: dict[str, Build] = {r.name: r for r in manifest.of_kind("build")}
 # pg_upgrade to each build (key) from the older ones (value): the `upgrade` lines
 UPGRADES = {r.new: list(r.olds) for r in manifest.of_kind("upgrade")}
@@ -36,8 +33,8 @@ def build_of(build: int | str) -> Build:
 
 
 def ends_of_run(oldest_major: int = 0) -> tuple[str, str]:
-    """The oldest and the newest build of asked() (of OLDEST_MAJOR or newer, when
-    there are any), for the tests that need not run on every build."""
+    """The oldest and the newest build of asked() (of OLDEST_MAJOR or newer, when there are any), for the tests
+    that need not run on every build."""
     names = asked()
     names = [name for name in names if BUILDS[name].major >= oldest_major] or names
     return names[0], names[-1]
@@ -51,28 +48,22 @@ def asked() -> list[str]:
     return [name for name in BUILDS if not wanted or name in wanted]
 
 
-# Private clusters listen on ULID_PORT_BASE (20000 unless set) + the build's port + a
-# slot below SLOTS, the gap between two builds' ports, so no build takes another's.
-# All stay below the kernel's ephemeral ports (ip_local_port_range, 32768 and up by
-# default): an outgoing connection may hold one, and a server then fails to bind it.
-DEFAULT_PORT_BASE = 20000
+# Private clusters listen on ULID_PORT_BASE + the build's port + a slot below SLOTS, the gap between two builds'
+# ports, so no build takes another's. All stay below the kernel's ephemeral ports (ip_local_port_range, 32768 and
+# up by default): an outgoing connection may hold one, and a server then fails to bind it.
 _PORTS = sorted(b.port for b in BUILDS.values())
 SLOTS = min(b - a for a, b in zip(_PORTS, _PORTS[1:]))
 
 
-def _ephemeral_start() -> int:
-    try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32768
-
-
 def port_base() -> int:
-    """ULID_PORT_BASE, refused when its ports would reach the ephemeral or privileged ones."""
-    text = os.environ.get("ULID_PORT_BASE") or str(DEFAULT_PORT_BASE)
+    text = os.environ.get("ULID_PORT_BASE") or "20000"
     if not text.isdigit():
         raise ValueError(f"ULID_PORT_BASE={text} is not a port number")
-    base, start = int(text), _ephemeral_start()
+    try:
+        start = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        start = 32768
+    base = int(text)
     top = base + _PORTS[-1] + SLOTS - 1
     if base < 1024 or top >= start:
         raise ValueError(f"ULID_PORT_BASE={base} gives ports {base + _PORTS[0]} to {top}; "
@@ -83,15 +74,13 @@ def port_base() -> int:
 
 
 def cluster_port(build: int | str, slot: int = 0) -> int:
-    """The port of a build's private cluster in SLOT."""
     if not 0 <= slot < SLOTS:
         raise ValueError(f"cluster slot {slot} is not below {SLOTS}")
     return port_base() + build_of(build).port + slot
 
 
 def cluster_root() -> Path:
-    """The private clusters' data directories (ULID_CLUSTER_ROOT); one per ULID_PORT_BASE,
-    so that two runs side by side never restart each other's servers."""
+    # one per ULID_PORT_BASE, so that two runs side by side never restart each other's servers
     base = os.environ.get("ULID_PORT_BASE")
     return Path(os.environ.get("ULID_CLUSTER_ROOT") or f"/tmp/ulid-clusters{f'-{base}' if base else ''}")
 
@@ -101,16 +90,16 @@ def major_version(build: int | str) -> int:
     return build_of(build).major
 
 
-# The builds whose features between them take every arm of every version-dependent
-# #[cfg] in src/: clippy and `cargo pgrx test` run on them; every other build only gets
-# the extension installed for its server tests. 14 rather than 13, whose arms it takes:
-# the first group's preparation, beside which only a release's files are made, then only installs.
+# The builds whose features between them take every arm of every version-dependent #[cfg] in src/: clippy and
+# `cargo pgrx test` run on them; every other build only gets the extension installed for its server tests. 14
+# rather than 13, whose arms it takes: the first group's preparation, beside which only a release's files are
+# made, then only installs.
 LINT_BUILDS = ("14", "18-assert", "19")
 
 
 def lint_builds(names: list[str]) -> list[str]:
-    """Of NAMES, each of LINT_BUILDS or else a build of its major version (18 for
-    18-assert); the first of NAMES when none is there."""
+    """Of NAMES, each of LINT_BUILDS or else a build of its major version (18 for 18-assert); the first of NAMES
+    when none is there."""
     chosen = []
     for lint in LINT_BUILDS:
         same = [n for n in names if n == lint] or [n for n in names if major_version(n) == major_version(lint)]
@@ -128,10 +117,9 @@ def touched_by(build: str) -> set[str]:
 
 
 def waves(names: list[str]) -> list[list[str]]:
-    """NAMES in groups whose server tests can run at once: at most WAVE_SIZE each, no
-    two of a group touching each other or the same build (touched_by), no group touching
-    a build of the next, which is made ready while it runs. The fewest groups, then
-    NAMES' order as far as it can."""
+    """NAMES in groups whose server tests can run at once: at most WAVE_SIZE each, no two of a group touching each
+    other or the same build (touched_by), no group touching a build of the next, which is made ready while it
+    runs. The fewest groups, then NAMES' order as far as it can."""
     for name in names:
         build_of(name)
     order = {name: i for i, name in enumerate(names)}
@@ -164,7 +152,6 @@ def debian_release(suite: str) -> str:
 
 
 def origin_text(build: Build) -> str:
-    """Where a build comes from, in words, from the manifest line it names."""
     package = f"postgresql-{build.major}"
 
     def pinned(kind: str):
@@ -193,20 +180,8 @@ def origin_text(build: Build) -> str:
 
 
 def markdown(start: str, end: str, header: list[str], rows: list[list[str]]) -> str:
-    """A generated table between its marks START and END."""
     lines = [f"| {' | '.join(cells)} |" for cells in (header, *rows)]
     return "\n".join([start, lines[0], f"|{' --- |' * len(header)}", *lines[1:], end])
-
-
-def markdown_table() -> str:
-    """The versions every test runs on, for users (docs/versions.md)."""
-    return markdown(TABLE_START, TABLE_END, ["build", "PostgreSQL"], [[b.name, b.version] for b in BUILDS.values()])
-
-
-def origins_table() -> str:
-    """Where each build comes from, for developers (docs/development.md)."""
-    return markdown(ORIGINS_START, ORIGINS_END, ["build", "PostgreSQL", "where it comes from"],
-                    [[b.name, b.version, origin_text(b)] for b in BUILDS.values()])
 
 
 def replace_tables(page: str, tables) -> str:
@@ -219,5 +194,11 @@ def replace_tables(page: str, tables) -> str:
 
 
 def with_table(page: str) -> str:
-    """The page with each generated table it has replaced by the current one."""
-    return replace_tables(page, ((TABLE_START, TABLE_END, markdown_table), (ORIGINS_START, ORIGINS_END, origins_table)))
+    """The page with each generated table it has replaced by the current one: the versions every test runs on,
+    for users (docs/versions.md), and where each build comes from, for developers (docs/development.md)."""
+    return replace_tables(page, (
+        (TABLE_START, TABLE_END, lambda: markdown(
+            TABLE_START, TABLE_END, ["build", "PostgreSQL"], [[b.name, b.version] for b in BUILDS.values()])),
+        (ORIGINS_START, ORIGINS_END, lambda: markdown(
+            ORIGINS_START, ORIGINS_END, ["build", "PostgreSQL", "where it comes from"],
+            [[b.name, b.version, origin_text(b)] for b in BUILDS.values()]))))

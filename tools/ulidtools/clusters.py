@@ -1,9 +1,7 @@
-"""Private PostgreSQL clusters for the demo, the tests and the benchmarks
-(scripts/cluster): each has its own data directory, CLUSTER_ROOT/NAME-BUILD, port
-(builds.cluster_port) and Unix socket, and no system service is touched. As root,
-the server runs as ULID_PG_USER (postgres). A start reuses an existing directory and
-writes its settings again into ulid.conf, which postgresql.conf includes. Only
-`connect` imports psycopg, so the command runs without the virtualenv.
+"""Private PostgreSQL clusters for the demo, the tests and the benchmarks (scripts/cluster), each with its own
+data directory (CLUSTER_ROOT/NAME-BUILD), port (builds.cluster_port) and Unix socket; no system service is touched.
+As root, the server runs as ULID_PG_USER (postgres). A start reuses an existing directory and writes its settings
+again into ulid.conf. Only `connect` imports psycopg, so the command runs without the virtualenv.
 """
 
 from __future__ import annotations
@@ -24,7 +22,6 @@ class ClusterError(ToolError):
 
 
 def pg_user() -> str:
-    """Who runs the servers when we are root (ULID_PG_USER)."""
     return os.environ.get("ULID_PG_USER") or "postgres"
 
 
@@ -35,7 +32,6 @@ def as_pg(command: list) -> list[str]:
 
 
 def own(path: Path) -> None:
-    """PATH given to the clusters' owner when we are root."""
     if os.geteuid() == 0:
         owner = pwd.getpwnam(pg_user())
         os.chown(path, owner.pw_uid, owner.pw_gid)
@@ -46,8 +42,6 @@ def _quoted(value: str) -> str:
 
 
 class Cluster:
-    """A private cluster of BUILD named NAME, on SLOT's port, started with SETTINGS."""
-
     def __init__(self, build: int | str, name: str, slot: int = 0, settings: dict[str, str] | None = None):
         self.build = str(build)
         self.version = builds.major_version(self.build)
@@ -61,7 +55,6 @@ class Cluster:
         self.pkglibdir = self.of.pkglibdir
 
     def start(self, **settings: str) -> "Cluster":
-        """Starts the server (made first if there is none) with the settings given now and before."""
         self.settings.update(settings)
         if not (self.dir / "PG_VERSION").is_file():
             self._initdb()
@@ -84,16 +77,13 @@ class Cluster:
         return self
 
     def stop(self, mode: str = "fast") -> None:
-        """Stops the server, if it runs (MODE: fast, immediate or smart)."""
         if (self.dir / "postmaster.pid").exists():
             subprocess.run(as_pg([self.bindir / "pg_ctl", "-D", self.dir, "-m", mode, "-w", "-t", "60", "stop"]),
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def destroy(self, wait: bool = True) -> None:
-        """Stops the server at once and removes its data directory; without WAIT
-        (a directory of a thousand databases takes most of a minute to remove, on
-        the disk more than the processor) it is moved aside at once and removed by
-        a process of its own while the caller goes on."""
+        """Without WAIT, the directory is moved aside and removed by a process of its own while the caller goes on
+        (a thousand databases take most of a minute to remove, on the disk more than the processor)."""
         self.stop("immediate")
         if self.dir.exists() and wait:
             shutil.rmtree(self.dir)
@@ -105,7 +95,6 @@ class Cluster:
         Path(f"{self.dir}.initdb.log").unlink(missing_ok=True)
 
     def start_empty(self, **settings: str) -> "Cluster":
-        """Starts the cluster made anew, destroying what an earlier run left."""
         self.destroy()
         return self.start(**settings)
 
@@ -128,17 +117,15 @@ class Cluster:
         return " ".join(f"{k}={v}" for k, v in parts.items())
 
     def tcp_conninfo(self, dbname: str = "postgres") -> str:
-        """A TCP connection string, for replication and postgres_fdw."""
+        """For replication and postgres_fdw."""
         return f"host=127.0.0.1 port={self.port} user=postgres dbname={dbname}"
 
     def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw):
-        """A psycopg connection (the virtualenv's)."""
         import psycopg
 
         return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
 
     def connect_when_up(self, dbname: str = "postgres", timeout: float = 60):
-        """A connection once the server accepts one again, failing with its log after `timeout` s."""
         import psycopg
 
         deadline = time.monotonic() + timeout
@@ -150,16 +137,13 @@ class Cluster:
                 time.sleep(0.2)
 
     def env(self) -> dict[str, str]:
-        """Our environment with PGHOST, PGPORT, PGUSER and PGDATABASE set for this server."""
         return dict(os.environ, PGHOST=str(self.dir), PGPORT=str(self.port), PGUSER="postgres", PGDATABASE="postgres")
 
     def exports(self) -> str:
-        """The same as shell `export` lines, and this build's programs first in PATH."""
         return (f"export PGHOST={self.dir} PGPORT={self.port} PGUSER=postgres PGDATABASE=postgres "
                 f"PATH={self.bindir}:$PATH\n")
 
     def run(self, program: str, *args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
-        """Runs one of this server's client programs (psql, pg_dump, pgbench...)."""
         return subprocess.run([str(self.bindir / program), *args], env=self.env(), check=check, text=True,
                               capture_output=True, **kw)
 
@@ -178,7 +162,6 @@ class Cluster:
         return row[0] == 1
 
     def wait_for_log(self, text: str, timeout: float = 60) -> None:
-        """Waits until the server's log holds TEXT, failing with its tail after `timeout` s."""
         log = self.dir / "server.log"
         deadline = time.monotonic() + timeout
         while not (log.exists() and text in log.read_text(errors="replace")):

@@ -1,17 +1,8 @@
-"""Earlier releases of ulid, built again for the upgrade tests (scripts/build-release).
-
-A released version is built from the commit sql/RELEASES records for it
-(project.RELEASE_COMMITS) for one PostgreSQL build, its files staged as `cargo
-pgrx package` lays them out, from /. Builds are kept under ~/.cache/ulid/releases
-(ULID_RELEASE_CACHE), one directory per version, commit and pgrx, made one at a
-time for a version (the tests of two builds may ask for it at once, and its
-source is unpacked once for all builds).
-
-A release is built with this tree's pgrx, not the one it was made with:
-cargo-pgrx builds only against its own version of pgrx, and an older pgrx may not
-know the server (0.1.0's pgrx 0.18 has no PostgreSQL 19). The SQL a release
-installs is its own either way: pgrx 0.18 and 0.19 generate the same install
-script from the same code.
+"""Earlier releases of ulid, built again for the upgrade tests (scripts/build-release): a version from the
+commit sql/RELEASES records for it, staged as `cargo pgrx package` lays it out, kept under ~/.cache/ulid/releases
+(ULID_RELEASE_CACHE) per version, commit and pgrx. It is built with this tree's pgrx, as cargo-pgrx builds only
+against its own pgrx and an older one may not know the server (0.1.0's pgrx 0.18 has no PostgreSQL 19); the SQL
+it installs is its own either way (pgrx 0.18 and 0.19 generate the same install script from the same code).
 """
 
 from __future__ import annotations
@@ -29,17 +20,11 @@ from ulidtools.base import ROOT, ToolError, log
 
 
 class ReleaseBuildError(ToolError):
-    """An earlier release that could not be built."""
-
-
-def cache() -> Path:
-    """Where the builds of earlier releases are kept (ULID_RELEASE_CACHE)."""
-    return Path(os.environ.get("ULID_RELEASE_CACHE") or Path.home() / ".cache" / "ulid" / "releases")
+    pass
 
 
 def _source(commit: str, version: str, src: Path) -> None:
-    """The release's tree in SRC, moved to this tree's pgrx, with a feature
-    for every PostgreSQL this tree knows."""
+    """The release's tree in SRC, moved to this tree's pgrx, with a feature for every PostgreSQL this tree knows."""
     if subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{commit}^{{commit}}"],
                       stderr=subprocess.DEVNULL).returncode != 0:
         log(f"fetching {commit} (ulid {version}) from origin")
@@ -48,8 +33,7 @@ def _source(commit: str, version: str, src: Path) -> None:
                                     "(git fetch --unshallow)")
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir(parents=True)
-    # (git's own tar, unpacked by tar: Debian 12's Python 3.11.2 has no
-    # extraction filters)
+    # (git's own tar, unpacked by tar: Debian 12's Python 3.11.2 has no extraction filters)
     archive = subprocess.run(["git", "-C", ROOT, "archive", commit], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
     text = (src / "Cargo.toml").read_text()
@@ -64,15 +48,14 @@ def _source(commit: str, version: str, src: Path) -> None:
 
 
 def build(version: str, build: str) -> Path:
-    """Ulid VERSION built for BUILD from its commit; the directory its files
-    are staged in. A build that has moved into other directories (as 13
-    did, from a source build to Debian's packages) is built again: its files
-    are staged where the PostgreSQL they were made for keeps them."""
+    """Made one at a time (two builds' tests may ask at once; the source is unpacked once for all). A build that has
+    moved into other directories (as 13 did, from a source build to Debian's) is built again."""
     commit = project.RELEASE_COMMITS.get(version)
     if commit is None:
         raise ReleaseBuildError(f"sql/RELEASES has no version {version}")
     record = builds.build_of(build)
-    home = cache() / f"{version}-{commit}-pgrx{project.PGRX}"
+    cache = Path(os.environ.get("ULID_RELEASE_CACHE") or Path.home() / ".cache" / "ulid" / "releases")
+    home = cache / f"{version}-{commit}-pgrx{project.PGRX}"
     stage = home / f"pg{build}"
     done = Path(f"{stage}.done")
     home.mkdir(parents=True, exist_ok=True)
@@ -83,12 +66,10 @@ def build(version: str, build: str) -> Path:
         src = home / "src"
         if not (src / "Cargo.toml").is_file():
             _source(commit, version, src)
-        # the release builds into the same cargo directory, reusing the dependencies
         log(f"building ulid {version} ({commit}) for PostgreSQL {build}")
         shutil.rmtree(stage, ignore_errors=True)
         log_file = Path(f"{stage}.log")
-        # (with this tree's debug profile, or the dependencies would be
-        # built again for the release's)
+        # into the same cargo directory with this tree's debug profile, reusing its dependencies
         profile = {f"CARGO_PROFILE_DEV_{key.upper().replace('-', '_')}": str(value)
                    for key, value in project.cargo()["profile"]["dev"].items()}
         with log_file.open("w") as out:

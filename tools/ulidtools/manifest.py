@@ -26,14 +26,11 @@ class Line:
     text: str = field(compare=False)
 
     def rest(self) -> str:
-        """The line without its kind, blanks squeezed."""
         return " ".join(self.text.split()[1:])
 
 
 @dataclass(frozen=True)
 class Build(Line):
-    """build NAME MAJOR VERSION FROM PORT"""
-
     name: str  # "15", "18-assert"
     major: int
     version: str  # what the server reports: "15.20", "19rc1"
@@ -46,7 +43,6 @@ class Build(Line):
 
     @property
     def pg_config(self) -> Path:
-        """Debian 12's own for a build of its packages; the others' under pg_home()."""
         if self.origin == "debian":
             return Path(f"/usr/lib/postgresql/{self.major}/bin/pg_config")
         return pg_home() / self.name / "bin" / "pg_config"
@@ -57,41 +53,25 @@ class Build(Line):
         asked = output([self.pg_config, "--bindir", "--pkglibdir", "--sharedir"], check=True).splitlines()
         return [Path(line) for line in asked]
 
-    @property
-    def bindir(self) -> Path:
-        """Its programs: postgres, psql, pg_dump..."""
-        return self._dirs[0]
-
-    @property
-    def pkglibdir(self) -> Path:
-        """Its extension libraries (and PGXS's pg_regress)."""
-        return self._dirs[1]
-
-    @property
-    def extdir(self) -> Path:
-        """Its extension control files and scripts."""
-        return self._dirs[2] / "extension"
+    bindir = property(lambda self: self._dirs[0])
+    pkglibdir = property(lambda self: self._dirs[1])
+    extdir = property(lambda self: self._dirs[2] / "extension")
 
 
 @dataclass(frozen=True)
 class Upgrade(Line):
-    """upgrade NEW OLD..."""
-
     new: str
     olds: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Bench(Line):
-    """bench BUILD..."""
-
     builds: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class DebianFile(Line):
-    """debian-source, debian-binary, debian-system ARCHIVE SUITE PACKAGE VERSION
-    POOL-PATH SIZE SHA256, and system NAME ARCHIVE ... (kind `system:NAME`)."""
+    """The lines of ARCHIVE_KINDS, and `system NAME ...` (kind `system:NAME`)."""
 
     kind: str
     archive: str
@@ -112,16 +92,12 @@ class DebianFile(Line):
 
 @dataclass(frozen=True)
 class Debian(Line):
-    """debian PACKAGE VERSION"""
-
     package: str
     version: str
 
 
 @dataclass(frozen=True)
 class Wheel(Line):
-    """wheel BUILD PROJECT VERSION FILE SHA256 DIRECTORY"""
-
     build: str
     project: str
     version: str
@@ -144,8 +120,6 @@ class Wheel(Line):
 
 @dataclass(frozen=True)
 class Crate(Line):
-    """crate NAME VERSION SHA256"""
-
     name: str
     version: str
     sha256: str
@@ -153,8 +127,6 @@ class Crate(Line):
 
 @dataclass(frozen=True)
 class Pypi(Line):
-    """pypi PROJECT VERSION FILE SHA256"""
-
     project: str
     version: str
     file: str
@@ -163,8 +135,6 @@ class Pypi(Line):
 
 @dataclass(frozen=True)
 class Lock(Line):
-    """lock PATH"""
-
     path: str
 
 
@@ -209,16 +179,7 @@ def _record(kind: str, values: list[str], number: int, text: str) -> Line:
     return record
 
 
-def _key(record: Line) -> tuple:
-    """What may appear only once: a Debian file by kind and package (a debian-binary by
-    suite too), any other line by its first field (a build's name, a list's first build)."""
-    if isinstance(record, DebianFile):
-        return (record.kind, record.package, record.suite if record.kind == "debian-binary" else "")
-    return (type(record).__name__, record.text.split()[1])
-
-
 def parse(text: str, root: Path = ROOT) -> list[Line]:
-    """Every record of a manifest's text, in order; ManifestError for the first bad line."""
     records: list[Line] = []
     seen: dict[tuple, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
@@ -228,7 +189,12 @@ def parse(text: str, root: Path = ROOT) -> list[Line]:
         if kind not in KINDS:
             raise ManifestError(f"line {number}: no kind of line is called {kind}: {line}")
         record = _record(kind, values, number, line)
-        key = _key(record)
+        # what may appear only once: a Debian file by kind and package (a debian-binary by suite too), any other
+        # line by its first field (a build's name, a list's first build)
+        if isinstance(record, DebianFile):
+            key = (record.kind, record.package, record.suite if record.kind == "debian-binary" else "")
+        else:
+            key = (type(record).__name__, values[0])
         if key in seen:
             raise ManifestError(f"line {number}: pinned twice (line {seen[key]} too): {line}")
         seen[key] = number
@@ -236,8 +202,7 @@ def parse(text: str, root: Path = ROOT) -> list[Line]:
     builds = {r.name for r in records if isinstance(r, Build)}
     for record in records:
         if isinstance(record, (Upgrade, Bench)):
-            named = (record.new, *record.olds) if isinstance(record, Upgrade) else record.builds
-            for name in named:
+            for name in record.text.split()[1:]:
                 if name not in builds:
                     raise ManifestError(f"line {record.number}: {name} is not a build: {record.text}")
         if isinstance(record, Lock) and not (root / record.path).is_file():
@@ -247,7 +212,6 @@ def parse(text: str, root: Path = ROOT) -> list[Line]:
 
 @cache
 def read(path: Path = PATH) -> tuple[Line, ...]:
-    """The records of the manifest at PATH, read once per process."""
     try:
         return tuple(parse(path.read_text(), path.parent))
     except ManifestError as error:

@@ -1,18 +1,7 @@
-"""The tarball and the Debian package of one artifact, the extension for a
-PostgreSQL major version (BUILD) or the command-line tool (cli):
-
-    DIR/ulid-<version>-pg<MAJOR>-linux-<x86_64|aarch64>.tar.gz
-    DIR/postgresql-<MAJOR>-ulid_<version>-1_<amd64|arm64>.deb
-    DIR/ulid-tool-<version>-linux-<x86_64|aarch64>.tar.gz
-    DIR/ulid-tool_<version>-1_<amd64|arm64>.deb
-
-Each is built, checked (machine type; glibc floor in a release build), staged
-as the tarball's tree, tarred and made a .deb, the same bytes from the same
-files (times SOURCE_DATE_EPOCH's or the commit's, owner root). A release build
-(the default) is linked by Zig against glibc 2.28, cross-compiled for arm64; a
-debug build (--debug) for amd64 is linked as this machine links, for the tests. A
-test-only build (18-assert) is refused: its install.sh would take any
-PostgreSQL of its major version. `install` puts the extension into a build.
+"""The tarball and the Debian package of each artifact, the extension for a PostgreSQL build or the
+command-line tool (cli), each built, checked (machine type; glibc floor in a release build) and made the same
+bytes from the same files: docs/development.md, "Packages". A test-only build (18-assert) is refused: its
+install.sh would take any PostgreSQL of its major version. `install` puts the extension into a build.
 """
 
 from __future__ import annotations
@@ -30,15 +19,13 @@ from ulidtools import builds, cargo_env, debian_package, project
 from ulidtools.base import ROOT, as_root, log, sha256_hex, stamp_is
 from ulidtools.cargo_env import BuildError
 
-# an ELF file's machine (e_machine), by architecture
+# e_machine of an ELF file, by architecture
 ELF_MACHINE = {"amd64": 62, "arm64": 183}
 # what the extension's files are built from
 SOURCES = ("src", "sql", "crates/ulid-core", "Cargo.toml", "Cargo.lock", "build.rs", "ulid.control", ".cargo")
 
 
 def _fingerprint(config: Path, env: dict[str, str], command: list[str]) -> str | None:
-    """A hash of SOURCES' files (tracked and untracked), pg_config, rustc, the build
-    environment and COMMAND; None outside a git checkout."""
     files = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard", "--", *SOURCES],
                            capture_output=True)
     if files.returncode != 0:
@@ -54,19 +41,14 @@ def _fingerprint(config: Path, env: dict[str, str], command: list[str]) -> str |
 
 
 def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
-    """Builds the extension for BUILD (PROFILE debug or release; with ARCH, a release
-    build for it: cargo_env.release_env) and returns the stage, STAGE =
-    target/stage/pgBUILD-{ARCH or native}-PROFILE, holding every file it installs as
-    `cargo pgrx package` lays them out from /; the log is STAGE.log. A stage of
-    the same _fingerprint (STAGE.source) is kept without taking the build lock,
-    which another build's tests may hold."""
+    """Every file it installs, laid out from /; a stage of the same _fingerprint (STAGE.source) is kept without
+    taking the build lock (cargo_env.run_locked), which another build's tests may hold."""
     stage = ROOT / "target" / "stage" / f"pg{build}-{arch or 'native'}-{profile}"
     config = builds.build_of(build).pg_config
     env = {**os.environ, **cargo_env.pgrx_env(build)}
     if profile == "release" and not arch:
-        # where the from-source test compiles the same build, as a user's
-        # clone does, with pgrx's configuration and no PGRX_PG_CONFIG_PATH:
-        # each reuses the other's work (a test-only build keeps its own)
+        # where the from-source test compiles the same build, as a user's clone does, with pgrx's configuration
+        # and no PGRX_PG_CONFIG_PATH: each reuses the other's work (a test-only build keeps its own)
         env["CARGO_TARGET_DIR"] = str(cargo_env.native_release_target())
         if build == str(builds.major_version(build)):
             del env["PGRX_PG_CONFIG_PATH"]
@@ -99,10 +81,8 @@ def stage_extension(build: str, profile: str, arch: str | None = None) -> Path:
 
 
 def install(build: str, profile: str = "debug") -> None:
-    """Builds the extension and installs it into BUILD (scripts/install). Each file
-    replaces the installed one as a new file, never written over it, so a server
-    with the old library mapped does not crash. Scripts (ulid--*.sql) the stage
-    lacks are removed: they would offer versions this one cannot install."""
+    """Each file replaces the installed one as a new file, never written over it, so that a server with the old
+    library mapped does not crash; scripts (ulid--*.sql) the stage lacks would offer versions it cannot install."""
     stage = stage_extension(build, profile)
     extdir = builds.build_of(build).extdir
     for old in sorted(extdir.glob("ulid--*.sql")):
@@ -117,8 +97,6 @@ def install(build: str, profile: str = "debug") -> None:
 
 
 def check_binary(path: Path, arch: str, profile: str) -> None:
-    """Stops unless an ELF library or program is for ARCH and, in a release
-    build, asks for no glibc newer than the floor."""
     header = path.read_bytes()[:20]
     if header[:4] != b"\x7fELF" or int.from_bytes(header[18:20], "little") != ELF_MACHINE[arch]:
         kind = subprocess.run(["file", "-b", str(path)], capture_output=True, text=True).stdout.strip()
@@ -129,9 +107,7 @@ def check_binary(path: Path, arch: str, profile: str) -> None:
 
 
 def tarball(directory: Path, name: str, out: Path) -> None:
-    """OUT, a gzipped tarball of DIRECTORY/NAME that is the same bytes wherever made
-    from the same files: sorted, owned by 0:0, times and modes fixed whatever the
-    umask, no name or time in gzip's header."""
+    """OUT, a tarball of DIRECTORY/NAME that is the same bytes wherever made from the same files."""
     epoch = debian_package.source_date_epoch()
     tar = subprocess.Popen(["tar", "-C", str(directory), "--format=gnu", "--sort=name", "--owner=0", "--group=0",
                             "--numeric-owner", f"--mtime=@{epoch}", "--mode=u=rwX,go=rX", "-c", name],
@@ -171,7 +147,6 @@ class Artifact:
         check_binary(tree / "lib" / "ulid.so", self.arch, self.profile)
 
     def _build_cli(self, arch: str) -> Path:
-        """The command-line tool built for ARCH, under the build lock (cargo_env.build_lock)."""
         target = cargo_env.rust_target(arch)
         env = dict(os.environ, CARGO_TARGET_DIR=str(cargo_env.cargo_target()))
         if not (self.profile == "debug" and arch == "amd64"):
@@ -183,7 +158,7 @@ class Artifact:
         return cargo_env.cargo_target() / target / self.profile / "ulid-tool"
 
     def _cli_tree(self, tree: Path) -> None:
-        """The tool's tree; the man page and completions come from the amd64 build."""
+        """The man page and completions come from the amd64 build, which runs here."""
         program = self._build_cli(self.arch)
         check_binary(program, self.arch, self.profile)
         host = program if self.arch == "amd64" else self._build_cli("amd64")
@@ -200,9 +175,7 @@ class Artifact:
         shutil.copyfile(ROOT / "LICENSE", tree / "LICENSE")
 
     def make(self, out: Path) -> list[Path]:
-        """Writes the artifact's tarball and Debian package into OUT; returns their paths."""
-        # built, checked and laid out as its tarball's tree (a folder per
-        # profile: a debug and a release package may be made at once)
+        # a folder per profile: a debug and a release package may be made at once
         tree = ROOT / "target" / "package" / self.profile / self.name
         if self.what == "cli":
             self._cli_tree(tree)
@@ -216,7 +189,7 @@ class Artifact:
 
 
 def make_all(whats: list[str], arch: str, profile: str, out: Path) -> None:
-    """The artifacts WHATS (builds, or cli) into OUT, every name checked first."""
+    """Every name of WHATS checked before anything is built."""
     cargo_env.rust_target(arch)
     for what in whats:
         if what != "cli":

@@ -1,9 +1,7 @@
-"""What is tested on which build: docs/versions.md's table, made from the tests' markers
-as pytest collects them (the Rust tests: builds.lint_builds), so that narrowing a test's
-builds changes the table and tests/docs/test_versions_table.py fails until the page says
-so; and the pairs pg_upgrade is tested between (`upgrade` lines). `tables --write` writes
-them with builds.py's tables; collecting needs the tests' virtualenv and every build
-installed. A page links to a row by its anchor (`versions.md#tested-two-writers`).
+"""The pages' generated tables, written again by `tables --write` with builds.py's: what is tested on which build
+(docs/versions.md), made from the tests' markers as pytest collects them (the Rust tests: builds.lint_builds), so
+that narrowing a test's builds changes the table and tests/docs/test_versions_table.py fails until the page says
+so; and the pairs pg_upgrade is tested between. Collecting needs the tests' virtualenv and every build installed.
 """
 
 from __future__ import annotations
@@ -23,8 +21,6 @@ START = "<!-- tested where: generated from the tests' markers (python3 -m ulidto
 END = "<!-- /tested where -->"
 UPGRADES_START = "<!-- pg_upgrade pairs: generated from inputs.manifest (python3 -m ulidtools tables) -->"
 UPGRADES_END = "<!-- /pg_upgrade pairs -->"
-
-
 # a row's tests that are not pytest's: they run on builds.lint_builds
 CARGO_PGRX_TEST = "cargo pgrx test"
 
@@ -109,7 +105,6 @@ def collect() -> dict[str, dict]:
 
 
 def builds_of(row: Row, collected: dict[str, dict]) -> list[str]:
-    """The builds on which a test of ROW runs."""
     if row.tests == (CARGO_PGRX_TEST,):
         return builds.lint_builds(list(builds.BUILDS))
     tests = [t for node, t in collected.items() if node.startswith(row.tests)]
@@ -141,9 +136,8 @@ def marked(page: str) -> dict[str, set[str]]:
 
 
 def rows_not_run(build: str, ran: dict[str, dict], page: str) -> list[str]:
-    """The rows the page marks for BUILD whose every test a run of BUILD (RAN: conftest.py's
-    --ran-report) skipped, with the reasons given; a row with no test in the run (tests
-    that run once per run) is not judged."""
+    """The rows the page marks for BUILD whose every test a run of BUILD (RAN: conftest.py's --ran-report) skipped,
+    with the reasons given; a row with no test in the run (tests that run once per run) is not judged."""
     marks = marked(page)
     problems = []
     for row in ROWS:
@@ -157,21 +151,17 @@ def rows_not_run(build: str, ran: dict[str, dict], page: str) -> list[str]:
     return problems
 
 
-def upgrades_table() -> str:
-    """The pairs pg_upgrade is tested between (test_pg_upgrade.py)."""
-    return builds.markdown(UPGRADES_START, UPGRADES_END, ['<a id="tested-pg-upgrade"></a>to', "from"],
-                           [[new, ", ".join(olds)] for new, olds in builds.UPGRADES.items()])
-
-
 def with_tables(page: str, collected: dict[str, dict] | None) -> str:
-    """The page with its generated tables replaced by current ones (COLLECTED: from
-    collect(), needed only for the table of tests)."""
-    return builds.replace_tables(page, ((START, END, lambda: table(collected)),
-                                        (UPGRADES_START, UPGRADES_END, upgrades_table)))
+    """The page with its generated tables replaced by current ones (COLLECTED: from collect(), needed only for
+    the table of tests)."""
+    return builds.replace_tables(page, (
+        (START, END, lambda: table(collected)),
+        (UPGRADES_START, UPGRADES_END, lambda: builds.markdown(
+            UPGRADES_START, UPGRADES_END, ['<a id="tested-pg-upgrade"></a>to', "from"],
+            [[new, ", ".join(olds)] for new, olds in builds.UPGRADES.items()]))))
 
 
 def write_tables(pages: list[str]) -> None:
-    """Writes the pages' tables of builds (builds.py) and of what is tested where."""
     texts = {name: (ROOT / name).read_text() for name in pages}  # (an absolute NAME stays as it is)
     collected = collect() if any(START in text for text in texts.values()) else None
     for name, text in texts.items():
