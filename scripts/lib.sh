@@ -1,42 +1,35 @@
-# Shared helpers for the scripts in this directory. Source it, don't run it.
-# The PostgreSQL builds are the `build` lines of inputs.manifest; a build's
-# name is a major version, optionally with a suffix (18-assert). The rest of
-# the tooling is Python, tools/ulidtools, which `ulidtools` runs.
+# Shared helpers for the scripts in this directory: source it, don't run it. The PostgreSQL builds are the
+# `build` lines of inputs.manifest (a major version, optionally with a suffix: 18-assert), which only
+# tools/ulidtools reads (`ulidtools`).
 set -euo pipefail
 
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
-# the one place Python is told where the project's packages are (tools/:
-# ulidtools; tests/: harness; the root: bench), for every program the
-# scripts run, Debian's python3 among them, before the tests' virtualenv exists
-# (which has them installed, editable: pyproject.toml)
+# the one place Python is told where the project's packages are, for Debian's python3 before the tests'
+# virtualenv exists (docs/development.md, "Python finds the project's packages")
 export PYTHONPATH=$ULID_ROOT/tools:$ULID_ROOT/tests:$ULID_ROOT${PYTHONPATH:+:$PYTHONPATH}
-# inputs.manifest is read by tools/ulidtools alone, so the scripts need
-# Python from their first line; a fresh Debian 12 may not have it yet
+# the scripts need Python from their first line; a fresh Debian 12 may not have it yet
 if ! command -v python3 >/dev/null; then
     echo "lib.sh: installing python3 (Debian 12's), which reads inputs.manifest" >&2
     sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
     $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
         --no-install-recommends python3 >/dev/null
 fi
-# tools/ulidtools, without the site packages (-S: nothing it needs is there)
+# -S: nothing it needs is in the site packages
 ulidtools() { python3 -S -m ulidtools "$@"; }
-# What the manifest says that the scripts need: the builds (ULID_ALL_BUILDS)
-# and the builds' tools (ULID_TOOL_DIRS, CARGO_PGRX): `ulidtools shell` says them.
+# the builds (ULID_ALL_BUILDS) and the builds' tools (ULID_TOOL_DIRS, CARGO_PGRX)
 ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read" >&2; exit 1; }
 eval "$ulid_shell"
 unset ulid_shell
-# the builds' tools first in PATH; pgrx-tests runs the cargo-pgrx
-# CARGO_PGRX names, not the first one in PATH
+# the builds' tools first in PATH; pgrx-tests runs the cargo-pgrx CARGO_PGRX names, not the first in PATH
 case ":$PATH:" in
     *":$ULID_TOOL_DIRS:"*) ;;
     *) PATH=$ULID_TOOL_DIRS:$PATH ;;
 esac
 export PATH CARGO_PGRX
 
-# For a script's command line: with -h or --help first, print the script's
-# opening comment and exit; otherwise stop, before anything is done, on an
-# argument that names no build.
+# With -h or --help first, print the script's opening comment and exit; otherwise stop, before anything is
+# done, on an argument that names no build.
 help_or_builds() {
     case "${1:-}" in
         -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -52,17 +45,12 @@ help_or_builds() {
 log() { printf '\033[1;34m==>\033[0m %s %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
-# the unprivileged user that runs postgres when we are root (as
-# ulidtools.clusters.pg_user)
+# the unprivileged user that runs postgres when we are root (ulidtools.clusters.pg_user): PostgreSQL refuses
+# to run as root
 ULID_PG_USER=${ULID_PG_USER:-postgres}
-# a server-side command (initdb, postgres) as that user, since PostgreSQL
-# refuses to run as root
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$ULID_PG_USER" -- "$@"; else "$@"; fi; }
 
-# build_dir BUILD WHICH: its pg_config, bindir, pkglibdir or extdir, as the
-# build's record in ulidtools.manifest gives it
+# build_dir BUILD pg_config|bindir|pkglibdir|extdir
 build_dir() { ulidtools build-dir "$@"; }
-
-# The port of BUILD's private cluster in SLOT (0: the demo), as
-# ulidtools.builds.cluster_port gives it
+# cluster_port BUILD SLOT (0: the demo)
 cluster_port() { ulidtools cluster-port "$@"; }

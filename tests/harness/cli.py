@@ -24,6 +24,5 @@ def ulid_binary() -> Path:
 
 
 def ulid(*args: str, input: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    """Runs `ulid-tool ARGS...`, text in and out."""
     return subprocess.run([str(ulid_binary()), *args], input=input, text=True,
                           capture_output=True, check=check)

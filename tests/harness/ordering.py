@@ -6,9 +6,9 @@ import threading
 
 
 def client_serialized(cluster, dbnames: list[str], per_thread: int, threads_per_db: int = 2) -> list[tuple[int, bytes]]:
-    """Threads spread over DBNAMES call gen_monotonic_ulid() in strict turns (0, 1, ... then 0),
-    reconnecting every 200 calls: each call returns before the next starts, so call order is
-    generation order and consecutive calls come from two sessions. Returns (thread, id) in order."""
+    """Threads spread over DBNAMES call gen_monotonic_ulid() in strict turns (0, 1, ... then 0), reconnecting
+    every 200 calls: each call returns before the next starts, so call order is generation order and
+    consecutive calls come from two sessions. Returns (thread, id) in order."""
     n = threads_per_db * len(dbnames)
     turn = threading.Condition()
     state = {"next": 0}

@@ -1,7 +1,7 @@
-"""The one reader of the documentation pages' Markdown for the tests: fenced blocks,
-a section's blocks, a page's prose and code, and expected output against printed.
-Pages show the release users install (CURRENT_RELEASE); between releases the build
-carries the next version, and `as_built` puts it where PostgreSQL prints or takes it."""
+"""The one reader of the documentation pages' Markdown for the tests: fenced blocks, a section's blocks, a
+page's prose and code, and expected output against printed. Pages show the release users install
+(CURRENT_RELEASE); between releases the build carries the next version, which `as_built` puts where PostgreSQL
+prints or takes it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ulidtools.project import CURRENT_RELEASE, VERSION
 
-# the extension's version where a page shows PostgreSQL print or take it: `version "X"`,
-# version `X`, `'X-resync'` or `X-resync`, or alone on an output line (an `extversion` row)
+# the extension's version where a page shows PostgreSQL print or take it: `version "X"`, version `X`,
+# `'X-resync'` or `X-resync`, or alone on an output line (an `extversion` row)
 EXTENSION_VERSION = re.compile(r"(?<=version [\"`])\d+\.\d+\.\d+(?=[\"`])"
                                r"|(?<=['`])\d+\.\d+\.\d+(?=-resync['`])|(?<=^ )\d+\.\d+\.\d+$", re.M)
 
@@ -22,12 +22,10 @@ def _swap(text: str, old: str, new: str) -> str:
 
 
 def as_built(text: str) -> str:
-    """A page's TEXT with the current release's version, where it shows one, as the build's."""
     return _swap(text, CURRENT_RELEASE, VERSION)
 
 
 def as_released(text: str) -> str:
-    """The inverse of as_built: what the build printed, as the page shows it."""
     return _swap(text, VERSION, CURRENT_RELEASE)
 
 
@@ -45,14 +43,13 @@ class Fenced:
     info: str
 
     def body(self, lines: list[str]) -> list[str]:
-        """Its lines, without the indentation of its fence."""
         return [line[len(self.indent):] if line.startswith(self.indent) else line.lstrip()
                 for line in lines[self.start + 1:self.end]]
 
 
 def fenced_blocks(lines: list[str], name: str = "page") -> dict[int, Fenced]:
-    """Every fenced block of LINES, by its opening line's index; a block closes at a line of
-    at least as many of its fence's characters."""
+    """Every fenced block of LINES, by its opening line's index; a block closes at a line of at least as many
+    of its fence's characters."""
     blocks: dict[int, Fenced] = {}
     end = -1
     for i, line in enumerate(lines):
@@ -68,13 +65,13 @@ def fenced_blocks(lines: list[str], name: str = "page") -> dict[int, Fenced]:
 
 
 def section_blocks(page: Path, heading: str, info: str = "sql", prefix: bool = False) -> list[str]:
-    """The INFO blocks of the section titled HEADING (with PREFIX, the first title starting
-    so), up to the next heading of its level or above."""
+    """The INFO blocks of the section titled HEADING (with PREFIX, the first title starting so), up to the next
+    heading of its level or above."""
     lines = page.read_text().split("\n")
     fenced = fenced_blocks(lines, page.name)
     blocks: list[str] = []
     level = None
-    for i, line in enumerate(_blanked(lines, fenced)):  # a heading is never inside a block
+    for i, line in enumerate(prose(page).split("\n")):  # a heading is never inside a block
         title = HEADING.match(line)
         if title and level is not None and len(title.group(1)) <= level:
             break
@@ -103,17 +100,12 @@ def sh_blocks(page: Path) -> list[tuple[int, str]]:
     return blocks
 
 
-def _blanked(lines: list[str], fenced: dict[int, Fenced]) -> list[str]:
-    lines = list(lines)
-    for block in fenced.values():
-        lines[block.start:block.end + 1] = [""] * (block.end + 1 - block.start)
-    return lines
-
-
 def prose(page: Path) -> str:
     """The page with its fenced blocks' lines blanked: text, headings, links and inline code."""
     lines = page.read_text().split("\n")
-    return "\n".join(_blanked(lines, fenced_blocks(lines, page.name)))
+    for block in fenced_blocks(lines, page.name).values():
+        lines[block.start:block.end + 1] = [""] * (block.end + 1 - block.start)
+    return "\n".join(lines)
 
 
 def paragraphs(page: Path) -> list[str]:
@@ -156,10 +148,7 @@ def normalized(lines: list[str]) -> list[str]:
     return out
 
 
-def line_matches(expected: str, actual: str) -> bool:
-    return re.fullmatch(".*".join(map(re.escape, expected.split(ANY))), actual) is not None
-
-
 def output_matches(expected: list[str], actual: list[str]) -> bool:
     expected, actual = normalized(expected), normalized(actual)
-    return len(expected) == len(actual) and all(map(line_matches, expected, actual))
+    return len(expected) == len(actual) and all(re.fullmatch(".*".join(map(re.escape, e.split(ANY))), a)
+                                                for e, a in zip(expected, actual))

@@ -9,8 +9,8 @@ import psycopg
 
 
 def call_every_generator(connect: Callable[[], psycopg.Connection], sessions: int = 3) -> None:
-    """Runs both generators, ulid_timestamp and the public-id functions in SESSIONS new
-    sessions (each a new backend, which maps the library anew unless the postmaster preloaded it)."""
+    """Runs both generators, ulid_timestamp and the public-id functions in SESSIONS new sessions (each a new
+    backend, which maps the library anew unless the postmaster preloaded it)."""
     for _ in range(sessions):
         with connect() as conn:
             row = conn.execute(
@@ -23,5 +23,4 @@ def call_every_generator(connect: Callable[[], psycopg.Connection], sessions: in
 
 
 def crashes_in(log: str) -> list[str]:
-    """The lines of LOG that tell of a backend killed by a signal, a PANIC, or a library not loaded."""
     return [line for line in log.splitlines() if re.search(r"terminated by signal|PANIC|could not load library", line)]

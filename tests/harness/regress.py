@@ -1,7 +1,6 @@
-"""The pg_regress suite of tests/pg_regress, against the private clusters
-(tests/pg_regress/test_regress.py) or the Debian servers of tests/release. A server
-needs `version` (major), `dir` (socket directory), `port`, `create_database`, and the
-`bindir` and `pkglibdir` of a local PostgreSQL of that major version, whose pg_regress runs."""
+"""The pg_regress suite of tests/pg_regress, against the private clusters (tests/pg_regress/test_regress.py)
+or the Debian servers of tests/release. A server needs `version` (major), `dir` (socket directory), `port`,
+`create_database`, and the `bindir` and `pkglibdir` of a local PostgreSQL of that version (its pg_regress)."""
 
 from __future__ import annotations
 
@@ -20,32 +19,27 @@ def required_version(sql: Path) -> int:
 
 
 def names_for(version: int) -> list[str]:
-    """The tests of the suite that run on this major version."""
     return sorted(p.stem for p in (REGRESS / "sql").glob("*.sql") if required_version(p) <= version)
 
 
 def expected_file(name: str, version: int) -> Path:
-    """NAME.pgNN.out for the newest NN at or below this version, else NAME.out:
-    an output that changed in some release holds for the releases after it."""
+    """NAME.pgNN.out for the newest NN at or below this version, else NAME.out: an output that changed in some
+    release holds for the releases after it."""
     variants = sorted((int(p.name.split(".pg")[1].split(".")[0]), p)
                       for p in (REGRESS / "expected").glob(f"{name}.pg*.out"))
     return ([p for v, p in variants if v <= version] or [REGRESS / "expected" / f"{name}.out"])[-1]
 
 
 def run(name: str, server, work: Path, accept: bool = False) -> str | None:
-    """Runs NAME in a fresh database of SERVER: None if the output is as expected (or
-    accepted), else what differs."""
+    """NAME in a fresh database of SERVER: None if its output is as expected or accepted, else what differs."""
     work_in = work / "in"
     (work_in / "sql").mkdir(parents=True)
     (work_in / "expected").mkdir()
     shutil.copy(REGRESS / "sql" / f"{name}.sql", work_in / "sql")
     expected = expected_file(name, server.version)
-    if expected.exists():
-        shutil.copy(expected, work_in / "expected" / f"{name}.out")
-    elif not accept:
+    if not (expected.exists() or accept):
         return f"no expected output for {name}"
-    else:
-        (work_in / "expected" / f"{name}.out").write_text("")
+    (work_in / "expected" / f"{name}.out").write_bytes(expected.read_bytes() if expected.exists() else b"")
 
     dbname = server.create_database("regress_" + name, extension=False)
     out_dir = work / "out"

@@ -1,6 +1,6 @@
-"""Soak: pgbench clients insert DEFAULT ids into uniquely indexed tables, with the library
-preloaded and not; expected: no failed transaction, no duplicate, every row present,
-amcheck clean. tests/server/test_hostile.py runs a short one; for longer:
+"""Soak: pgbench clients insert DEFAULT ids into uniquely indexed tables, with the library preloaded and not;
+expected: no failed transaction, no duplicate, every row present, amcheck clean. tests/server/test_hostile.py
+runs a short one; for longer:
 
     target/venv/bin/python tests/harness/soak.py [--seconds N] [--clients N] [--build BUILD...]"""
 
@@ -9,15 +9,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tempfile
-from pathlib import Path
 
 from harness.pgcluster import Cluster
-
-SCRIPT = """\
-INSERT INTO mono (payload) VALUES (:client_id);
-INSERT INTO rand (payload) VALUES (:client_id);
-"""
 
 
 def soak(cluster: Cluster, seconds: int, clients: int) -> dict:
@@ -26,12 +19,9 @@ def soak(cluster: Cluster, seconds: int, clients: int) -> dict:
         conn.execute("CREATE TABLE mono (id ulid PRIMARY KEY DEFAULT gen_monotonic_ulid(), payload int)")
         conn.execute("CREATE TABLE rand (id ulid PRIMARY KEY DEFAULT gen_ulid(), payload int)")
         conn.execute("CREATE UNIQUE INDEX rand_id_desc ON rand (id DESC)")
-    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
-        f.write(SCRIPT)
-    Path(f.name).chmod(0o644)
-    result = cluster.run("pgbench", "-n", "-c", str(clients), "-j", str(clients), "-T", str(seconds),
-                         "-f", f.name, db, check=False)
-    Path(f.name).unlink()
+    result = cluster.run("pgbench", "-n", "-c", str(clients), "-j", str(clients), "-T", str(seconds), "-f", "-", db,
+                         check=False, input="INSERT INTO mono (payload) VALUES (:client_id);\n"
+                                            "INSERT INTO rand (payload) VALUES (:client_id);\n")
     out = result.stdout + result.stderr
     processed = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
     failed = re.search(r"number of failed transactions: (\d+)", out)

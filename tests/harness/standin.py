@@ -1,6 +1,6 @@
-"""Stand-ins for other projects' extensions, for the pages and tests about moving from
-them to ulid (docs/migrating.md): a control file and install script in
-tests/harness/NAME/ (pgx_ulid/: its script says what it is and is not)."""
+"""Stand-ins for other projects' extensions, for the pages and tests about moving from them to ulid
+(docs/migrating.md): a control file and install script in tests/harness/NAME/ (pgx_ulid/: its script says
+what it is and is not)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ HERE = Path(__file__).resolve().parent
 
 @contextmanager
 def installed_standin(build: str, name: str):
-    """The stand-in NAME installed into BUILD while the block runs; fails, leaving
-    it alone, if BUILD already has an extension NAME (the real one)."""
+    """The stand-in NAME installed into BUILD while the block runs; fails, leaving it alone, if BUILD already
+    has an extension NAME (the real one)."""
     files = sorted((HERE / name).glob(f"{name}*"))
     assert any(f.suffix == ".control" for f in files), f"no stand-in {name} in {HERE / name}"
     extdir = build_of(build).extdir

@@ -1,5 +1,5 @@
-"""gen_monotonic_ulid()'s random step within a millisecond, uniform on [1, 2^32], as the
-native (tests/server) and the portable (tests/portable) generators are checked."""
+"""gen_monotonic_ulid()'s random step within a millisecond, uniform on [1, 2^32], as the native
+(tests/server) and the portable (tests/portable) generators are checked."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def assert_uniform_on_1_to_2_pow_32(steps: list[int]) -> None:
         low[(s - 1) & 63] += 1
     assert chi_square(high) < CHI_SQUARE_LIMIT, high
     assert chi_square(low) < CHI_SQUARE_LIMIT, low
-    # one value must not reveal the next: a step below 2^16 has odds of 2^-16,
-    # about 1.5 expected among 100,000 steps, twenty about once in 10^15
+    # one value must not reveal the next: a step below 2^16 has odds of 2^-16, about 1.5 expected among
+    # 100,000 steps, twenty about once in 10^15
     small = sum(1 for s in steps if s < 2**16)
     assert small < 20, small

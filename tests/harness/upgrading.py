@@ -1,8 +1,7 @@
-"""What the upgrade tests share: the extension's catalog as comparable text, a data set
-that uses every feature, and swapping one release's installed files for another's.
-`catalog()` lists every object the extension owns with its whole definition, comments,
-dependencies and initial privileges, each reference by name as object ids differ
-between databases: two databases with equal lists have the same extension catalog."""
+"""What the upgrade tests share: the extension's catalog as comparable text, a data set that uses every
+feature, and swapping one release's installed files for another's. `catalog()` lists every object the
+extension owns with its whole definition, comments, dependencies and initial privileges, each reference by
+name as object ids differ between databases: two databases with equal lists have the same catalog."""
 
 from __future__ import annotations
 
@@ -25,9 +24,8 @@ RELEASES = list(RELEASE_COMMITS)
 
 
 def earlier_releases() -> list:
-    """RELEASES as test parameters: the newest, whose update this release adds, on every
-    build; older ones, whose updates are released scripts that run unchanged, on
-    ends_of_run only. Each is built from its commit (ulidtools.earlier_releases)."""
+    """RELEASES as test parameters: the newest, whose update this release adds, on every build; older ones,
+    whose updates are released scripts that run unchanged, on ends_of_run only."""
     return [pytest.param(old, marks=() if old == RELEASES[-1] else pytest.mark.builds(*ends_of_run()))
             for old in RELEASES]
 
@@ -151,9 +149,8 @@ def catalog_diff(actual: list[str], expected: list[str], actual_name: str, expec
 
 
 def fill(conn: psycopg.Connection, pg_version: int, rows: int = 20000) -> None:
-    """Tables using every feature: btree, hash and BRIN (minmax-multi and bloom from 14) indexes,
-    range and hash partitions, a generated column, both generators as defaults, a foreign key,
-    an array column, views over operators, casts and aggregates."""
+    """Tables using every feature: btree, hash and BRIN (minmax-multi and bloom from 14) indexes, range and
+    hash partitions, a generated column, both generators as defaults, a foreign key, an array column, views."""
     brin14 = pg_version >= 14
     conn.execute(f"""
         CREATE TABLE events (
@@ -211,7 +208,6 @@ def fill(conn: psycopg.Connection, pg_version: int, rows: int = 20000) -> None:
     """)
 
 
-# each table and view of the data set, read in a fixed order
 _SNAPSHOT = {
     "events": "SELECT e::text FROM events e ORDER BY id",
     "ticks": "SELECT t::text FROM ticks t ORDER BY id",
@@ -224,14 +220,13 @@ _SNAPSHOT = {
 
 
 def snapshot(conn: psycopg.Connection) -> dict[str, tuple[int, str]]:
-    """Row count and a digest of every row, per table and view."""
     rows = {name: [r[0] for r in conn.execute(query).fetchall()] for name, query in _SNAPSHOT.items()}
     return {name: (len(read), sha256_hex("\n".join(read))) for name, read in rows.items()}
 
 
 def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> None:
-    """The data set (filled on PostgreSQL MADE_ON) in use: index scans, partition pruning, hash
-    routing, both generators as defaults, the foreign key, amcheck on btree indexes if available."""
+    """The data set (filled on PostgreSQL MADE_ON) in use: index scans, partition pruning, hash routing, both
+    generators as defaults, the foreign key, amcheck on btree indexes if available."""
     def plan(sql: str) -> str:
         return "\n".join(r[0] for r in conn.execute("EXPLAIN (COSTS OFF) " + sql).fetchall())
 
@@ -297,8 +292,8 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
 
 
 class InstalledRelease:
-    """Swaps the ulid files installed in a build for another release's, and back. Files
-    are replaced, never overwritten in place: running servers may have the library mapped."""
+    """Swaps the ulid files installed in a build for another release's, and back. Files are replaced, never
+    overwritten in place: running servers may have the library mapped."""
 
     def __init__(self, build: str, keep: Path):
         self.build = build
@@ -326,7 +321,6 @@ class InstalledRelease:
             f.unlink()
 
     def install_release(self, version: str) -> None:
-        """The files of an earlier release, built from its commit."""
         stage = build_release(version, self.build)
         self.remove()
         self._place(stage / str(self.libdir).lstrip("/") / "ulid.so", self.libdir / "ulid.so")
@@ -334,7 +328,6 @@ class InstalledRelease:
             self._place(f, self.extdir / f.name)
 
     def restore(self) -> None:
-        """The files that were installed before, exactly."""
         self.remove()
         for f in self.saved:
             self._place(self.keep / f.name, f)

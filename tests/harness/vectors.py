@@ -1,7 +1,7 @@
-"""The test vectors, tests/vectors/ulid.json (also read by the Rust crates; its "about" says
-what each section holds), and the checks an SQL implementation passes on them: the native
-type (tests/server) and the portable layer (tests/portable). An implementation is a dict
-of SQL templates: `{id}` stands for a value of its id type, `$1` (and `$2`) for the parameters."""
+"""The test vectors, tests/vectors/ulid.json (also read by the Rust crates; its "about" says what each section
+holds), and the checks an SQL implementation passes on them: the native type (tests/server) and the portable
+layer (tests/portable). An implementation is a dict of SQL templates: `{id}` stands for a value of its id
+type, `$1` (and `$2`) for the parameters."""
 
 from __future__ import annotations
 
@@ -10,12 +10,10 @@ from functools import cache
 
 from harness.pgcluster import ROOT
 
-VECTORS_FILE = ROOT / "tests" / "vectors" / "ulid.json"
-
 
 @cache
 def vectors() -> dict:
-    return json.loads(VECTORS_FILE.read_text(encoding="utf-8"))
+    return json.loads((ROOT / "tests" / "vectors" / "ulid.json").read_text(encoding="utf-8"))
 
 
 def input_of(case: dict) -> str:
@@ -34,8 +32,8 @@ def query(conn, sql: str, args: list):
 
 
 def outcomes(conn, calls: list[str], inputs: list) -> list[tuple]:
-    """(input's index, call, outcome) for each call (SQL of $1) on each input, looped in the server;
-    outcome: the error's SQLSTATE, message, detail and hint (None if empty), or ('accepted', text)."""
+    """(input's index, call, outcome) for each call (SQL of $1) on each input, looped in the server; outcome:
+    the error's SQLSTATE, message, detail and hint (None if empty), or ('accepted', text)."""
     conn.execute("DROP TABLE IF EXISTS pg_temp.error_cases, pg_temp.error_outcomes")
     conn.execute("CREATE TEMP TABLE error_cases (n int, input text)")
     conn.execute("CREATE TEMP TABLE error_outcomes (n int, call int, outcome text[])")
@@ -64,8 +62,8 @@ def outcomes(conn, calls: list[str], inputs: list) -> list[tuple]:
 
 
 def check_values(conn, impl: dict, version: int) -> int:
-    """Every input of every value reads as it and prints as its ULID, UUID and hex, with its
-    millisecond; the UUIDv7 flag is checked by uuid_extract_version from 17, by the bytes before."""
+    """Every input of every value reads as it and prints as its ULID, UUID and hex, with its millisecond; the
+    UUIDv7 flag is checked by uuid_extract_version from 17, by the bytes before."""
     v7 = ("pg_catalog.uuid_extract_version({u}) IS NOT DISTINCT FROM 7" if version >= 17 else
           "get_byte(uuid_send({u}), 6) >> 4 = 7 AND get_byte(uuid_send({u}), 8) >> 6 = 2")
     value = impl["read"]
@@ -83,9 +81,7 @@ def check_values(conn, impl: dict, version: int) -> int:
 
 def check_bad_text(conn, impl: dict) -> int:
     """Every bad text is refused with the type's SQLSTATE, message, DETAIL and HINT."""
-    v = vectors()
-    cases = v["bad_text"]
-    error = v["bad_text_error"]
+    cases, error = vectors()["bad_text"], vectors()["bad_text_error"]
     inputs = [input_of(case) for case in cases]
     got = outcomes(conn, [impl["read_text"]], inputs)
     assert len(got) == len(cases)
@@ -99,8 +95,8 @@ def check_bad_text(conn, impl: dict) -> int:
 
 
 def check_times(conn, impl: dict) -> int:
-    """Each call of impl['from_time'] (SQL of $1, a timestamptz literal) gives every time the smallest
-    id of its millisecond, and refuses every time no ULID holds with the range error."""
+    """Each call of impl['from_time'] (SQL of $1, a timestamptz literal) gives every time the smallest id of
+    its millisecond, and refuses every time no ULID holds with the range error."""
     v = vectors()
     times = v["times"]
     for case in times:
