@@ -6,7 +6,7 @@ set -euo pipefail
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ULID_VENV=${ULID_VENV:-$ULID_ROOT/target/venv}
 # the one place Python is told where the project's packages are, for Debian's python3 before the tests'
-# virtualenv exists (docs/development.md, "Python finds the project's packages")
+# virtualenv exists (docs/development.md, "Where things live")
 export PYTHONPATH=$ULID_ROOT/tools:$ULID_ROOT/tests:$ULID_ROOT${PYTHONPATH:+:$PYTHONPATH}
 # the scripts need Python from their first line; a fresh Debian 12 may not have it yet
 if ! command -v python3 >/dev/null; then
