@@ -37,7 +37,7 @@ help_or_builds() {
     local b
     for b in "$@"; do
         case "$b" in -*) die "unknown option $b (try $0 --help)" ;; esac
-        [[ " $ULID_ALL_BUILDS " == *" $b "* ]] ||
+        [[ "$b" =~ ^[0-9A-Za-z-]+$ && " $ULID_ALL_BUILDS " == *" $b "* ]] ||
             die "PostgreSQL $b is not a build inputs.manifest declares (builds: $ULID_ALL_BUILDS)"
     done
 }

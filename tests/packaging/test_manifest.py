@@ -184,9 +184,9 @@ def test_a_port_base_whose_ports_reach_the_ephemeral_range_is_refused(base, monk
         cluster_port("15", 0)
 
 
-@pytest.mark.parametrize("name", ["12345", "18-", "1"])
+@pytest.mark.parametrize("name", ["12345", "18-", "1", "15 16", "18 18-assert"])
 def test_a_script_stops_on_a_build_the_manifest_does_not_declare(name):
-    run = subprocess.run(["bash", "-c", f"source scripts/lib.sh; help_or_builds 15 {name}; echo reached"], cwd=ROOT,
+    run = subprocess.run(["bash", "-c", f"source scripts/lib.sh; help_or_builds 15 '{name}'; echo reached"], cwd=ROOT,
                          capture_output=True, text=True)
     assert run.returncode != 0 and "reached" not in run.stdout
     assert f"PostgreSQL {name} is not a build inputs.manifest declares" in run.stderr

@@ -682,6 +682,15 @@ def test_a_key_that_is_not_the_committed_one_does_not_sign(keyring, monkeypatch)
         sign.check(sign.Key(keyfile=str(keyfile), expect=keys["release"]))
 
 
+@pytest.mark.parametrize("option", [{"keyfile": "key.asc"}, {"keyid": "ABCD"}, {"release_key": True}])
+def test_a_key_without_a_directory_is_refused(option, monkeypatch):
+    """With a key, the release's directory must be named: nothing in the working directory is signed."""
+    monkeypatch.setattr(sign, "committed_fingerprint", lambda: "0123456789ABCDEF0123456789ABCDEF01234567")
+    monkeypatch.setattr(sign, "release", lambda key, directory: pytest.fail(f"{directory} would be signed"))
+    with pytest.raises(sign.SignError, match="name the release's directory"):
+        sign.main(None, **option)
+
+
 def test_a_signed_release_is_verified_against_the_committed_key(tmp_path, keyring, monkeypatch):
     home, keys = keyring
     monkeypatch.setenv("GNUPGHOME", str(home))

@@ -1,7 +1,8 @@
 """The tarball and the Debian package of each artifact, the extension for a PostgreSQL build or the
 command-line tool (cli), each built, checked (machine type; glibc floor in a release build) and made the same
-bytes from the same files: docs/development.md, "Packages". A test-only build (18-assert) is refused: its
-install.sh would take any PostgreSQL of its major version. `install` puts the extension into a build.
+bytes from the same files (owner 0:0, fixed modes, SOURCE_DATE_EPOCH): docs/development.md, "A file of a
+release" and "Packages". A test-only build (18-assert) is refused: its install.sh would take any PostgreSQL
+of its major version. `install` puts the extension into a build.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Every file of a release of ulid, into dist/ unless --out says (scripts/release), and `check`, a release's
-files to check (tests/release) and throw away (scripts/release-check); which files, and how a release is cut:
+files to check (tests/release) and throw away (scripts/release-check): without --all, the extension for 13
+and 15 on amd64 and the command-line tool (docs/development.md, "Running the tests"); how a release is cut:
 docs/development.md, "Releases".
 
 DIR is made, or used when empty; one scripts/release made before (it leaves .ulid-release in it) is emptied

@@ -397,7 +397,7 @@ def main(directory: Path | None = None, keyfile: str | None = None, keyid: str |
         renew_apt(key, directory, valid_days)
     elif checking:
         check(key)
-    elif directory is None and (keyfile or keyid):
+    elif directory is None and (key.keyfile or key.keyid):
         raise SignError("name the release's directory (try scripts/sign-release --help)")
     else:
         release(key, directory or Path("."))
