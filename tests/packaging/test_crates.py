@@ -30,12 +30,15 @@ CRATES = ["ulid-core", "ulid-tool"]
 @pytest.fixture(scope="module")
 def packaged(tmp_path_factory) -> dict[str, tarfile.TarFile]:
     target = tmp_path_factory.mktemp("package-target")
-    # offline: the crates' dependencies, at Cargo.lock's versions, are fetched by the workspace's build, which
-    # scripts/test runs first; what is checked is the crates' contents, not crates.io's index or network
-    run = subprocess.run(
-        ["cargo", "package", "--offline", "--no-verify", "--allow-dirty", *[a for c in CRATES for a in ("-p", c)],
-         "--target-dir", str(target)],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "CARGO_TERM_COLOR": "never"})
+    # offline first: the crates' dependencies, at Cargo.lock's versions, are in cargo's cache once the
+    # workspace has been built (scripts/test builds it first), and what is checked is the crates' contents, so a
+    # slow crates.io must not fail it; where the cache lacks what packaging reads, online, retrying
+    command = ["cargo", "package", "--no-verify", "--allow-dirty", *[a for c in CRATES for a in ("-p", c)],
+               "--target-dir", str(target)]
+    env = {**os.environ, "CARGO_TERM_COLOR": "never", "CARGO_NET_RETRY": "10"}
+    run = subprocess.run([*command, "--offline"], cwd=ROOT, capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     out = {}
     for crate in CRATES:
