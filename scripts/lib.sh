@@ -37,8 +37,8 @@ help_or_builds() {
     local b
     for b in "$@"; do
         case "$b" in -*) die "unknown option $b (try $0 --help)" ;; esac
-        [[ "$b" =~ ^[0-9A-Za-z-]+$ && " $ULID_ALL_BUILDS " == *" $b "* ]] ||
-            die "PostgreSQL $b is not a build inputs.manifest declares (builds: $ULID_ALL_BUILDS)"
+        # builds.build_of's check, and its error line
+        ulidtools build-dir "$b" pg_config >/dev/null || exit 1
     done
 }
 
