@@ -1,6 +1,5 @@
 # Shared helpers for the scripts in this directory: source it, don't run it. The PostgreSQL builds are the
-# `build` lines of inputs.manifest (a major version, optionally with a suffix: 18-assert), which only
-# tools/ulidtools reads (`ulidtools`).
+# `build` lines of inputs.manifest (15, 18-assert), which only tools/ulidtools reads (`ulidtools`).
 set -euo pipefail
 
 ULID_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,10 +21,7 @@ ulid_shell=$(ulidtools shell) || { echo "lib.sh: inputs.manifest cannot be read"
 eval "$ulid_shell"
 unset ulid_shell
 # the builds' tools first in PATH; pgrx-tests runs the cargo-pgrx CARGO_PGRX names, not the first in PATH
-case ":$PATH:" in
-    *":$ULID_TOOL_DIRS:"*) ;;
-    *) PATH=$ULID_TOOL_DIRS:$PATH ;;
-esac
+[[ ":$PATH:" == *":$ULID_TOOL_DIRS:"* ]] || PATH=$ULID_TOOL_DIRS:$PATH
 export PATH CARGO_PGRX
 
 # With -h or --help first, print the script's opening comment and exit; otherwise stop, before anything is
@@ -45,8 +41,7 @@ help_or_builds() {
 log() { printf '\033[1;34m==>\033[0m %s %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
-# the unprivileged user that runs postgres when we are root (ulidtools.clusters.pg_user): PostgreSQL refuses
-# to run as root
+# the user that runs postgres when we are root, as PostgreSQL refuses to run as root (ulidtools.clusters.pg_user)
 ULID_PG_USER=${ULID_PG_USER:-postgres}
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$ULID_PG_USER" -- "$@"; else "$@"; fi; }
 

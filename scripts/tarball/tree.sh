@@ -3,8 +3,7 @@
 # tree of a release tarball, which scripts/package tars and scripts/install-from-source installs:
 #   TREE/lib/ulid.so
 #   TREE/extension/ulid.control and every ulid--*.sql
-#   TREE/install.sh, for PostgreSQL MAJOR (from install.sh beside this file), with the list of those files,
-#     which it installs and nothing else
+#   TREE/install.sh, for PostgreSQL MAJOR (from install.sh beside this file), which installs those files only
 #   TREE/LICENSE
 #   tree.sh STAGE TREE MAJOR
 set -eu
@@ -26,10 +25,8 @@ files=lib/ulid.so
 for f in "$tree"/extension/*; do
     name=${f##*/}
     case $name in
-    ulid.control) ;;
-    ulid--*.sql)
-        case $name in *[!A-Za-z0-9._-]*) fail "unexpected name of an SQL script: $name" ;; esac
-        ;;
+    ulid--*[!A-Za-z0-9._-]*.sql) fail "unexpected name of an SQL script: $name" ;;
+    ulid.control | ulid--*.sql) ;;
     *) fail "unexpected file in the extension directory: $name" ;;
     esac
     files="$files extension/$name"

@@ -1,2 +1,1 @@
-"""What the tests share, on top of tools/ulidtools, one concern a module (its docstring says which); see
-docs/development.md, "A test folder"."""
+"""What the tests share, on top of tools/ulidtools, one concern a module: docs/development.md, "A test folder"."""

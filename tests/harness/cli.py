@@ -24,5 +24,4 @@ def ulid_binary() -> Path:
 
 
 def ulid(*args: str, input: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run([str(ulid_binary()), *args], input=input, text=True,
-                          capture_output=True, check=check)
+    return subprocess.run([str(ulid_binary()), *args], input=input, text=True, capture_output=True, check=check)

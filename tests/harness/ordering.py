@@ -2,43 +2,21 @@
 
 from __future__ import annotations
 
-import threading
+from contextlib import ExitStack
 
 
 def client_serialized(cluster, dbnames: list[str], per_thread: int, threads_per_db: int = 2) -> list[tuple[int, bytes]]:
-    """Threads spread over DBNAMES call gen_monotonic_ulid() in strict turns (0, 1, ... then 0), reconnecting
-    every 200 calls: each call returns before the next starts, so call order is generation order and
-    consecutive calls come from two sessions. Returns (thread, id) in order."""
-    n = threads_per_db * len(dbnames)
-    turn = threading.Condition()
-    state = {"next": 0}
+    """THREADS_PER_DB sessions a database of DBNAMES call gen_monotonic_ulid() PER_THREAD times each, in turns
+    (0, 1, ... then 0: call order is generation order), reconnecting every 200 calls. Returns (session, id) in order."""
     made: list[tuple[int, bytes]] = []
-    errors = []
-
-    def worker(k):
-        try:
-            for start in range(0, per_thread, 200):
-                with cluster.connect(dbnames[k % len(dbnames)]) as conn:
-                    for _ in range(min(200, per_thread - start)):
-                        with turn:
-                            turn.wait_for(lambda: state["next"] == k or errors)
-                            if errors:
-                                return
-                            (value,) = conn.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()
-                            made.append((k, bytes(value)))
-                            state["next"] = (k + 1) % n
-                            turn.notify_all()
-        except Exception as exc:  # report in the main thread
-            with turn:
-                errors.append(exc)
-                turn.notify_all()
-
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    for start in range(0, per_thread, 200):
+        with ExitStack() as stack:
+            sessions = [stack.enter_context(cluster.connect(dbnames[k % len(dbnames)]))
+                        for k in range(threads_per_db * len(dbnames))]
+            for _ in range(min(200, per_thread - start)):
+                for k, conn in enumerate(sessions):
+                    (value,) = conn.execute("SELECT gen_monotonic_ulid()::bytea").fetchone()
+                    made.append((k, bytes(value)))
     return made
 
 

@@ -1,12 +1,12 @@
-"""The one reader of the documentation pages' Markdown for the tests: fenced blocks, a section's blocks, a
-page's prose and code, and expected output against printed. Pages show the release users install
-(CURRENT_RELEASE); between releases the build carries the next version, which `as_built` puts where PostgreSQL
-prints or takes it."""
+"""The one reader of the documentation pages' Markdown for the tests: fenced blocks, a section's blocks, a page's
+prose and code, and expected output against printed. Pages show the release users install (CURRENT_RELEASE);
+`as_built` puts the build's version (the next, between releases) where PostgreSQL prints or takes it."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ulidtools.project import CURRENT_RELEASE, VERSION
@@ -21,15 +21,10 @@ def _swap(text: str, old: str, new: str) -> str:
     return EXTENSION_VERSION.sub(lambda m: new if m.group() == old else m.group(), text)
 
 
-def as_built(text: str) -> str:
-    return _swap(text, CURRENT_RELEASE, VERSION)
+as_built = partial(_swap, old=CURRENT_RELEASE, new=VERSION)
+as_released = partial(_swap, old=VERSION, new=CURRENT_RELEASE)
 
 
-def as_released(text: str) -> str:
-    return _swap(text, VERSION, CURRENT_RELEASE)
-
-
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 # a fence: 3+ backticks or tildes, then an info string without backticks (first word: the language)
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)[^`]*$")
 
@@ -72,7 +67,7 @@ def section_blocks(page: Path, heading: str, info: str = "sql", prefix: bool = F
     blocks: list[str] = []
     level = None
     for i, line in enumerate(prose(page).split("\n")):  # a heading is never inside a block
-        title = HEADING.match(line)
+        title = re.match(r"^(#{1,6})\s+(.*?)\s*$", line)
         if title and level is not None and len(title.group(1)) <= level:
             break
         if title and level is None and (title.group(2).startswith(heading) if prefix else title.group(2) == heading):
@@ -127,18 +122,12 @@ def paragraphs(page: Path) -> list[str]:
     return ["\n".join(p) for p in parts if p]
 
 
-INLINE_CODE = re.compile(r"`([^`\n]+)`")
-
-
 def code(page: Path, languages: tuple[str, ...] | None = None) -> str:
     """The bodies of the page's fenced blocks (of LANGUAGES, if given) and its inline code."""
     lines = page.read_text().split("\n")
     blocks = ["\n".join(block.body(lines)) for block in fenced_blocks(lines, page.name).values()
               if languages is None or block.info in languages]
-    return "\n".join(blocks + INLINE_CODE.findall(prose(page)))
-
-
-ANY = "\u2026"  # in an expected output line: any run of characters within the line
+    return "\n".join(blocks + re.findall(r"`([^`\n]+)`", prose(page)))
 
 
 def normalized(lines: list[str]) -> list[str]:
@@ -149,6 +138,7 @@ def normalized(lines: list[str]) -> list[str]:
 
 
 def output_matches(expected: list[str], actual: list[str]) -> bool:
+    """Line for line, an ellipsis (\u2026) of an expected line standing for any run of characters within it."""
     expected, actual = normalized(expected), normalized(actual)
-    return len(expected) == len(actual) and all(re.fullmatch(".*".join(map(re.escape, e.split(ANY))), a)
+    return len(expected) == len(actual) and all(re.fullmatch(".*".join(map(re.escape, e.split("\u2026"))), a)
                                                 for e, a in zip(expected, actual))

@@ -1,6 +1,5 @@
-"""Soak: pgbench clients insert DEFAULT ids into uniquely indexed tables, with the library preloaded and not;
-expected: no failed transaction, no duplicate, every row present, amcheck clean. tests/server/test_hostile.py
-runs a short one; for longer:
+"""pgbench clients insert DEFAULT ids into uniquely indexed tables, with the library preloaded and not: no failed
+transaction, no duplicate, every row present, amcheck clean. tests/server/test_hostile.py runs a short one; longer:
 
     target/venv/bin/python tests/harness/soak.py [--seconds N] [--clients N] [--build BUILD...]"""
 
@@ -8,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 
 from harness.pgcluster import Cluster
 
@@ -37,7 +35,7 @@ def soak(cluster: Cluster, seconds: int, clients: int) -> dict:
                 checked.append(index)
     return {
         "returncode": result.returncode,
-        "errors": [line for line in out.splitlines() if "ERROR" in line or "error" in line.lower()],
+        "errors": [line for line in out.splitlines() if "error" in line.lower()],
         "transactions": processed,
         # pgbench counts failed transactions from 15 on; before, a client stops at its first error
         "failed": int(failed.group(1)) if failed else (0 if result.returncode == 0 else None),
@@ -47,13 +45,12 @@ def soak(cluster: Cluster, seconds: int, clients: int) -> dict:
 
 
 def check(report: dict) -> None:
-    assert report["returncode"] == 0 and not report["errors"], report
-    assert report["failed"] == 0, report
+    assert report["returncode"] == 0 and not report["errors"] and report["failed"] == 0, report
     for table, (count, distinct) in report["rows"].items():
         assert count == distinct == report["transactions"], (table, report)
 
 
-def main() -> int:
+def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=180)
     parser.add_argument("--clients", type=int, default=4)
@@ -71,8 +68,7 @@ def main() -> int:
             print(f"PostgreSQL {version}, {'preloaded' if preload else 'not preloaded'}: "
                   f"{report['transactions']} transactions, {2 * report['transactions']} rows, "
                   f"0 failed, 0 duplicates, amcheck clean on {len(report['amcheck'])} indexes")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

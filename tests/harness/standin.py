@@ -1,6 +1,5 @@
-"""Stand-ins for other projects' extensions, for the pages and tests about moving from them to ulid
-(docs/migrating.md): a control file and install script in tests/harness/NAME/ (pgx_ulid/: its script says
-what it is and is not)."""
+"""Stand-ins for other projects' extensions, for the pages and tests about moving from them to ulid (docs/migrating.md):
+a control file and install script in tests/harness/NAME/ (pgx_ulid/: its script says what it is and is not)."""
 
 from __future__ import annotations
 

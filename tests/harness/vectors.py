@@ -1,7 +1,6 @@
-"""The test vectors, tests/vectors/ulid.json (also read by the Rust crates; its "about" says what each section
-holds), and the checks an SQL implementation passes on them: the native type (tests/server) and the portable
-layer (tests/portable). An implementation is a dict of SQL templates: `{id}` stands for a value of its id
-type, `$1` (and `$2`) for the parameters."""
+"""The test vectors, tests/vectors/ulid.json (the Rust crates read it too; its "about" says what each section
+holds), and the checks on them of an SQL implementation, the native type's (tests/server) or the portable
+layer's (tests/portable): a dict of SQL templates, `{id}` a value of its id type, `$1` (and `$2`) the parameters."""
 
 from __future__ import annotations
 
@@ -62,8 +61,7 @@ def outcomes(conn, calls: list[str], inputs: list) -> list[tuple]:
 
 
 def check_values(conn, impl: dict, version: int) -> int:
-    """Every input of every value reads as it and prints as its ULID, UUID and hex, with its millisecond; the
-    UUIDv7 flag is checked by uuid_extract_version from 17, by the bytes before."""
+    """Every input of every value reads as it and prints as its ULID, UUID and hex, with its millisecond."""
     v7 = ("pg_catalog.uuid_extract_version({u}) IS NOT DISTINCT FROM 7" if version >= 17 else
           "get_byte(uuid_send({u}), 6) >> 4 = 7 AND get_byte(uuid_send({u}), 8) >> 6 = 2")
     value = impl["read"]
