@@ -1,6 +1,5 @@
-"""The project's Python tooling, importable by scripts/, bench/ and tests/ (tools/ is on the path of
-scripts/lib.sh and of the tests' virtualenv); what the benchmarks and the tests share lives here. Its
-modules, from the ground floor up:
+"""The project's Python tooling, which scripts/, bench/ and tests/ import (docs/development.md, "Python tooling").
+Its modules, from the ground floor up:
 
 - `ulidtools.base`: paths, log and error lines, running commands, checksums;
 - `ulidtools.manifest`: inputs.manifest, read once into typed records;

@@ -1,7 +1,5 @@
-"""python3 -m ulidtools COMMAND ...: the commands the scripts in scripts/ run,
-each declared once in `parser`. A command line it cannot read exits with
-status 2; what stops a command is printed as the error line, with status 1.
-"""
+"""python3 -m ulidtools COMMAND ...: the commands the scripts in scripts/ run, each declared once in `parser`. A
+command line it cannot read exits with status 2; what stops a command is printed as the error line, with status 1."""
 
 from __future__ import annotations
 
@@ -38,8 +36,7 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-# --- What each command does, given the module its help shows (imported as it runs, so that its import errors, as
-# builds reading the manifest, are printed as errors)
+# What each command does, given the module its help shows (imported as it runs: its import errors are error lines)
 
 
 def call(function: str, *names: str, show: bool = False):
@@ -60,11 +57,9 @@ def _absolute(text: str) -> Path:
 def _shell(_, args) -> None:
     from ulidtools import builds, cargo_env
 
-    values = {
-        "ULID_TOOL_DIRS": ":".join(str(d) for d in cargo_env.tool_dirs()),
-        "CARGO_PGRX": cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx",
-        "ULID_ALL_BUILDS": " ".join(builds.BUILDS),
-    }
+    values = {"ULID_TOOL_DIRS": ":".join(str(d) for d in cargo_env.tool_dirs()),
+              "CARGO_PGRX": cargo_env.crate_bin("cargo-pgrx") / "cargo-pgrx",
+              "ULID_ALL_BUILDS": " ".join(builds.BUILDS)}
     for name, value in values.items():
         print(f"{name}={shlex.quote(str(value))}")
 
@@ -76,18 +71,6 @@ def _waves(builds, args) -> None:
 
 def _release(release, args) -> None:
     release.make(args.out, args.only, release.sign.Key(args.sign, args.sign_key))
-
-
-def _sign_release(sign, args) -> None:
-    valid_days = None
-    if args.renew_apt:
-        from ulidtools import release
-
-        valid_days = release.VALID_DAYS
-    sign.main(args.directory, keyfile=args.sign, keyid=args.sign_key, release_key=args.release_key,
-              checking=args.check, verifying=args.verify, fingerprint=args.fingerprint,
-              only_listed=args.only_listed, files=args.release_files, renewing=args.renew_apt,
-              valid_days=valid_days)
 
 
 def _debian_system(debian_systems, args) -> int | None:
@@ -204,7 +187,9 @@ def parser() -> Parser:
                    help="where (target/release-check unless given)")
     c.add_argument("--all", action="store_true", help="every file of a release, not only those CI installs "
                    "(13 and 15 for amd64, and the command-line tool)")
-    c = command("sign-release", _sign_release, "a release's files signed, or checked against the release key", "sign")
+    c = command("sign-release", call("main", "directory", "sign", "sign_key", "release_key", "check", "verify",
+                                     "fingerprint", "only_listed", "release_files", "renew_apt"),
+                "a release's files signed, or checked against the release key", "sign")
     c.add_argument("--check", action="store_true", help="only try the key, on a line of text")
     key = c.add_mutually_exclusive_group()
     key.add_argument("--sign", metavar="KEYFILE", help="an OpenPGP secret key file")

@@ -11,12 +11,11 @@ import sys
 import time
 from pathlib import Path
 
-# the checkout (this file is tools/ulidtools/base.py)
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout (this file is tools/ulidtools/base.py)
 
 
 class ToolError(Exception):
-    """What stops a command; each module has its own subclass."""
+    """What stops a command; a module has a subclass of its own where a caller tells its errors apart."""
 
 
 def pg_home() -> Path:
@@ -28,12 +27,10 @@ def tools() -> Path:
 
 
 def log(message: str) -> None:
-    """A line of progress, as scripts/lib.sh's log writes it."""
     print(f"\033[1;34m==>\033[0m {time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)
 
 
 def error(message: str) -> None:
-    """What stopped a command, as scripts/lib.sh's die writes it."""
     print(f"\033[1;31merror:\033[0m {message}", file=sys.stderr, flush=True)
 
 
@@ -50,11 +47,8 @@ def as_root(command: list, check: bool = True, **kwargs) -> subprocess.Completed
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def sha256_hex(data: str | bytes) -> str:

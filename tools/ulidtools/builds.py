@@ -49,8 +49,7 @@ def asked() -> list[str]:
 
 
 # Private clusters listen on ULID_PORT_BASE + the build's port + a slot below SLOTS, the gap between two builds'
-# ports, so no build takes another's. All stay below the kernel's ephemeral ports (ip_local_port_range, 32768 and
-# up by default): an outgoing connection may hold one, and a server then fails to bind it.
+# ports, all below the kernel's ephemeral ports (32768 and up), which an outgoing connection may hold.
 _PORTS = sorted(b.port for b in BUILDS.values())
 SLOTS = min(b - a for a, b in zip(_PORTS, _PORTS[1:]))
 
@@ -66,10 +65,9 @@ def port_base() -> int:
     base = int(text)
     top = base + _PORTS[-1] + SLOTS - 1
     if base < 1024 or top >= start:
-        raise ValueError(f"ULID_PORT_BASE={base} gives ports {base + _PORTS[0]} to {top}; "
-                         f"they must stay between 1024 and the kernel's ephemeral ports ({start} and up), where "
-                         f"a server may fail to bind at random: choose a base from 1024 to "
-                         f"{start - SLOTS - _PORTS[-1]}")
+        raise ValueError(f"ULID_PORT_BASE={base} gives ports {base + _PORTS[0]} to {top}; they must stay between "
+                         f"1024 and the kernel's ephemeral ports ({start} and up), where a server may fail to bind at "
+                         f"random: choose a base from 1024 to {start - SLOTS - _PORTS[-1]}")
     return base
 
 
@@ -90,10 +88,8 @@ def major_version(build: int | str) -> int:
     return build_of(build).major
 
 
-# The builds whose features between them take every arm of every version-dependent #[cfg] in src/: clippy and
-# `cargo pgrx test` run on them; every other build only gets the extension installed for its server tests. 14
-# rather than 13, whose arms it takes: the first group's preparation, beside which only a release's files are
-# made, then only installs.
+# Where clippy and `cargo pgrx test` run (docs/development.md, "Running the tests"). 14, not 13, whose arms it
+# takes: the first group's preparation, beside which only a release's files are made, then only installs.
 LINT_BUILDS = ("14", "18-assert", "19")
 
 
@@ -107,8 +103,7 @@ def lint_builds(names: list[str]) -> list[str]:
     return chosen or names[:1]
 
 
-# builds whose server tests run at once: one build's tests leave about half of two cores idle
-WAVE_SIZE = 2
+WAVE_SIZE = 2  # builds whose server tests run at once: one build's tests leave about half of two cores idle
 
 
 def touched_by(build: str) -> set[str]:
@@ -117,9 +112,8 @@ def touched_by(build: str) -> set[str]:
 
 
 def waves(names: list[str]) -> list[list[str]]:
-    """NAMES in groups whose server tests can run at once: at most WAVE_SIZE each, no two of a group touching each
-    other or the same build (touched_by), no group touching a build of the next, which is made ready while it
-    runs. The fewest groups, then NAMES' order as far as it can."""
+    """NAMES in groups whose server tests can run at once (docs/development.md, "Running the tests"), at most
+    WAVE_SIZE each: the fewest groups, then NAMES' order as far as it can."""
     for name in names:
         build_of(name)
     order = {name: i for i, name in enumerate(names)}
@@ -155,13 +149,12 @@ def origin_text(build: Build) -> str:
     package = f"postgresql-{build.major}"
 
     def pinned(kind: str):
-        return next(r for r in manifest.of_kind(kind) if (r.build == build.name if kind == "wheel" else
-                                                          r.package == package))
+        return next(r for r in manifest.of_kind(kind) if r.package == package)
 
     if build.origin == "debian":
         return f"Debian 12's packages (`{package}`)"
     if build.origin == "wheel":
-        wheel = pinned("wheel")
+        wheel = manifest.one("wheel", build.name)
         return f"the PyPI wheel `{wheel.project}` {wheel.version}, a relocatable build with headers"
     if build.origin.startswith("source"):
         source = pinned("debian-source")
@@ -179,26 +172,20 @@ def origin_text(build: Build) -> str:
     raise ValueError(f"build {build.name}: unknown origin {build.origin}")
 
 
-def markdown(start: str, end: str, header: list[str], rows: list[list[str]]) -> str:
-    lines = [f"| {' | '.join(cells)} |" for cells in (header, *rows)]
-    return "\n".join([start, lines[0], f"|{' --- |' * len(header)}", *lines[1:], end])
-
-
 def replace_tables(page: str, tables) -> str:
-    """PAGE with each table of TABLES (start mark, end mark, what makes it) it has made again."""
-    for start_mark, end_mark, table in tables:
+    """PAGE with each table of TABLES (start mark, end mark, header, what makes its rows) it has made again."""
+    for start_mark, end_mark, header, rows in tables:
         if start_mark in page:
+            lines = [f"| {' | '.join(cells)} |" for cells in (header, *rows())]
+            table = "\n".join([start_mark, lines[0], f"|{' --- |' * len(header)}", *lines[1:], end_mark])
             start, end = page.index(start_mark), page.index(end_mark) + len(end_mark)
-            page = page[:start] + table() + page[end:]
+            page = page[:start] + table + page[end:]
     return page
 
 
 def with_table(page: str) -> str:
-    """The page with each generated table it has replaced by the current one: the versions every test runs on,
-    for users (docs/versions.md), and where each build comes from, for developers (docs/development.md)."""
+    """The page with its generated tables made again: the builds (docs/versions.md), their origins (development.md)."""
     return replace_tables(page, (
-        (TABLE_START, TABLE_END, lambda: markdown(
-            TABLE_START, TABLE_END, ["build", "PostgreSQL"], [[b.name, b.version] for b in BUILDS.values()])),
-        (ORIGINS_START, ORIGINS_END, lambda: markdown(
-            ORIGINS_START, ORIGINS_END, ["build", "PostgreSQL", "where it comes from"],
-            [[b.name, b.version, origin_text(b)] for b in BUILDS.values()]))))
+        (TABLE_START, TABLE_END, ["build", "PostgreSQL"], lambda: [[b.name, b.version] for b in BUILDS.values()]),
+        (ORIGINS_START, ORIGINS_END, ["build", "PostgreSQL", "where it comes from"],
+         lambda: [[b.name, b.version, origin_text(b)] for b in BUILDS.values()])))

@@ -16,8 +16,7 @@ from typing import Iterator
 from ulidtools import builds, manifest, project
 from ulidtools.base import ToolError, tools
 
-# every library and program of a release asks for no glibc newer than this
-GLIBC_FLOOR = "2.28"
+GLIBC_FLOOR = "2.28"  # every library and program of a release asks for no glibc newer than this
 # a release's architectures, as Debian names them: Rust's target (its first part: uname -m's machine)
 ARCHES = {"amd64": "x86_64-unknown-linux-gnu", "arm64": "aarch64-unknown-linux-gnu"}
 
@@ -45,8 +44,7 @@ def crate_bin(name: str) -> Path:
 
 
 def tool_dirs() -> list[Path]:
-    """The tools' directories, first in PATH for every build: cargo-pgrx's, the links to
-    Debian 12's pinned rustc-web (pgrx 0.19 asks for rustc 1.96), cargo-fuzz's."""
+    """The tools' directories, first in PATH for every build: cargo-pgrx's, the links to rustc-web, cargo-fuzz's."""
     return [crate_bin("cargo-pgrx"), tools() / "rust-web" / "bin", crate_bin("cargo-fuzz")]
 
 
@@ -96,36 +94,31 @@ def release_builds() -> list[str]:
 
 
 def pgrx_env(build: str) -> dict[str, str]:
-    """pgrx knows one server per major version, so a second build of one (18-assert) gets a PGRX_HOME of its
-    own. pgrx's build script reads the headers of PGRX_PG_CONFIG_PATH's pg_config and runs again when it
-    changes (not PGRX_HOME), so in one target directory 18 and 18-assert share every dependency. CARGO_PGRX:
-    what pgrx-tests runs."""
+    """pgrx knows one server per major version: a second build of one (18-assert) gets a PGRX_HOME of its own.
+    pgrx's build script runs again when the headers of PGRX_PG_CONFIG_PATH change (not PGRX_HOME), so 18 and
+    18-assert share every dependency in one target directory. CARGO_PGRX: what pgrx-tests runs."""
     record = builds.build_of(build)
     home = pgrx_home() if build == str(record.major) else Path(f"{pgrx_home()}-{build}")
-    return {"PATH": tool_path(), "CARGO_PGRX": str(crate_bin("cargo-pgrx") / "cargo-pgrx"),
-            "PGRX_HOME": str(home), "PGRX_PG_CONFIG_PATH": str(record.pg_config),
-            "CARGO_TARGET_DIR": str(cargo_target())}
+    return {"PATH": tool_path(), "CARGO_PGRX": str(crate_bin("cargo-pgrx") / "cargo-pgrx"), "PGRX_HOME": str(home),
+            "PGRX_PG_CONFIG_PATH": str(record.pg_config), "CARGO_TARGET_DIR": str(cargo_target())}
 
 
 def release_env(arch: str, major: int | str | None = None) -> dict[str, str]:
-    """Zig links (on amd64 too: a symbol newer than the floor would not link); on arm64 it compiles C too.
-    So that two machines or checkouts make the same bytes, CARGO_HOME and the target directory (pgrx's
-    bindings and C shim, named by panics and __FILE__) become /cargo and /target for rustc and the C
-    compiler; our crates' paths are already relative to the checkout. The flags are the same for every
-    checkout, so none rebuilds what another compiled."""
-    target = rust_target(arch)
-    var = target.upper().replace("-", "_")
+    """Zig links (on amd64 too: a symbol newer than the floor would not link); on arm64 it compiles C too. For
+    the same bytes from any machine or checkout, CARGO_HOME and the target directory (pgrx's bindings and C shim,
+    named by panics and __FILE__; our crates' paths are relative already) become /cargo and /target for rustc
+    and C, with flags the same for every checkout, so that none rebuilds what another compiled."""
+    target = rust_target(arch).replace("-", "_")
     crates = str(cargo_home())
     rustflags = f"--remap-path-prefix={crates}=/cargo --remap-path-prefix={cargo_target()}=/target"
-    env = {"CARGO_ZIGBUILD_ZIG_PATH": str(zig()), f"CARGO_TARGET_{var}_LINKER": str(zig_cc(arch)),
-           f"CFLAGS_{target.replace('-', '_')}":
-               f"-ffile-prefix-map={crates}=/cargo -ffile-prefix-map={cargo_target()}=/target"}
+    env = {"CARGO_ZIGBUILD_ZIG_PATH": str(zig()), f"CARGO_TARGET_{target.upper()}_LINKER": str(zig_cc(arch)),
+           f"CFLAGS_{target}": f"-ffile-prefix-map={crates}=/cargo -ffile-prefix-map={cargo_target()}=/target"}
     if arch == "arm64":
-        env[f"CC_{target.replace('-', '_')}"] = str(zig_cc(arch))
+        env[f"CC_{target}"] = str(zig_cc(arch))
         rustflags = f"--sysroot={arm64_root()}/usr {rustflags}"
         if major is not None:
             env["PGRX_PG_CONFIG_PATH"] = str(release_pg_config(arch, major))
-    env[f"CARGO_TARGET_{var}_RUSTFLAGS"] = rustflags
+    env[f"CARGO_TARGET_{target.upper()}_RUSTFLAGS"] = rustflags
     return env
 
 
@@ -141,9 +134,8 @@ def build_lock(checkout: Path | str, target: Path | None = None) -> Iterator[Non
         marker = target / ".checkout"
         claimed = marker.read_text().strip() if marker.exists() else None
         if claimed != str(checkout):
-            # our crates' .fingerprint/NAME-HASH (debug/, TRIPLE/release/), not those of what builds here
-            # without this lock (the Rust client tests') nor of a nested target directory (with its
-            # .rustc_info.json), which its own lock guards
+            # our crates' .fingerprint/NAME-HASH (debug/, TRIPLE/release/); not the Rust client tests' (built
+            # here without this lock) nor a nested target directory's (with its .rustc_info.json, its own lock)
             own = re.compile(rf"({'|'.join(map(re.escape, project.CRATES))})-[0-9a-f]+")
             for depth in ("", "*/", "*/*/"):
                 for found in target.glob(f"{depth}.fingerprint/ulid*"):

@@ -50,9 +50,8 @@ class Cluster:
         self.settings = dict(settings or {})
         self.root = builds.cluster_root()
         self.dir = self.root / f"{name}-{self.build}"
-        self.of = builds.build_of(self.build)
-        self.bindir = self.of.bindir
-        self.pkglibdir = self.of.pkglibdir
+        build_record = builds.build_of(self.build)
+        self.bindir, self.pkglibdir = build_record.bindir, build_record.pkglibdir
 
     def start(self, **settings: str) -> "Cluster":
         self.settings.update(settings)

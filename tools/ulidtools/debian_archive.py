@@ -1,10 +1,8 @@
 """Files of Debian's archive that inputs.manifest pins, downloaded into DIR and verified, each path printed
-(scripts/fetch-debian); with --check, only checked to answer. PACKAGE names a `debian-source`, `debian-binary`,
-`debian-system` or `system` line; where ambiguous, say KIND:PACKAGE (`system:bookworm-arm64:libc6`), PACKAGE:ARCH
-(`debian-binary:libc6-dev:arm64`) or PACKAGE/SUITE (`libpq5/experimental`). A pinned file gone from the pool gives
-way to what the suite's signed index lists, except under CI (CI=true) and in a release (ULID_PINNED_ONLY=1): see
-docs/development.md, "Pinned inputs". The host is apt's (ULID_DEBIAN_MIRROR overrides it), the keyring
-/usr/share/keyrings/debian-archive-keyring.gpg (ULID_DEBIAN_KEYRING). Files in DIR with the checksum are reused.
+(scripts/fetch-debian); with --check, only checked to answer. A name takes its kind, architecture or suite where
+it is ambiguous: `system:bookworm-arm64:libc6`, `debian-binary:libc6-dev:arm64`, `libpq5/experimental`. What
+takes the place of a pinned file gone from the pool: docs/development.md, "Pinned inputs". ULID_DEBIAN_MIRROR
+overrides apt's host, ULID_DEBIAN_KEYRING Debian's keyring; a file in DIR with the checksum is reused.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from pathlib import Path
 
 from ulidtools import manifest
 from ulidtools.base import ToolError, log, run, sha256_hex, sha256_of
-from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin, ManifestError
+from ulidtools.manifest import ARCHIVE_KINDS as KINDS, DebianFile as Pin
 from ulidtools.sign import fingerprints_of, stanzas
 
 # ULID_MANIFEST: another manifest (the tests write their own)
@@ -93,9 +91,8 @@ def get(url: str, what: str = "") -> bytes:
 
 
 def answers(url: str) -> bool:
-    request = urllib.request.Request(url, method="HEAD")
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=60) as response:
             return response.status == 200
     except (urllib.error.URLError, OSError):
         return False
@@ -216,8 +213,7 @@ def download(url: str, target: Path, size: int, sha256: str) -> str | None:
     actual_size, actual_sha = part.stat().st_size, sha256_of(part)
     if actual_size != size or actual_sha != sha256:
         part.unlink()
-        return (f"refused: {actual_size} bytes with sha256 {actual_sha}, "
-                f"expected {size} bytes with sha256 {sha256}")
+        return f"refused: {actual_size} bytes with sha256 {actual_sha}, expected {size} bytes with sha256 {sha256}"
     part.replace(target)
     return None
 
@@ -282,11 +278,7 @@ def check(pin: Pin) -> None:
 
 def fetch_named(names: list[str], directory: Path | None, each=None) -> list[Path]:
     """The files NAMES name, downloaded into DIRECTORY (EACH called on each path), or with no DIRECTORY checked."""
-    try:
-        records = manifest.read(MANIFEST)
-    except ManifestError as error:
-        raise Failure(str(error)) from None
-    wanted = [lookup(records, name) for name in names]
+    wanted = [lookup(manifest.read(MANIFEST), name) for name in names]
     if directory:
         directory.mkdir(parents=True, exist_ok=True)
     paths = []

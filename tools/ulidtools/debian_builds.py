@@ -28,23 +28,18 @@ PG_CONFIG_DIRS = ("BINDIR", "DOCDIR", "HTMLDIR", "INCLUDEDIR", "PKGINCLUDEDIR", 
                   "PKGLIBDIR", "LOCALEDIR", "MANDIR", "SHAREDIR", "SYSCONFDIR", "PGXS")
 
 
-class UnpackError(ToolError):
-    """What stops a build from Debian's packages."""
-
-
 def release_of(major: int | str) -> str:
-    """The Debian release whose packages make the build of MAJOR."""
     server = f"postgresql-{major}"
     suite = next((r.suite for r in manifest.of_kind("debian-binary") if r.package == server), None)
     if suite is None:
-        raise UnpackError(f"inputs.manifest pins no debian-binary {server}")
+        raise ToolError(f"inputs.manifest pins no debian-binary {server}")
     return debian_release(suite)
 
 
 def packages(major: int | str) -> list[str]:
     release = release_of(major)
     if release not in LIBRARIES:
-        raise UnpackError(f"PostgreSQL {major} from Debian {release}: no libraries of {release} are named")
+        raise ToolError(f"PostgreSQL {major} from Debian {release}: no libraries of {release} are named")
     return [f"postgresql-{major}", f"postgresql-client-{major}", f"postgresql-server-dev-{major}", "libpq5",
             *LIBRARIES[release]]
 

@@ -1,8 +1,7 @@
 """A Debian binary package of ulid for amd64 or arm64, made from TREE, a release tarball's tree (scripts/package,
-scripts/package-deb): for NN (a PostgreSQL major) postgresql-NN-ulid_<version>-1_<arch>.deb, laid out as Debian's
-PostgreSQL packages are; for cli ulid-tool_<version>-1_<arch>.deb (not /usr/bin/ulid: that is Debian's unrelated
-ulid-cli). The Maintainer is DEBFULLNAME <DEBEMAIL>. The same TREE makes the same bytes: times are
-SOURCE_DATE_EPOCH (else the checked-out commit's), modes fixed, owner root.
+scripts/package-deb), laid out as Debian's PostgreSQL packages are; its name, its Maintainer (DEBFULLNAME
+<DEBEMAIL>) and the same bytes from the same TREE (SOURCE_DATE_EPOCH, else the commit's time; modes fixed, owner
+root): docs/development.md, "Packages" and "Making a release's files again".
 """
 
 from __future__ import annotations
@@ -24,10 +23,6 @@ from ulidtools.base import ROOT, ToolError, log, sha256_hex
 
 # the dates of an apt Release (Date, Valid-Until)
 STAMP = "%a, %d %b %Y %H:%M:%S UTC"
-
-
-class PackageError(ToolError):
-    """What stops a package from being made."""
 
 
 def source_date_epoch() -> int:
@@ -53,12 +48,12 @@ def library_depends(path: Path) -> list[str]:
                 or re.fullmatch(r"ld-linux.*\.so\..*", needed):
             glibc = glibc_needed(path)
             if not glibc:
-                raise PackageError(f"{path} asks for no glibc version")
+                raise ToolError(f"{path} asks for no glibc version")
             depends.add(f"libc6 (>= {glibc})")
         elif needed == "libgcc_s.so.1":
             depends.add("libgcc-s1 (>= 3.0)")
         else:
-            raise PackageError(f"{path} needs {needed}, which no Depends names")
+            raise ToolError(f"{path} needs {needed}, which no Depends names")
     return sorted(depends)
 
 
@@ -92,7 +87,7 @@ class Package:
 
 def cli_package(tree: Path) -> Package:
     if not (os.access(tree / "ulid-tool", os.X_OK) and (tree / "ulid-tool.1").is_file()):
-        raise PackageError(f"{tree} has no ulid-tool and ulid-tool.1")
+        raise ToolError(f"{tree} has no ulid-tool and ulid-tool.1")
     completions = tree / "completions"
     return Package(
         name="ulid-tool", version=project.CLI_VERSION, section="utils", title="command-line tool for ULIDs",
@@ -112,7 +107,7 @@ def cli_package(tree: Path) -> Package:
 
 def extension_package(major: str, tree: Path) -> Package:
     if not ((tree / "lib" / "ulid.so").is_file() and (tree / "extension" / "ulid.control").is_file()):
-        raise PackageError(f"{tree} has no lib/ulid.so and extension/ulid.control")
+        raise ToolError(f"{tree} has no lib/ulid.so and extension/ulid.control")
     summary = project.field("description").rstrip(".") + "."
     libdir, extdir = f"usr/lib/postgresql/{major}/lib", f"usr/share/postgresql/{major}/extension"
     files = {f"{libdir}/ulid.so": tree / "lib" / "ulid.so",
@@ -136,12 +131,11 @@ def extension_package(major: str, tree: Path) -> Package:
 def copyright_file(homepage: str) -> str:
     """Machine-readable debian/copyright: LICENSE (MIT, Debian's Expat)."""
     license_text = (ROOT / "LICENSE").read_text()
-    holders = next((re.sub(r"^Copyright *(\(c\)|©)? *", "", line) for line in license_text.splitlines()
-                    if re.match(r"^Copyright *(\(c\)|©)? *", line)), "")
-    if not holders:
-        raise PackageError("LICENSE names no copyright holder")
+    holders = re.search(r"^Copyright *(?:\(c\)|©)? *(.*)$", license_text, re.M)
+    if not (holders and holders.group(1)):
+        raise ToolError("LICENSE names no copyright holder")
     lines = ["Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", "Upstream-Name: ulid",
-             *([f"Source: {homepage}"] if homepage else []), "", "Files: *", f"Copyright: {holders}",
+             *([f"Source: {homepage}"] if homepage else []), "", "Files: *", f"Copyright: {holders.group(1)}",
              "License: Expat", *(" " + (line or ".") for line in license_text.splitlines())]
     return "\n".join(lines) + "\n"
 
@@ -187,8 +181,7 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
 
     # a folder of its own: a debug and a release package may be made at once
     (ROOT / "target" / "package").mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f"deb-{package.name}-{arch}.",
-                                     dir=ROOT / "target" / "package") as work:
+    with tempfile.TemporaryDirectory(prefix=f"deb-{package.name}-{arch}.", dir=ROOT / "target" / "package") as work:
         root = Path(work) / package.name
         docdir = root / "usr" / "share" / "doc" / package.name
         (root / "DEBIAN").mkdir(parents=True)
@@ -226,8 +219,7 @@ def make(out: Path, arch: str, what: str, tree: Path) -> Path:
 
         deb = out / f"{package.name}_{package.deb_version}_{arch}.deb"
         out.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(deb)],
-                       check=True, stdout=subprocess.DEVNULL,
-                       env=dict(os.environ, SOURCE_DATE_EPOCH=str(epoch)))
+        subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(root), str(deb)], check=True,
+                       stdout=subprocess.DEVNULL, env=dict(os.environ, SOURCE_DATE_EPOCH=str(epoch)))
     log(str(deb.relative_to(ROOT) if deb.is_relative_to(ROOT) else deb))
     return deb

@@ -24,15 +24,10 @@ DEB_VERSION = VERSION.replace("-", "~") + "-1"
 DEBIAN_SYSTEM = [sys.executable, "-m", "ulidtools", "debian-system"]
 
 
-class DebianServerError(ToolError):
-    """A command that failed, with its output."""
-
-
 def run_captured(*args, check: bool = True, **kw) -> subprocess.CompletedProcess:
-    """base.run, captured; with CHECK, a failure raises with its output."""
     p = run(list(args), capture_output=True, text=True, **kw)
     if check and p.returncode != 0:
-        raise DebianServerError(f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}")
+        raise ToolError(f"{' '.join(map(str, args))} failed:\n{p.stdout}\n{p.stderr}")
     return p
 
 
@@ -42,9 +37,7 @@ class System:
     APT = ["apt-get", "-o", "DPkg::Lock::Timeout=300"]
 
     def __init__(self, major: str, root: Path, command: list[str]):
-        self.major = major
-        self.root = root
-        self.command = command
+        self.major, self.root, self.command = major, root, command
         self.package = f"postgresql-{major}-ulid"
         self.libdir = Path(f"/usr/lib/postgresql/{major}/lib")
         self.extdir = Path(f"/usr/share/postgresql/{major}/extension")
@@ -63,12 +56,11 @@ class System:
 
     @classmethod
     def of(cls, major: str) -> "System":
-        """Debian 12 itself for 15; the sid system for the others."""
         if major == "15":
             return cls("15", Path("/"), [])
         root = Path(run_captured(*DEBIAN_SYSTEM, "root").stdout.strip())
         if not (root / f"usr/lib/postgresql/{major}/bin/postgres").is_file():
-            raise DebianServerError(f"no postgresql-{major} in the sid system {root}: scripts/setup makes it")
+            raise ToolError(f"no postgresql-{major} in the sid system {root}: scripts/setup makes it")
         return cls(major, root, [*DEBIAN_SYSTEM, "run"])
 
     def __call__(self, *args, check: bool = True) -> subprocess.CompletedProcess:
@@ -87,11 +79,10 @@ class System:
         return [f for f in files if self.here(f).exists()]
 
     def dpkg_status(self) -> str:
-        """The package's Status in `dpkg -s`, or "not-installed"."""
         p = self("dpkg", "-s", self.package, check=False)
         if p.returncode != 0:
             if "not installed" not in p.stderr:
-                raise DebianServerError(f"dpkg -s {self.package} failed:\n{p.stderr}")
+                raise ToolError(f"dpkg -s {self.package} failed:\n{p.stderr}")
             return "not-installed"
         return re.search(r"^Status: (.*)$", p.stdout, re.M).group(1)
 
@@ -123,45 +114,31 @@ class System:
 
 
 def build_deb(build: str, system: System, release: bool = False) -> Path:
-    """The package for BUILD, built anew (a debug build unless RELEASE)."""
     arch = run_captured("dpkg", "--print-architecture").stdout.strip()
-    path = ROOT / "dist" / f"{system.package}_{DEB_VERSION}_{arch}.deb"
-    path.unlink(missing_ok=True)
-    package.make_all([build], arch, "release" if release else "debug", ROOT / "dist")
-    if not path.is_file():
-        raise DebianServerError(f"no {path} after making the package")
-    return path
+    deb = package.Artifact(build, arch, "release" if release else "debug").make(ROOT / "dist")[1]
+    if deb.name != f"{system.package}_{DEB_VERSION}_{arch}.deb":
+        raise ToolError(f"{deb} is not the package of {system.package}")
+    return deb
 
 
 class DebianCluster:
     """A cluster of Debian's server in SYSTEM, reached over its Unix socket."""
 
     def __init__(self, system: System, name: str, port: int):
-        self.system = system
-        self.name = name
-        self.port = port
+        self.system, self.name, self.port = system, name, port
         self.version = int(system.major)
-        self.socket_dir = system.here("/run/postgresql")
+        # its socket's directory, as a private cluster's is its data directory
+        self.dir = system.here("/run/postgresql")
         # a client (and pg_regress) of the same major
         self.bindir = build_of(system.major).bindir
-        self.dir = self.socket_dir
         self.pkglibdir = build_of(system.major).pkglibdir
 
     def drop(self) -> None:
         self.system.drop_cluster(self.name)
 
-    def conninfo(self, dbname: str = "postgres") -> str:
-        return f"host={self.socket_dir} port={self.port} user=postgres dbname={dbname}"
-
-    def connect(self, dbname: str = "postgres", autocommit: bool = True, **kw):
-        import psycopg
-
-        return psycopg.connect(self.conninfo(dbname), autocommit=autocommit, **kw)
-
-    def env(self) -> dict[str, str]:
-        return {**os.environ, "PGHOST": str(self.socket_dir), "PGPORT": str(self.port), "PGUSER": "postgres",
-                "PGDATABASE": "postgres"}
-
-    # what needs only connect(): the same as a private cluster's
+    # what needs only the socket and the port: the same as a private cluster's
+    conninfo = Cluster.conninfo
+    connect = Cluster.connect
+    env = Cluster.env
     create_database = Cluster.create_database
     has_extension = Cluster.has_extension

@@ -48,14 +48,10 @@ mount -t proc proc "$system/proc" &&
 CLUSTER_PLACES = ("var/lib/postgresql", "etc/postgresql", "var/log/postgresql", "run/postgresql")
 
 
-class SystemError_(ToolError):
-    """What stops a Debian system from being made or used."""
-
-
 class System:
     def __init__(self, name: str, root: str | None = None):
         if name not in SERVERS:
-            raise SystemError_(f"no Debian system {name} (sid, bookworm, bullseye, bookworm-arm64)")
+            raise ToolError(f"no Debian system {name} (sid, bookworm, bullseye, bookworm-arm64)")
         self.name = name
         self.release, _, arch = name.partition("-")
         self.arch = arch or "amd64"
@@ -64,7 +60,7 @@ class System:
         self.log = pg_home() / f"system-{name}.log"
         self.servers = SERVERS[name]
         if name != "sid" and not self._lines():
-            raise SystemError_(f"inputs.manifest pins no package of the system {name}")
+            raise ToolError(f"inputs.manifest pins no package of the system {name}")
 
     def _lines(self) -> list[manifest.DebianFile]:
         """For sid the 18 and 19 builds' lines and the `debian-system` lines, else its `system` lines."""
@@ -73,21 +69,15 @@ class System:
         builds = debian_builds.pins(19)
         return builds + [r for r in debian_builds.pins(18) if r not in builds] + manifest.of_kind("debian-system")
 
-    def pins(self) -> list[str]:
-        """ARCHIVE SUITE PACKAGE VERSION POOL-PATH SIZE SHA256."""
-        return [f"{r.archive} {r.suite} {r.package} {r.version} {r.path} {r.size} {r.sha256}" for r in self._lines()]
-
     def ensure_binfmt(self) -> None:
         """qemu-user registered with binfmt_misc, its interpreter opened then so that it works inside too."""
         if self.arch == "amd64":
             return
-        if self.arch != "arm64":
-            raise SystemError_(f"no qemu for {self.arch}")
         qemu = "qemu-aarch64"
         binfmt = Path("/proc/sys/fs/binfmt_misc")
         if not (binfmt / "register").exists() and \
                 as_root(["mount", "-t", "binfmt_misc", "binfmt_misc", str(binfmt)], check=False).returncode != 0:
-            raise SystemError_(f"binfmt_misc cannot be mounted: {self.name}'s programs cannot run here")
+            raise ToolError(f"binfmt_misc cannot be mounted: {self.name}'s programs cannot run here")
 
         def enabled() -> bool:
             try:
@@ -97,16 +87,16 @@ class System:
 
         if not enabled():
             if not shutil.which("update-binfmts") or not os.access(f"/usr/bin/{qemu}-static", os.X_OK):
-                raise SystemError_("qemu-user-static and binfmt-support are not installed "
-                                   "(scripts/setup installs them)")
+                raise ToolError("qemu-user-static and binfmt-support are not installed "
+                                "(scripts/setup installs them)")
             if as_root(["update-binfmts", "--enable", qemu], check=False, capture_output=True).returncode != 0:
                 as_root(["update-binfmts", "--import", qemu], check=False)
             if not enabled():
-                raise SystemError_(f"{qemu} is not registered with binfmt_misc")
+                raise ToolError(f"{qemu} is not registered with binfmt_misc")
 
     def run(self, command: list[str], check: bool = False, **kwargs) -> subprocess.CompletedProcess:
         if not os.access(self.system / "usr" / "bin" / "apt-get", os.X_OK):
-            raise SystemError_(f"there is no Debian system in {self.system}: run scripts/setup")
+            raise ToolError(f"there is no Debian system in {self.system}: run scripts/setup")
         self.ensure_binfmt()
         return as_root(["unshare", "--mount", "--propagation", "private", "sh", "-c", INSIDE, "sh",
                         str(self.system), str(self.archive), ARCHIVE_IN_SYSTEM, *command], check=check, **kwargs)
@@ -129,12 +119,11 @@ class System:
                 shutil.copyfile(deb, target)
         apt_index(self.archive, self.release, [self.arch])
         if len(self._archived()) != len(debs):
-            raise SystemError_(f"Debian system {self.name}: dpkg-scanpackages did not index every package in "
-                               f"{self.archive}/pool")
+            raise ToolError(f"Debian system {self.name}: dpkg-scanpackages did not index every package in "
+                            f"{self.archive}/pool")
         self.sign_archive()
 
     def sign_archive(self) -> None:
-        """Signs with a key made for it alone, whose secret is removed at once: nothing can sign for it afterwards."""
         dists = self.archive / "dists" / self.release
         keyring = self.archive / ARCHIVE_KEYRING
         home = tempfile.mkdtemp(prefix="ulid-archive-key.")
@@ -146,13 +135,13 @@ class System:
                             ["--output", keyring, "--export"]):
                 done = run(["gpg", "--homedir", home, "--batch", "--quiet", *command], capture_output=True, text=True)
                 if done.returncode != 0:
-                    raise SystemError_(f"Debian system {self.name}: the local archive could not be signed: "
-                                       f"{done.stderr.strip()}")
+                    raise ToolError(f"Debian system {self.name}: the local archive could not be signed: "
+                                    f"{done.stderr.strip()}")
         finally:
             subprocess.run(["gpgconf", "--homedir", home, "--kill", "all"], capture_output=True)
             shutil.rmtree(home, ignore_errors=True)
         if run(["gpgv", "--keyring", keyring, dists / "InRelease"], capture_output=True).returncode != 0:
-            raise SystemError_(f"Debian system {self.name}: the local archive's InRelease does not verify")
+            raise ToolError(f"Debian system {self.name}: the local archive's InRelease does not verify")
 
     def _archived(self) -> list[str]:
         index = self.archive / "dists" / self.release / "main" / f"binary-{self.arch}" / "Packages"
@@ -168,22 +157,21 @@ class System:
         for what, lines in (("pinned, not installed", missing), ("installed, not pinned", extra)):
             for line in lines:
                 print(f"  {what}: {line}", file=sys.stderr)
-        if self.name == "sid" and missing + extra:
-            raise SystemError_("Debian system: what apt installed is not what the local archive holds")
-        if extra:
-            raise SystemError_(f"Debian system {self.name}: apt installed what the local archive does not hold")
+        if missing or extra:
+            raise ToolError(f"Debian system {self.name}: what apt installed is not what the local archive holds")
 
     def _write(self, path: Path, text: str, mode: str = "644") -> None:
         as_root(["install", "-D", "-m", mode, "/dev/stdin", str(path)], input=text, text=True)
 
-    def _failed(self, what: str) -> SystemError_:
+    def _failed(self, what: str) -> ToolError:
         lines = self.log.read_text(errors="replace").splitlines()[-20:] if self.log.exists() else []
         sys.stderr.write("".join(f"{line}\n" for line in lines))
-        return SystemError_(f"Debian system {self.name}: {what} (log: {self.log})")
+        return ToolError(f"Debian system {self.name}: {what} (log: {self.log})")
 
     def setup(self) -> None:
         started = time.monotonic()
-        stamp = sha256_hex("".join(f"{line}\n" for line in self.pins()) + sha256_of(Path(__file__)))
+        pins = [f"{r.archive} {r.suite} {r.package} {r.version} {r.path} {r.size} {r.sha256}" for r in self._lines()]
+        stamp = sha256_hex("".join(f"{line}\n" for line in pins) + sha256_of(Path(__file__)))
         marker = self.system / ".ulid-system"
         if stamp_is(marker, stamp):
             log(f"Debian system {self.name}: present in {self.system} ({self.server_versions()})")
@@ -220,12 +208,12 @@ class System:
         self.check_installed()
         self._write(marker, f"{stamp}\n")
         log(f"Debian system {self.name}: {self.server_versions()} installed with apt in {self.system} "
-            f"({len(self.pins())} pinned packages, {round(time.monotonic() - started)} s)")
+            f"({len(pins)} pinned packages, {round(time.monotonic() - started)} s)")
 
     def clone(self, directory: str) -> None:
         """A copy, without CLUSTER_PLACES: runs using the system itself may be changing them."""
         if not (self.system / ".ulid-system").is_file():
-            raise SystemError_(f"there is no Debian system {self.name} in {self.system}: run scripts/setup")
+            raise ToolError(f"there is no Debian system {self.name} in {self.system}: run scripts/setup")
         as_root(["rm", "-rf", directory])
         as_root(["mkdir", "-p", directory])
         left_out = [f"--exclude=./{place}/*" for place in CLUSTER_PLACES]

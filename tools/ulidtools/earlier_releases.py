@@ -19,18 +19,14 @@ from ulidtools import builds, cargo_env, project
 from ulidtools.base import ROOT, ToolError, log
 
 
-class ReleaseBuildError(ToolError):
-    pass
-
-
 def _source(commit: str, version: str, src: Path) -> None:
     """The release's tree in SRC, moved to this tree's pgrx, with a feature for every PostgreSQL this tree knows."""
     if subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{commit}^{{commit}}"],
                       stderr=subprocess.DEVNULL).returncode != 0:
         log(f"fetching {commit} (ulid {version}) from origin")
         if subprocess.run(["git", "-C", ROOT, "fetch", "--quiet", "origin", commit]).returncode != 0:
-            raise ReleaseBuildError(f"commit {commit} of ulid {version} is not in this clone; fetch its history "
-                                    "(git fetch --unshallow)")
+            raise ToolError(f"commit {commit} of ulid {version} is not in this clone; fetch its history "
+                            "(git fetch --unshallow)")
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir(parents=True)
     # (git's own tar, unpacked by tar: Debian 12's Python 3.11.2 has no extraction filters)
@@ -44,7 +40,7 @@ def _source(commit: str, version: str, src: Path) -> None:
     (src / "Cargo.toml").write_text(text)
     if subprocess.run(["cargo", "update", "--quiet", "-p", "pgrx", "-p", "pgrx-tests"], cwd=src,
                       env={**os.environ, "PATH": cargo_env.tool_path()}).returncode != 0:
-        raise ReleaseBuildError(f"could not move ulid {version} to pgrx {project.PGRX}")
+        raise ToolError(f"could not move ulid {version} to pgrx {project.PGRX}")
 
 
 def build(version: str, build: str) -> Path:
@@ -52,7 +48,7 @@ def build(version: str, build: str) -> Path:
     moved into other directories (as 13 did, from a source build to Debian's) is built again."""
     commit = project.RELEASE_COMMITS.get(version)
     if commit is None:
-        raise ReleaseBuildError(f"sql/RELEASES has no version {version}")
+        raise ToolError(f"sql/RELEASES has no version {version}")
     record = builds.build_of(build)
     cache = Path(os.environ.get("ULID_RELEASE_CACHE") or Path.home() / ".cache" / "ulid" / "releases")
     home = cache / f"{version}-{commit}-pgrx{project.PGRX}"
@@ -79,6 +75,6 @@ def build(version: str, build: str) -> Path:
                                          stderr=subprocess.STDOUT)
         if built.returncode != 0:
             sys.stderr.write(log_file.read_text())
-            raise ReleaseBuildError(f"building ulid {version} for PostgreSQL {build} failed")
+            raise ToolError(f"building ulid {version} for PostgreSQL {build} failed")
         done.touch()
         return stage

@@ -105,18 +105,6 @@ class Wheel(Line):
     sha256: str
     directory: str
 
-    @property
-    def archive(self) -> str | None:
-        """The tarball in the wheel that holds the build, if DIRECTORY is ARCHIVE.tar.gz/PREFIX."""
-        archive, tarball, _ = self.directory.partition(".tar.gz/")
-        return archive + ".tar.gz" if tarball else None
-
-    @property
-    def prefix(self) -> str:
-        """The installation prefix, relative to the unpacked wheel."""
-        archive, tarball, prefix = self.directory.partition(".tar.gz/")
-        return f"{archive.rpartition('/')[0]}/{prefix}".lstrip("/") if tarball else self.directory
-
 
 @dataclass(frozen=True)
 class Crate(Line):
@@ -159,12 +147,10 @@ def _record(kind: str, values: list[str], number: int, text: str) -> Line:
     if count is None:
         if not values:
             raise ManifestError(f"line {number}: {kind} names no build: {text}")
-        if cls is Upgrade:
-            return Upgrade(number, text, values[0], tuple(values[1:]))
-        return Bench(number, text, tuple(values))
-    if len(values) != count:
+        values = [values[0], tuple(values[1:])] if cls is Upgrade else [tuple(values)]
+    elif len(values) != count:
         raise ManifestError(f"line {number}: expected {count + 1} fields: {text}")
-    if kind == "system":
+    elif kind == "system":
         values = [f"system:{values[0]}", *values[1:]]
     elif cls is DebianFile:
         values = [kind, *values]

@@ -1,8 +1,6 @@
-"""The tarball and the Debian package of each artifact, the extension for a PostgreSQL build or the
-command-line tool (cli), each built, checked (machine type; glibc floor in a release build) and made the same
-bytes from the same files (owner 0:0, fixed modes, SOURCE_DATE_EPOCH): docs/development.md, "A file of a
-release" and "Packages". A test-only build (18-assert) is refused: its install.sh would take any PostgreSQL
-of its major version. `install` puts the extension into a build.
+"""The tarball and the Debian package of each artifact, the extension for a PostgreSQL build or the command-line
+tool (cli), each built, checked and made the same bytes from the same files: docs/development.md, "A file of a
+release" and "Packages". `install` puts the extension into a build.
 """
 
 from __future__ import annotations
@@ -85,8 +83,7 @@ def install(build: str, profile: str = "debug") -> None:
     """Each file replaces the installed one as a new file, never written over it, so that a server with the old
     library mapped does not crash; scripts (ulid--*.sql) the stage lacks would offer versions it cannot install."""
     stage = stage_extension(build, profile)
-    extdir = builds.build_of(build).extdir
-    for old in sorted(extdir.glob("ulid--*.sql")):
+    for old in sorted(builds.build_of(build).extdir.glob("ulid--*.sql")):
         if not (stage / old.relative_to("/")).exists():
             as_root(["rm", "-f", old])
     for file in sorted(f for f in stage.rglob("*") if f.is_file()):
@@ -110,14 +107,12 @@ def check_binary(path: Path, arch: str, profile: str) -> None:
 def tarball(directory: Path, name: str, out: Path) -> None:
     """OUT, a tarball of DIRECTORY/NAME that is the same bytes wherever made from the same files."""
     epoch = debian_package.source_date_epoch()
-    tar = subprocess.Popen(["tar", "-C", str(directory), "--format=gnu", "--sort=name", "--owner=0", "--group=0",
-                            "--numeric-owner", f"--mtime=@{epoch}", "--mode=u=rwX,go=rX", "-c", name],
-                           stdout=subprocess.PIPE)
-    with open(out, "wb") as file:
-        gzip = subprocess.run(["gzip", "-9n"], stdin=tar.stdout, stdout=file)
-    tar.stdout.close()
-    if tar.wait() != 0 or gzip.returncode != 0:
+    tar = subprocess.run(["tar", "-C", str(directory), "--format=gnu", "--sort=name", "--owner=0", "--group=0",
+                          "--numeric-owner", f"--mtime=@{epoch}", "--mode=u=rwX,go=rX", "-c", name],
+                         stdout=subprocess.PIPE)
+    if tar.returncode != 0:
         raise BuildError(f"could not make {out}")
+    out.write_bytes(debian_package.gzip_bytes(tar.stdout))
 
 
 @dataclass
@@ -143,8 +138,7 @@ class Artifact:
         arch = None if self.profile == "debug" and self.arch == "amd64" else self.arch
         stage = stage_extension(build, self.profile, arch)
         # (tree.sh lays it out for install-from-source too, which users run)
-        subprocess.run(["sh", str(ROOT / "scripts" / "tarball" / "tree.sh"), str(stage), str(tree), build],
-                       check=True)
+        subprocess.run(["sh", str(ROOT / "scripts" / "tarball" / "tree.sh"), str(stage), str(tree), build], check=True)
         check_binary(tree / "lib" / "ulid.so", self.arch, self.profile)
 
     def _build_cli(self, arch: str) -> Path:
@@ -169,8 +163,7 @@ class Artifact:
         (tree / "ulid-tool").chmod(0o755)
         debian_package.strip_library(tree / "ulid-tool")
         for what, path in (("man", "ulid-tool.1"), ("complete-bash", "completions/ulid-tool.bash"),
-                           ("complete-zsh", "completions/_ulid-tool"),
-                           ("complete-fish", "completions/ulid-tool.fish")):
+                           ("complete-zsh", "completions/_ulid-tool"), ("complete-fish", "completions/ulid-tool.fish")):
             with open(tree / path, "wb") as out:
                 subprocess.run([str(host), "--generate", what], stdout=out, check=True)
         shutil.copyfile(ROOT / "LICENSE", tree / "LICENSE")

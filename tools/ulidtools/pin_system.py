@@ -15,10 +15,6 @@ from ulidtools import debian_archive as fd
 from ulidtools.base import ToolError, log
 
 
-class PinError(ToolError):
-    """What stops the pins from being written."""
-
-
 def load(sources: list[tuple[str, str]], arch: str) -> dict[str, list[dict]]:
     """The suites' Packages stanzas by package, newest first (with _archive, _suite)."""
     packages: dict[str, list[dict]] = {}
@@ -37,10 +33,6 @@ def resolve(packages, wanted: list[str]) -> list[str]:
         for item in filter(None, re.split(r"\s*,\s*", stanzas[0].get("Provides", ""))):
             provided.setdefault(item.split()[0], []).append(name)
     chosen: set[str] = set()
-
-    def satisfied(name: str) -> bool:
-        return name in chosen or any(p in chosen for p in provided.get(name, []))
-
     # what was asked for first: usr-is-merged then meets `usrmerge | usr-is-merged`
     queue = [*wanted, "apt"] + [name for name, stanzas in sorted(packages.items())
                                 if stanzas[0].get("Priority") == "required"]
@@ -49,23 +41,22 @@ def resolve(packages, wanted: list[str]) -> list[str]:
         if name in chosen:
             continue
         if name not in packages:
-            raise PinError(f"no package {name} in the suites given")
+            raise ToolError(f"no package {name} in the suites given")
         chosen.add(name)
         depends = ", ".join(packages[name][0].get(key, "") for key in ("Pre-Depends", "Depends")).replace("\n", " ")
         for text in filter(None, re.split(r"\s*,\s*", depends)):
             clause = [alt.split()[0].split(":")[0] for alt in re.split(r"\s*\|\s*", text)]
-            if not any(satisfied(alt) for alt in clause):
-                # the first alternative there is, or its first provider
+            # unless a chosen package is or provides an alternative: the first there is, or its first provider
+            if not any(alt in chosen or not chosen.isdisjoint(provided.get(alt, [])) for alt in clause):
                 choice = next((alt if alt in packages else provided[alt][0] for alt in clause
                                if alt in packages or provided.get(alt)), None)
                 if choice is None:
-                    raise PinError(f"{name} needs one of {clause}, which no suite has")
+                    raise ToolError(f"{name} needs one of {clause}, which no suite has")
                 queue.append(choice)
     return sorted(chosen)
 
 
 def pin(name: str, suites: str, wanted: list[str]) -> None:
-    """Prints the `system NAME` lines of WANTED and what they need, from SUITES."""
     packages = load([tuple(s.split("/", 1)) for s in suites.split(",")], name.partition("-")[2] or "amd64")
     # debootstrap --merged-usr installs it where the release has it
     if "usr-is-merged" in packages:
@@ -77,6 +68,6 @@ def pin(name: str, suites: str, wanted: list[str]) -> None:
                 break
             log(f"{package} {fields['Version']}: {url} does not answer")
         else:
-            raise PinError(f"no file of {package} answers")
+            raise ToolError(f"no file of {package} answers")
         print(f"system {name} {fields['_archive']} {fields['_suite']} {package} {fields['Version']} "
               f"{fields['Filename']} {fields['Size']} {fields['SHA256']}")

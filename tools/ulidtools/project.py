@@ -28,15 +28,12 @@ def field(name: str, path: Path = CARGO_TOML) -> str:
 
 VERSION = field("version")
 # released versions, newest first: CHANGELOG.md's dated `## [0.4.0] - 2026-11-27`
-RELEASED = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$",
-                      (ROOT / "CHANGELOG.md").read_text(), re.M)
+RELEASED = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", (ROOT / "CHANGELOG.md").read_text(), re.M)
 # each release's commit, from sql/RELEASES (tags may not travel with a clone)
 RELEASE_COMMITS = dict(line.split()[:2] for line in (ROOT / "sql" / "RELEASES").read_text().splitlines()
                        if line.strip() and not line.startswith("#"))
-# the release users install and the pages show: the newest released version
-CURRENT_RELEASE = RELEASED[0]
+CURRENT_RELEASE = RELEASED[0]  # the release users install and the pages show: the newest released version
 CLI_VERSION = field("version", ROOT / "crates" / "ulid-tool" / "Cargo.toml")
 VENV = Path(os.environ.get("ULID_VENV") or ROOT / "target" / "venv")
-# `pgrx = "=0.19.4"` in Cargo.toml
-PGRX = cargo()["dependencies"]["pgrx"].removeprefix("=")
+PGRX = cargo()["dependencies"]["pgrx"].removeprefix("=")  # `pgrx = "=0.19.4"` in Cargo.toml
 CRATES = tuple(field("name", ROOT / member / "Cargo.toml") for member in cargo()["workspace"]["members"])

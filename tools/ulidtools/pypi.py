@@ -1,7 +1,6 @@
 """Downloads the wheel of an inputs.manifest `pypi` or `wheel` line into a directory, its sha256 checked by pip
 (--require-hashes); a file already there with that sha256 is kept. The wheel's tags tell pip its Python, ABI and
-platforms, so a wheel for another machine (arm64) downloads too.
-"""
+platforms, so a wheel for another machine (arm64) downloads too."""
 
 from __future__ import annotations
 
@@ -14,16 +13,8 @@ from ulidtools import manifest
 from ulidtools.base import ToolError, sha256_of
 
 
-class DownloadError(ToolError):
-    """What stops a download."""
-
-
 def download(project: str, directory: Path) -> Path:
-    try:
-        pin = manifest.one("pypi", project)
-    except (KeyError, StopIteration, ValueError):
-        raise DownloadError(f"inputs.manifest pins no pypi {project}") from None
-    return fetch(pin, directory)
+    return fetch(manifest.one("pypi", project), directory)
 
 
 def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
@@ -31,8 +22,7 @@ def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
     path = directory / pin.file
     if path.is_file() and sha256_of(path) == pin.sha256:
         return path
-    # NAME-VERSION-PYTHON-ABI-PLATFORM.whl
-    tags = pin.file.removesuffix(".whl").split("-")
+    tags = pin.file.removesuffix(".whl").split("-")  # NAME-VERSION-PYTHON-ABI-PLATFORM.whl
     args = [arg for platform in tags[4].split(".") for arg in ("--platform", platform)]
     if tags[2].startswith("cp3"):
         args += ["--python-version", f"3.{tags[2].removeprefix('cp3')}", "--implementation", "cp"]
@@ -46,8 +36,8 @@ def fetch(pin: manifest.Pypi | manifest.Wheel, directory: Path) -> Path:
                                "--no-deps", "--only-binary", ":all:", "--require-hashes", "--ignore-requires-python",
                                *args, "-r", requirements.name, "-d", str(directory)], stdout=sys.stderr)
     if done.returncode != 0:
-        raise DownloadError(f"pip could not download {pin.project} {pin.version}")
+        raise ToolError(f"pip could not download {pin.project} {pin.version}")
     if not path.is_file():
-        raise DownloadError(f"pip downloaded {pin.project} {pin.version}, but not {pin.file}: "
-                            f"change the {pin.text.split()[0]} line of inputs.manifest that pins it")
+        raise ToolError(f"pip downloaded {pin.project} {pin.version}, but not {pin.file}: "
+                        f"change the {pin.text.split()[0]} line of inputs.manifest that pins it")
     return path

@@ -1,10 +1,6 @@
-"""Every file of a release of ulid, into dist/ unless --out says (scripts/release), and `check`, a release's
-files to check (tests/release) and throw away (scripts/release-check): without --all, the extension for 13
-and 15 on amd64 and the command-line tool (docs/development.md, "Running the tests"); how a release is cut:
-docs/development.md, "Releases".
-
-DIR is made, or used when empty; one scripts/release made before (it leaves .ulid-release in it) is emptied
-first; any other directory that holds something is refused. Without a key, nothing is signed.
+"""Every file of a release of ulid (scripts/release), and `check`, a release's files to check (tests/release) and
+throw away (scripts/release-check): docs/development.md, "Releases" (how a release is cut, and which DIR it empties
+or refuses) and "Running the tests" (the files `check` makes without --all).
 """
 
 from __future__ import annotations
@@ -22,9 +18,7 @@ from ulidtools.cargo_env import BuildError
 from ulidtools.debian_package import apt_index
 from ulidtools.package import Artifact
 
-# the apt repository's Valid-Until, in days from the release's date (docs/development.md, "Releases", step 5)
-VALID_DAYS = 365
-MARKER = sign.MARKER
+VALID_DAYS, MARKER = sign.VALID_DAYS, sign.MARKER
 # the files `check` makes without --all: those scripts/test installs (testrun.py)
 CHECKED = "13/amd64,15/amd64"
 
@@ -37,7 +31,6 @@ def sha256sums(out: Path) -> None:
 
 
 def pairs_of(only: str | None) -> list[tuple[str, str]]:
-    """(major, architecture) pairs: every one unless ONLY names some (MAJOR/ARCH,...)."""
     majors = cargo_env.release_builds()
     if not only:
         return [(major, arch) for arch in cargo_env.ARCHES for major in majors]

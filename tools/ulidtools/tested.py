@@ -1,7 +1,6 @@
 """The pages' generated tables, written again by `tables --write` with builds.py's: what is tested on which build
-(docs/versions.md), made from the tests' markers as pytest collects them (the Rust tests: builds.lint_builds), so
-that narrowing a test's builds changes the table and tests/docs/test_versions_table.py fails until the page says
-so; and the pairs pg_upgrade is tested between. Collecting needs the tests' virtualenv and every build installed.
+(docs/versions.md), from the tests' markers as pytest collects them (the Rust tests: builds.lint_builds), and the
+pairs pg_upgrade is tested between: docs/development.md, "The PostgreSQL builds".
 """
 
 from __future__ import annotations
@@ -11,8 +10,8 @@ import os
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ulidtools import builds, project
 from ulidtools.base import ROOT
@@ -21,22 +20,19 @@ START = "<!-- tested where: generated from the tests' markers (python3 -m ulidto
 END = "<!-- /tested where -->"
 UPGRADES_START = "<!-- pg_upgrade pairs: generated from inputs.manifest (python3 -m ulidtools tables) -->"
 UPGRADES_END = "<!-- /pg_upgrade pairs -->"
-# a row's tests that are not pytest's: they run on builds.lint_builds
-CARGO_PGRX_TEST = "cargo pgrx test"
+CARGO_PGRX_TEST = "cargo pgrx test"  # a row's tests that are not pytest's: they run on builds.lint_builds
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     anchor: str
     what: str
     tests: tuple[str, ...]  # pytest node id prefixes, from the repository's root
 
 
 ROWS = (
-    Row("tested-sql", "the type, casts, operators, indexes, generators, settings and errors "
-        "(the pg_regress suite; the server, security and upgrade tests of what differs between versions; "
-        "the pages' examples, but for the time-series page's, which the TimescaleDB row's build runs)",
-        ("tests/pg_regress/",)),
+    Row("tested-sql", "the type, casts, operators, indexes, generators, settings and errors (the pg_regress suite; the "
+        "server, security and upgrade tests of what differs between versions; the pages' examples, but for the "
+        "time-series page's, which the TimescaleDB row's build runs)", ("tests/pg_regress/",)),
     Row("tested-same-everywhere", "what is the same on every version: public ids against pgcrypto's AES, "
         "the command-line tool beside a server, the moves from uuid and from pgx_ulid, a backend's memory "
         "over two million rows", ("tests/server/test_public_ids.py", "tests/cli/test_cli_server.py",
@@ -113,13 +109,12 @@ def builds_of(row: Row, collected: dict[str, dict]) -> list[str]:
     return [name for name in builds.BUILDS if any(name in t["builds"] for t in tests)]
 
 
-def table(collected: dict[str, dict]) -> str:
-    names = list(builds.BUILDS)
+def table(collected: dict[str, dict]) -> list[list[str]]:
     rows = []
     for row in ROWS:
         on = set(builds_of(row, collected))
-        rows.append([f'<a id="{row.anchor}"></a>{row.what}', *("✓" if name in on else "" for name in names)])
-    return builds.markdown(START, END, ["what", *names], rows)
+        rows.append([f'<a id="{row.anchor}"></a>{row.what}', *("✓" if name in on else "" for name in builds.BUILDS)])
+    return rows
 
 
 def marked(page: str) -> dict[str, set[str]]:
@@ -152,13 +147,11 @@ def rows_not_run(build: str, ran: dict[str, dict], page: str) -> list[str]:
 
 
 def with_tables(page: str, collected: dict[str, dict] | None) -> str:
-    """The page with its generated tables replaced by current ones (COLLECTED: from collect(), needed only for
-    the table of tests)."""
+    """The page with its generated tables made again (COLLECTED: collect()'s, needed only for the table of tests)."""
     return builds.replace_tables(page, (
-        (START, END, lambda: table(collected)),
-        (UPGRADES_START, UPGRADES_END, lambda: builds.markdown(
-            UPGRADES_START, UPGRADES_END, ['<a id="tested-pg-upgrade"></a>to', "from"],
-            [[new, ", ".join(olds)] for new, olds in builds.UPGRADES.items()]))))
+        (START, END, ["what", *builds.BUILDS], lambda: table(collected)),
+        (UPGRADES_START, UPGRADES_END, ['<a id="tested-pg-upgrade"></a>to', "from"],
+         lambda: [[new, ", ".join(olds)] for new, olds in builds.UPGRADES.items()])))
 
 
 def write_tables(pages: list[str]) -> None:

@@ -1,9 +1,5 @@
 """Every test, as CI runs it (scripts/test, which .ci/run calls), on the builds named, or every build of
-inputs.manifest: once, formatting and ulid-core's and ulid-tool's clippy and tests; on each build, the
-extension installed (on the lint builds, builds.LINT_BUILDS, `cargo pgrx test` compiled by clippy with
-warnings as errors) and its server tests, two builds at a time; beside them, a release's files for amd64 and
-their checks, fuzzing, the command-line tool's benchmark runner and the tooling's own checks; at the end, the
-benchmark runner in quick mode. What runs beside what: `run`; docs/development.md, "Running the tests"."""
+inputs.manifest: docs/development.md, "Running the tests" (what runs beside what: `run`)."""
 
 from __future__ import annotations
 
@@ -24,15 +20,11 @@ from ulidtools.base import ROOT, ToolError, log
 TARGET = ROOT / "target"
 
 
-class TestsFailed(ToolError):
-    """A step of the run failed; what failed is said above it."""
-
-
 def step(command: list[str], locked: bool = False, **kwargs) -> None:
     """LOCKED: a build into the shared cargo target directory, under its build lock."""
     run = (lambda *a, **k: cargo_env.run_locked(ROOT, *a, **k)) if locked else subprocess.run
     if run(command, cwd=ROOT, **kwargs).returncode != 0:
-        raise TestsFailed(f"{' '.join(map(str, command))} failed")
+        raise ToolError(f"{' '.join(map(str, command))} failed")
 
 
 def pytest(*args: str) -> list[str]:
@@ -44,7 +36,7 @@ def clippy_compiles() -> dict[str, str]:
     build under it is linted, with no second compile for clippy alone."""
     driver = shutil.which("clippy-driver")
     if not driver:
-        raise TestsFailed("clippy-driver is not in PATH (scripts/setup links it)")
+        raise ToolError("clippy-driver is not in PATH (scripts/setup links it)")
     return {"RUSTC_WORKSPACE_WRAPPER": driver, "CLIPPY_ARGS": "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"}
 
 
@@ -56,14 +48,11 @@ def prepare(build: str, lint: bool) -> None:
         pgdata = builds.cluster_root() / f"pgrx-{build}"
         pgdata.mkdir(parents=True, exist_ok=True)
         shutil.chown(pgdata, pg_user())
-        command = ["cargo", "pgrx", "test", f"pg{builds.major_version(build)}", "--runas", pg_user(),
-                   "--pgdata", str(pgdata)]
-        if cargo_env.run_locked(ROOT, command, cwd=ROOT, env=env).returncode != 0:
-            raise TestsFailed(f"PostgreSQL {build}: cargo pgrx test failed")
+        step(["cargo", "pgrx", "test", f"pg{builds.major_version(build)}", "--runas", pg_user(), "--pgdata", pgdata],
+             True, env=env)
     log(f"PostgreSQL {build}: installing the extension")
     package.install(build)
-    # the previous release into every build, every earlier one into the oldest and the newest (harness/
-    # upgrading.py); made here, beside the group before, not in the tests, which would wait for the build lock
+    # what harness/upgrading.py installs, made here, beside the group before: the tests would wait for the build lock
     releases = list(project.RELEASE_COMMITS)
     wanted = releases if build in builds.ends_of_run() else releases[-1:]
     log(f"PostgreSQL {build}: ulid {', '.join(wanted)} built for the upgrade tests")
@@ -72,9 +61,7 @@ def prepare(build: str, lint: bool) -> None:
 
 
 class Preparations(threading.Thread):
-    """Every group after the first made ready (`test --prepare`, at nice 10), one after another from the
-    start, once every earlier group whose tests touch one of its builds (builds.touched_by: their pg_upgrade
-    tests install releases into it) has been tested."""
+    """The later groups made ready (`test --prepare`, at nice 10): docs/development.md, "Running the tests"."""
 
     def __init__(self, waves: list[list[str]], lint_builds: list[str]) -> None:
         super().__init__(daemon=True)
@@ -99,8 +86,7 @@ class Preparations(threading.Thread):
                 with open(self.log_of(k), "w") as out:
                     self.process = subprocess.Popen(
                         ["nice", "-n", "10", sys.executable, "-S", "-m", "ulidtools", "test", "--prepare",
-                         ",".join(self.lint_builds), *self.waves[k]],
-                        cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+                         ",".join(self.lint_builds), *self.waves[k]], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
             self.status[k] = self.process.wait()
             self.ready[k].set()
             if self.status[k] != 0:
@@ -113,7 +99,7 @@ class Preparations(threading.Thread):
         made = self.log_of(k)
         sys.stderr.write(made.read_text() if made.exists() else "")
         if self.status[k] != 0:
-            raise TestsFailed(f"PostgreSQL {' '.join(self.waves[k])}: their preparation failed (above)")
+            raise ToolError(f"PostgreSQL {' '.join(self.waves[k])}: their preparation failed (above)")
 
     def stop(self) -> None:
         with self.lock:
@@ -141,16 +127,13 @@ class InBackground(threading.Thread):
                     return
 
     def wait_or_fail(self, what: str, tail: int) -> None:
-        """If a command failed, shows the last TAIL lines of the log and stops the run."""
+        """If a command failed, shows the last TAIL lines of the log and stops the run; else pytest's counts."""
         self.join()
+        lines = self.log_file.read_text().splitlines()
         if self.status != 0:
-            sys.stderr.write("\n".join(self.log_file.read_text().splitlines()[-tail:]) + "\n")
-            raise TestsFailed(f"{what} failed (log: {self.log_file})")
-
-
-def show_passed(log_file: Path) -> None:
-    sys.stderr.write("".join(f"{line}\n" for line in log_file.read_text().splitlines()
-                             if re.match(r"^[0-9]+ passed", line)))
+            sys.stderr.write("\n".join(lines[-tail:]) + "\n")
+            raise ToolError(f"{what} failed (log: {self.log_file})")
+        sys.stderr.write("".join(f"{line}\n" for line in lines if re.match(r"^[0-9]+ passed", line)))
 
 
 def server_tests(wave: list[str]) -> None:
@@ -164,8 +147,7 @@ def server_tests(wave: list[str]) -> None:
         log(f"PostgreSQL {wave[0]}: pg_regress and client tests")
         failed = wave if subprocess.run(tests(wave[0]), cwd=ROOT).returncode != 0 else []
     else:
-        log(f"PostgreSQL {' '.join(wave)}: pg_regress and client tests, side by side "
-            "(logs: target/pytest-BUILD.log)")
+        log(f"PostgreSQL {' '.join(wave)}: pg_regress and client tests, side by side (logs: target/pytest-BUILD.log)")
         running = []
         for build in wave:
             with open(TARGET / f"pytest-{build}.log", "w") as out:
@@ -176,12 +158,12 @@ def server_tests(wave: list[str]) -> None:
             sys.stdout.write((TARGET / f"pytest-{build}.log").read_text())
             sys.stdout.flush()
     if failed:
-        raise TestsFailed(f"PostgreSQL {' '.join(failed)}: the server tests failed")
+        raise ToolError(f"PostgreSQL {' '.join(failed)}: the server tests failed")
     page = (ROOT / "docs" / "versions.md").read_text()
     not_run = [problem for build in wave
                for problem in tested.rows_not_run(build, json.loads((TARGET / f"ran-{build}.json").read_text()), page)]
     if not_run:
-        raise TestsFailed("the table of what is tested where marks what did not run:\n  " + "\n  ".join(not_run))
+        raise ToolError("the table of what is tested where marks what did not run:\n  " + "\n  ".join(not_run))
 
 
 def run(names: list[str]) -> None:
@@ -192,8 +174,6 @@ def run(names: list[str]) -> None:
 
     lint_builds = builds.lint_builds(names)
     waves = builds.waves(names)
-    if not waves:
-        raise TestsFailed(f"no groups of builds to test (ulidtools waves {' '.join(names)})")
     log("cargo fmt --check")
     step(["cargo", "fmt", "--all", "--check"])
     step(["cargo", "fmt", "--manifest-path", "fuzz/Cargo.toml", "--check"])
@@ -212,9 +192,8 @@ def run(names: list[str]) -> None:
     release_log = TARGET / "release-check.log"
     release_checks = None
     if "13" in names and "15" in names:
-        log(f"a release's files for 13 and 15 on amd64: built and installed in the background, "
-            f"META.json checked by PGXN's validator and the pinned node run in a bare Debian 12 "
-            f"(log: {release_log.relative_to(ROOT)})")
+        log(f"a release's files for 13 and 15 on amd64: built and installed in the background, META.json checked by "
+            f"PGXN's validator and the pinned node run in a bare Debian 12 (log: {release_log.relative_to(ROOT)})")
         release_checks = InBackground(
             [[sys.executable, "-S", "-m", "ulidtools", "release-check", "--out", str(release_dist)],
              # (then the release-mode build for 15 the from-source test at the end makes, compiled here)
@@ -229,8 +208,7 @@ def run(names: list[str]) -> None:
     for build in waves[0]:
         prepare(build, build in lint_builds)
     ahead = Preparations(waves, lint_builds)
-    # fuzzing, the command-line tool's benchmark runner and the tooling's own checks (which leave a core
-    # idle) touch no PostgreSQL build: beside the last group
+    # fuzzing, the tool's benchmark runner and the tooling's checks touch no build: beside the last group's idle core
     seconds = env.setdefault("ULID_FUZZ_SECONDS", "20")
     beside_last_log = TARGET / "fuzz-and-cli-bench.log"
     tooling_log = TARGET / "tooling-tests.log"
@@ -254,8 +232,7 @@ def run(names: list[str]) -> None:
                     [pytest("tests/packaging/test_debian_archive.py", "tests/packaging/test_manifest.py",
                             "tests/packaging/test_tarball_installer.py", "tests/packaging/test_crates.py",
                             "tests/packaging/test_release_workflow.py", "tests/packaging/test_tooling_imports.py",
-                            "tests/packaging/test_tooling_commands.py")],
-                    tooling_log, dict(env))
+                            "tests/packaging/test_tooling_commands.py")], tooling_log, dict(env))
             server_tests(wave)
             ahead.done[i].set()
             # a build's clusters (NAME-BUILD, gigabytes) go when its tests pass, stay when they fail
@@ -269,7 +246,6 @@ def run(names: list[str]) -> None:
     if release_checks:
         log("waiting for the release's files and their checks")
         release_checks.wait_or_fail("the release checks", 150)
-        show_passed(release_log)
         # (each installs over a build's own files, so after that build's tests)
         over_builds = ["tests/release/test_install_over_running.py", "tests/release/test_from_source.py"]
         log("a release's 13 tarball installed over a running server; the install page's commands")
@@ -277,12 +253,9 @@ def run(names: list[str]) -> None:
 
     beside_last.wait_or_fail("fuzzing or the command-line tool's benchmark runner", 80)
     tooling.wait_or_fail("the tooling's own checks", 150)
-    show_passed(tooling_log)
 
-    # on a version the full benchmarks run on (the manifest's `bench` line), else on a build a release is made
-    # for: the benchmarks measure what users run, never 18-assert
-    bench = next((b for b in [*builds.BENCH_BUILDS, *names] if b in names and b == str(builds.major_version(b))),
-                 None)
+    # a build of the `bench` line, else one a release is made for: the benchmarks measure what users run
+    bench = next((b for b in [*builds.BENCH_BUILDS, *names] if b in names and b == str(builds.major_version(b))), None)
     if bench is None:
         log(f"the benchmark runner is not run: {' '.join(names)} only has builds for the tests")
     else:
@@ -296,19 +269,15 @@ def main(names: list[str], prepare_only: str | None = None) -> None:
     """The run on NAMES (else ULID_BUILDS', else every build); PREPARE_ONLY (the lint builds, LINT,...):
     only the builds made ready, as Preparations does."""
     if prepare_only is not None:
-        if not names:
-            raise TestsFailed("--prepare: name the builds to make ready")
-        lint_builds = prepare_only.split(",")
         for build in names:
-            prepare(build, build in lint_builds)
+            prepare(build, build in prepare_only.split(","))
         return
     for build in names:
         builds.build_of(build)
     if os.geteuid() != 0:
-        raise TestsFailed(f"run as root: the tests install the extension into each PostgreSQL and run the "
-                          f"servers as '{pg_user()}'")
-    # the ports of every cluster this run starts are safe to bind
-    builds.port_base()
+        raise ToolError(f"run as root: the tests install the extension into each PostgreSQL and run the "
+                        f"servers as '{pg_user()}'")
+    builds.port_base()  # the ports of every cluster this run starts are safe to bind
     cargo_env.claim(ROOT)
     names = names or os.environ.get("ULID_BUILDS", "").split() or list(builds.BUILDS)
     run(names)
