@@ -1,8 +1,5 @@
-"""What the benchmarks measure: the id variants compared, and the cases (CASES, in running order).
-
-A case is a function of a `Bench` (measure.py): see docs/development.md, "Where to add things". One that needs a
-server of its own calls `b.other_cluster(name, settings)`; one whose alternative is missing on a server says why
-in its Result's `missing`.
+"""What the benchmarks measure: the id variants compared, and the cases (CASES, in running order), each a function
+of a `Bench` (measure.py; docs/development.md, "Where to add things").
 """
 
 from __future__ import annotations
@@ -18,7 +15,8 @@ from ulidtools.base import ROOT
 
 PORTABLE_SQL = ROOT / "portable" / "ulid_portable.sql"
 
-# The id columns compared; each name is how the variant appears in every table.
+# The id columns compared: each name is how the variant appears in every table and, but for IDENTITY, begins with
+# its column's type and DEFAULT.
 IDENTITY = "bigint identity"
 V4 = "uuid gen_random_uuid()"
 V7_CORE = "uuid uuidv7()"
@@ -26,17 +24,9 @@ V7_EXT = "uuid uuid_generate_v7() (pg_uuidv7)"
 ULID = "ulid gen_ulid()"
 MONO = "ulid gen_monotonic_ulid() (preloaded)"
 MONO_SESSION = "ulid gen_monotonic_ulid() (not preloaded)"
-COLUMNS = {
-    IDENTITY: "bigint GENERATED ALWAYS AS IDENTITY",
-    V4: "uuid DEFAULT gen_random_uuid()",
-    V7_CORE: "uuid DEFAULT uuidv7()",
-    V7_EXT: "uuid DEFAULT uuid_generate_v7()",
-    ULID: "ulid DEFAULT gen_ulid()",
-    MONO: "ulid DEFAULT gen_monotonic_ulid()",
-    MONO_SESSION: "ulid DEFAULT gen_monotonic_ulid()",
-}
-# Variants that run on the second cluster, the one without ulid preloaded.
-ON_SESSION_CLUSTER = {MONO_SESSION, "gen_monotonic_ulid() (not preloaded)"}
+COLUMNS = {IDENTITY: "bigint GENERATED ALWAYS AS IDENTITY", **{
+    name: "{} DEFAULT {}".format(*name.split()[:2]) for name in (V4, V7_CORE, V7_EXT, ULID, MONO, MONO_SESSION)}}
+ON_SESSION_CLUSTER = {MONO_SESSION, "gen_monotonic_ulid() (not preloaded)"}  # run on the cluster without ulid preloaded
 
 
 def prepare(b: Bench, pg_uuidv7_origin: str) -> None:
@@ -62,9 +52,7 @@ def prepare(b: Bench, pg_uuidv7_origin: str) -> None:
 
 
 def conn_for(b: Bench, variant: str):
-    if variant in ON_SESSION_CLUSTER:
-        return b.session_cluster, b.session_conn
-    return b.cluster, b.conn
+    return (b.session_cluster, b.session_conn) if variant in ON_SESSION_CLUSTER else (b.cluster, b.conn)
 
 
 def id_tables(b: Bench, prefix: str, names: Iterable[str], columns: dict[str, str] = COLUMNS) -> dict[str, str]:
@@ -102,9 +90,8 @@ RANDOM_ULIDS = ("SELECT gen_ulid(timestamptz '1990-01-01' + random() * interval 
 
 def make_same_bytes(b: Bench) -> None:
     """Table `same`, once per server: N random 128-bit values as ulid (u) and as uuid (v), the same bytes in both."""
-    if "same" not in b.done:
+    if b.sql("SELECT to_regclass('same')").fetchone()[0] is None:
         table_as(b.conn, "same", f"SELECT u, u::uuid AS v FROM ({RANDOM_ULIDS.format(n=b.sizes.n)}) s")
-        b.done.add("same")
 
 
 SAME_BYTES = (("ulid", "u"), ("uuid", "v"))  # (variant, column of table `same`)
@@ -120,24 +107,21 @@ def generation(b: Bench) -> None:
     funcs = {name: name.split(" (")[0] for name in (
         "clock_timestamp()", "gen_ulid()", "gen_monotonic_ulid() (preloaded)", "gen_monotonic_ulid() (not preloaded)",
         "gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)")}
-    missing = {name: b.unavailable[variant] for name, variant in (("uuidv7()", V7_CORE),
-                                                                  ("uuid_generate_v7() (pg_uuidv7)", V7_EXT))
-               if variant in b.unavailable}
+    missing = {name: b.unavailable[v] for name, v in (("uuidv7()", V7_CORE), ("uuid_generate_v7() (pg_uuidv7)", V7_EXT))
+               if v in b.unavailable}
     # the uuid generators are far slower per call: a quarter of the calls measures them as well and keeps each
     # round short, so one round's fast variants run close together in time
-    slow = {"gen_random_uuid()", "uuidv7()", "uuid_generate_v7() (pg_uuidv7)"}
-    calls = {name: n // 4 if name in slow else n for name in funcs}
+    calls = {name: n // 4 if "uuid" in name else n for name in funcs}
     runs = {name: b.timer(f"SELECT count({f}) FROM generate_series(1, {calls[name]})", 1e9 / calls[name],
                           conn_for(b, name)[1])
             for name, f in funcs.items() if name not in missing}
     note = (f"{n:,} calls per measurement, {n // 4:,} for the uuid generators; (not preloaded) runs on "
             "a second cluster with the same settings but without shared_preload_libraries, every other "
             "variant on the benchmark cluster, which preloads ulid")
-    # cheap and noisy: three times the usual rounds
     generated = b.interleave(
         Result("generate one value (SELECT count(f()) FROM generate_series)", "ns/call",
                baseline="gen_random_uuid()", note=note, key="gen", missing=missing),
-        runs, repeats=3 * b.sizes.repeats, warmup=True)
+        runs, repeats=3 * b.sizes.repeats, warmup=True)  # cheap and noisy: three times the usual rounds
     b.add(Result("generate one value, against the floor of a volatile call", "ns/call",
                  baseline="clock_timestamp()", values=generated.values, key="gen-floor", missing=missing))
     if "uuid_generate_v7() (pg_uuidv7)" not in missing:
@@ -149,8 +133,7 @@ def generation(b: Bench) -> None:
 def insert_default(b: Bench) -> None:
     n = b.sizes.insert
     names, missing = b.split([IDENTITY, V4, V7_CORE, V7_EXT, ULID, MONO])
-    # an empty table and a clean buffer pool each round: else the previous round's dirty pages would be written
-    # out during this one, and lengthen it
+    # an empty table and a clean buffer pool each round, so that no round writes out the last one's dirty pages
     b.interleave(
         Result(f"INSERT {n:,} rows with a DEFAULT id, one statement (primary key)", "ms",
                baseline=IDENTITY, key="insert", missing=missing,
@@ -402,13 +385,12 @@ def timescaledb(b: Bench) -> None:
             conn.execute("INSERT INTO ts_uuid (id, v) SELECT gen_ulid(t), 1 FROM instants")
             conn.execute("VACUUM ANALYZE")
             (bound,) = conn.execute("SELECT (now() - interval '1 day')::text").fetchone()
-            last_day = [(name, table_of, condition.format(bound=bound)) for name, table_of, condition in TS_LAST_DAY]
-            read = {}
-            for name, table_of, condition in last_day:
+            queries, read = {}, {}
+            for name, table_of, condition in TS_LAST_DAY:
                 table = TS_TABLES[table_of][0]
+                queries[name] = f"SELECT count(*) FROM {table} WHERE {condition.format(bound=bound)}"
                 plan = "\n".join(r[0] for r in conn.execute(
-                    "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "
-                    f"SELECT count(*) FROM {table} WHERE {condition}"))
+                    "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + queries[name]))
                 scanned = len(re.findall(r"Scan(?: using \S+)? on _hyper_\d+_\d+_chunk", plan))
                 (chunks,) = conn.execute(f"SELECT count(*) FROM show_chunks('{table}')").fetchone()
                 read[name] = f"{scanned} of {chunks} chunks"
@@ -416,13 +398,10 @@ def timescaledb(b: Bench) -> None:
                 Result(f"TimescaleDB: count(*) of the last day of 30 ({rows:,} rows)", "ms",
                        baseline=TS_LAST_DAY[0][0], key="ts-last-day",
                        note="chunks read: " + "; ".join(f"{name}: {r}" for name, r in read.items())),
-                {name: b.timer(f"SELECT count(*) FROM {TS_TABLES[table_of][0]} WHERE {condition}", conn=conn)
-                 for name, table_of, condition in last_day},
+                {name: b.timer(query, conn=conn) for name, query in queries.items()},
                 repeats=2 * b.sizes.repeats, warmup=True)
 
 
-PORTABLE_GEN = "ulid_portable.gen_ulid()"
-PORTABLE_MONO = "ulid_portable.gen_monotonic_ulid()"
 PORTABLE_MONO_TABLE = "ulid_portable.gen_monotonic_ulid(), its state in a temporary table"
 # The one-line generator people paste (pgcrypto's gen_random_bytes): the floor for a SQL-only gen_ulid(), though
 # it checks neither the range nor ulid.layout.
@@ -470,10 +449,10 @@ def portable(b: Bench) -> None:
         "clock_timestamp()": ("clock_timestamp()", n),
         "gen_random_uuid()": ("gen_random_uuid()", n),
         "gen_ulid()": ("gen_ulid()", n),
-        PORTABLE_GEN: (PORTABLE_GEN, n),
+        "ulid_portable.gen_ulid()": ("ulid_portable.gen_ulid()", n),
         **({ONE_LINER_NAME: (ONE_LINER, n)} if pgcrypto else {}),
         "gen_monotonic_ulid() (not preloaded)": ("gen_monotonic_ulid()", n),
-        PORTABLE_MONO: (PORTABLE_MONO, n),
+        "ulid_portable.gen_monotonic_ulid()": ("ulid_portable.gen_monotonic_ulid()", n),
         PORTABLE_MONO_TABLE: (monotonic_in_a_table(conn), min(n, PORTABLE_MONO_TABLE_CALLS)),
     }
     generated = b.interleave(

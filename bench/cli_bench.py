@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench import pages, report, results_files
 from ulidtools import cargo_env
-from ulidtools.base import ROOT
+from ulidtools.base import ROOT, output, run
 
 CASES = [
     ("new", ["new", "{n}"], False),
@@ -39,18 +39,16 @@ def cpu_model() -> str:
 def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         ids = Path(tmp) / "ids.txt"
-        with open(ids, "wb") as out:
-            subprocess.run([str(tool), "new", str(n)], stdout=out, check=True)
+        ids.write_bytes(run([tool, "new", n], capture_output=True, check=True).stdout)
         seconds: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
         core_ns: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
         for _ in range(rounds):
             for name, args, reads in CASES:
-                with open(ids if reads else "/dev/null", "rb") as stdin, open("/dev/null", "wb") as sink:
+                with open(ids if reads else "/dev/null", "rb") as stdin:
                     start = time.perf_counter()
-                    subprocess.run([str(tool), *(a.format(n=n) for a in args)], stdin=stdin, stdout=sink, check=True)
+                    run([tool, *(a.format(n=n) for a in args)], stdin=stdin, stdout=subprocess.DEVNULL, check=True)
                     seconds[name].append(time.perf_counter() - start)
-            loops = json.loads(subprocess.run([str(core), str(n), "1"], capture_output=True, text=True,
-                                              check=True).stdout)
+            loops = json.loads(output([core, n, "1"], check=True))
             for name in core_ns:
                 core_ns[name].append(loops[name])
     cases = []
@@ -59,9 +57,8 @@ def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
         loop_ns = statistics.median(core_ns[name])
         cases.append({"case": name, "tool_ns_per_id": round(tool_ns, 2), "core_ns_per_id": round(loop_ns, 2),
                       "ratio": round(tool_ns / loop_ns, 3)})
-    version = subprocess.run([str(tool), "--version"], capture_output=True, text=True).stdout.strip()
     return {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d"), "ids": n, "rounds": rounds,
-            "cpu": cpu_model(), "tool": version, "cases": cases}
+            "cpu": cpu_model(), "tool": output([tool, "--version"]), "cases": cases}
 
 
 def build(quick: bool) -> tuple[Path, Path]:

@@ -1,6 +1,4 @@
-"""The servers the benchmarks run on: the clusters tuned for benchmarking, the guard that stops a run when ulid
-is reinstalled under it, and the machine and build facts recorded with the results.
-"""
+"""The benchmark clusters, the guard against ulid reinstalled under a run, and the machine and build facts recorded."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ulidtools import builds
-from ulidtools.base import ROOT
+from ulidtools.base import ROOT, output, run
 from ulidtools.clusters import Cluster
 
 # The benchmark cluster's settings: fsync stays on; commits are asynchronous so that pgbench measures the
@@ -29,11 +27,10 @@ SETTINGS = {
     "jit": "off",
     "autovacuum": "off",
 }
-# the "not preloaded" variants' cluster
-SESSION_SETTINGS = {**SETTINGS, "shared_preload_libraries": ""}
+SESSION_SETTINGS = {**SETTINGS, "shared_preload_libraries": ""}  # the "not preloaded" variants' cluster
 
-# Port slots (ulidtools.builds.cluster_port): benchmark, session, first of a case's other clusters.
-SLOT, SESSION_SLOT, OTHER_SLOTS = 5, 9, 10
+# Port slots (ulidtools.builds.cluster_port): benchmark, session, first of a case's other clusters, TimescaleDB's.
+SLOT, SESSION_SLOT, OTHER_SLOTS, TIMESERIES_SLOT = 5, 9, 10, 14
 ATTEMPTS = 4  # how often one version's run is started again when ulid is reinstalled under it
 
 
@@ -83,7 +80,6 @@ def benchmark_clusters(version: int):
 
 TIMESERIES_MAJOR = "18"
 TIMESERIES_CLUSTER = "ulid-bench-timeseries"
-TIMESERIES_SLOT = 14
 
 
 @contextmanager
@@ -114,8 +110,7 @@ def machine() -> str:
 
 def random_bytes(version: int) -> str:
     """Where gen_random_uuid() and uuidv7() take their random bytes, from pg_config --configure."""
-    configure = subprocess.run([str(builds.build_of(version).pg_config), "--configure"], capture_output=True,
-                               text=True, check=True).stdout
+    configure = output([builds.build_of(version).pg_config, "--configure"], check=True)
     if "--with-openssl" in configure or "--with-ssl=openssl" in configure:
         return "OpenSSL"
     return "/dev/urandom on every call (built without OpenSSL)"
@@ -124,11 +119,9 @@ def random_bytes(version: int) -> str:
 def source_commit() -> str | None:
     """The commit the build was made from, marked when the checkout had changes."""
     try:
-        commit = subprocess.check_output(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"],
-                                         text=True, stderr=subprocess.DEVNULL).strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "HEAD", "--", "src", "crates",
-                                "sql", "Cargo.toml", "Cargo.lock", "ulid.control"],
-                               stderr=subprocess.DEVNULL).returncode != 0
+        commit = output(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], check=True)
+        dirty = run(["git", "-C", ROOT, "diff", "--quiet", "HEAD", "--", "src", "crates", "sql", "Cargo.toml",
+                     "Cargo.lock", "ulid.control"], stderr=subprocess.DEVNULL).returncode != 0
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + (" with local changes" if dirty else "")

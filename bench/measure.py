@@ -1,19 +1,12 @@
-"""How a case measures: `Sizes` (full and quick), `Result` (one case's numbers, as bench/results/latest.json
-stores them) and `Bench`, the handle every case gets on one version's servers.
-"""
+"""How a case measures: its `Sizes`, the `Result`s it records and the `Bench` it works with."""
 
 from __future__ import annotations
 
 import os
 import statistics
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the reports read Results without a database driver
-    import psycopg
 
 
 @dataclass
@@ -46,8 +39,7 @@ class Result:
     note: str = ""
     key: str = ""  # a short, stable name the reports find the case by
     missing: dict[str, str] = field(default_factory=dict)  # variant -> why this server has no numbers
-    # the case of cases.CASES that measured it (run.py sets it): provenance.py finds its run by it
-    step: str = ""
+    step: str = ""  # the case of cases.CASES that measured it (run.py sets it): provenance.py finds its run by it
 
     def add(self, variant: str, value: float) -> None:
         self.values.setdefault(variant, []).append(value)
@@ -79,10 +71,8 @@ class Bench:
         self.series: dict[str, dict] = {}
         self.unavailable: dict[str, str] = {}
         self.pg_uuidv7: str | None = None  # "pg_uuidv7 VERSION: where it came from", when installed
-        self.done: set[str] = set()  # shared preparations already made (see cases.make_same_bytes)
         self.release = True  # whether a case that packages ulid builds it in release mode
-        # other_cluster(name, settings) starts one more cluster of this version; the run stops it at the end
-        self.other_cluster = start_cluster
+        self.other_cluster = start_cluster  # (name, settings): one more cluster of this version, stopped at the end
         cluster.create_database(self.dbname)
         self.conn = cluster.connect(self.dbname)
         session_cluster.create_database(self.dbname)
@@ -91,8 +81,7 @@ class Bench:
     def sql(self, query: str, params=()):
         return self.conn.execute(query, params)
 
-    def timer(self, query: str, scale: float = 1e3, conn: psycopg.Connection | None = None,
-              before: tuple[str, ...] = ()) -> Callable[[], float]:
+    def timer(self, query: str, scale: float = 1e3, conn=None, before: tuple[str, ...] = ()) -> Callable[[], float]:
         """A variant's run for `interleave`: the statements BEFORE, untimed, then QUERY's wall time times SCALE."""
         conn = conn or self.conn
 
@@ -130,19 +119,11 @@ class Bench:
     def pgbench(self, script: str, clients: int, seconds: int = 0, prepared: bool = False, cluster=None,
                 transactions: int = 0) -> float:
         """pgbench's tps of SCRIPT on the bench database, run for SECONDS or for TRANSACTIONS per client."""
-        cluster = cluster or self.cluster
-        with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
-            f.write(script)
-        os.chmod(f.name, 0o644)
-        # at most a thread per core: more threads only take CPU from the server
-        threads = min(clients, os.cpu_count() or 1)
+        threads = min(clients, os.cpu_count() or 1)  # more threads than cores only take CPU from the server
         args = ["-n", "-c", str(clients), "-j", str(threads),
-                *(["-t", str(transactions)] if transactions else ["-T", str(seconds)]), "-f", f.name,
+                *(["-t", str(transactions)] if transactions else ["-T", str(seconds)]), "-f", "-",
                 *(["-M", "prepared"] if prepared else [])]
-        try:
-            out = cluster.run("pgbench", *args, self.dbname).stdout
-        finally:
-            os.unlink(f.name)
+        out = (cluster or self.cluster).run("pgbench", *args, self.dbname, input=script).stdout
         for line in out.splitlines():
             if line.startswith("tps = "):
                 return float(line.split()[2])

@@ -17,28 +17,24 @@ from bench.results_files import by_key, load_cli, results_of, runs_of, sweep_of
 from ulidtools.base import ROOT
 from ulidtools.builds import BENCH_BUILDS
 
-# the ratio the section on the command-line tool (bench/cli) aims at
-CLI_TARGET = 2.0
+CLI_TARGET = 2.0  # the ratio the section on the command-line tool (bench/cli) aims at
 
 
-# Reasons and origins as the run recorded them (right for latest.md, read by those who run the benchmarks),
-# said for the user's page in terms of what they mean for the figures.
+# Reasons and origins as runs record them (for latest.md), said for the user's page as what they mean for the figures.
 READER_WORDS = [
-    (re.compile(r"^no pg_uuidv7 for PostgreSQL (\d+) \(.*\)$"),
-     r"pg_uuidv7 was not installed in this run"),
-    (re.compile(r"^this build of PostgreSQL (\d+) has no pgcrypto$"),
+    (r"^no pg_uuidv7 for PostgreSQL (\d+) \(.*\)$", r"pg_uuidv7 was not installed in this run"),
+    (r"^this build of PostgreSQL (\d+) has no pgcrypto$",
      r"the build measured has no pgcrypto, so there is no comparison with pgcrypto's AES"),
-    (re.compile(r"^Debian's TimescaleDB is for PostgreSQL (\d+): measured in its run$"),
+    (r"^Debian's TimescaleDB is for PostgreSQL (\d+): measured in its run$",
      r"TimescaleDB was measured on PostgreSQL \1 only"),
-    (re.compile(r"^(pg_uuidv7 [^:]+): Debian's binary package (\S+) (\S+), unpacked\b.*$"),
-     r"\1, from Debian's package \2 \3"),
-    (re.compile(r"^(pg_uuidv7 [^:]+): built from Debian's source package (\S+?)(?:\.orig)?\.tar\.\w+$"),
+    (r"^(pg_uuidv7 [^:]+): Debian's binary package (\S+) (\S+), unpacked\b.*$", r"\1, from Debian's package \2 \3"),
+    (r"^(pg_uuidv7 [^:]+): built from Debian's source package (\S+?)(?:\.orig)?\.tar\.\w+$",
      r"\1, built from Debian's source package \2"),
 ]
 
 
 def for_readers(text: str) -> str:
-    return next((pattern.sub(words, text) for pattern, words in READER_WORDS if pattern.match(text)), text)
+    return next((re.sub(pattern, words, text) for pattern, words in READER_WORDS if re.match(pattern, text)), text)
 
 
 def fmt(value: float) -> str:
@@ -54,7 +50,6 @@ def settings_text(settings: dict[str, str]) -> str:
 
 
 def session_difference(run: dict) -> str | None:
-    """How the second cluster's settings differ from the benchmark cluster's."""
     main, session = run.get("settings"), run.get("session_settings")
     if main is None or session is None:
         return None
@@ -182,8 +177,7 @@ class Ratio:
     key: str
     variant: str
     baseline: str | None = None
-    # the design's target for this ratio (at most); the page says on which servers it is met
-    target: float | None = None
+    target: float | None = None  # the design's target for this ratio (at most); the page says where it is met
 
 
 def against(key: str, variant: str, *baselines: str | None) -> list[Ratio]:
@@ -260,8 +254,7 @@ RATIOS: list[tuple[str, str, list[Ratio]]] = [
                "uuid v7 (a SQL function: this server has no uuidv7)", "uuid v7 (pg_uuidv7)"),
       Ratio("table-size", "ulid (gen_monotonic_ulid)")]),
 ]
-# Cases whose medians the page shows as they are (sizes drift far less than times).
-ABSOLUTE = ["btree-size", "brin-size", "pk-size", "table-size"]
+ABSOLUTE = ["btree-size", "brin-size", "pk-size", "table-size"]  # medians shown as they are: sizes drift far less
 
 
 def render_cli(data: dict | None) -> list[str]:
@@ -285,8 +278,6 @@ def render_cli(data: dict | None) -> list[str]:
 def case_title(found: dict[int, dict[str, Result]], key: str) -> str:
     """A case's title as the results give it, noting versions whose run titled it otherwise."""
     titles = {v: found[v][key].case for v in found if key in found[v]}
-    if not titles:
-        return key
     first = next(iter(titles.values()))
     others = [f"PostgreSQL {v}: {t}" for v, t in titles.items() if t != first]
     return first + (f" ({'; '.join(others)})" if others else "")
@@ -387,15 +378,12 @@ def render_page(data: dict, out: Path, page: Path, counts: list[dict] | None = N
     else:
         lines += [f"- Settings on PostgreSQL {run['version']}: "
                   + (f"`{settings_text(run['settings'])}`" if run.get("settings") else "not recorded") for run in runs]
-    missing = [(run["version"], why) for run in runs
-               for why in dict.fromkeys([*run.get("unavailable", {}).values(),
-                                         *(w for r in results_of(run) for w in r.missing.values())])]
+    missing = dict.fromkeys((run["version"], why) for run in runs for why in [
+        *run.get("unavailable", {}).values(), *(w for r in results_of(run) for w in r.missing.values())])
     if missing:
-        lines += ["", "Not available:", ""] + [f"- PostgreSQL {v}: {for_readers(why)}"
-                                               for v, why in dict.fromkeys(missing)]
+        lines += ["", "Not available:", ""] + [f"- PostgreSQL {v}: {for_readers(why)}" for v, why in missing]
 
     def runs_cell(key: str, cells: list[str]) -> str:
-        """The runs a row's CELLS of the case KEY come from."""
         return source.cell({v: key for v, cell in zip(versions, cells) if cell != "n/a"})
 
     lines += ["", "## Ratios", ""]
@@ -490,15 +478,12 @@ def render_counts(counts: list[dict]) -> list[str]:
     if not counts:
         return lines + ["The results hold no instruction counts yet: `bench/callgrind VERSION` counts them, "
                         "on the build installed into that version.", ""]
+    floors = [next((r["instructions"] for r in c["rows"] if r["expr"] == "clock_timestamp()"), None) for c in counts]
     rows = []
     for label in dict.fromkeys(r["label"] for c in counts for r in c["rows"]):
-        cells = []
-        for c in counts:
-            row = next((r for r in c["rows"] if r["label"] == label), None)
-            floor = next((r["instructions"] for r in c["rows"] if r["expr"] == "clock_timestamp()"), None)
-            cells.append("n/a" if row is None else f"{row['instructions']:,}"
-                         + (f" ({row['instructions'] / floor:.2f})" if floor else ""))
-        rows.append([label] + cells)
+        found = [next((r["instructions"] for r in c["rows"] if r["label"] == label), None) for c in counts]
+        rows.append([label] + ["n/a" if n is None else f"{n:,}" + (f" ({n / floor:.2f})" if floor else "")
+                               for n, floor in zip(found, floors)])
     lines += [
         "`bench/callgrind` counts the instructions the executor runs for one row of "
         "`SELECT count(f()) FROM generate_series(...)` under valgrind: unlike times, counts repeat exactly "
@@ -573,8 +558,7 @@ def render_past_memory(run: dict, out: Path, page: Path, source) -> list[str]:
         """FIELD of the steps around ROWS (or, AT_END, the last fifth: past_memory.window); else the run's own."""
         if rows is None and not at_end:
             return r.get(field)
-        steps = window(r["steps"], rows)
-        return None if steps is None else steps[field]
+        return (window(r["steps"], rows) or {}).get(field)
 
     def cell(r: dict, field: str, rows: int | None = None, at_end: bool = False, scale: float = 1,
              digits: int = 0, floor: float = 0) -> str:

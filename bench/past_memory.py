@@ -1,10 +1,7 @@
 """Past memory: inserts, WAL and lookups as a table grows to tens of millions of rows on a server whose memory,
-page cache included, is smaller than its primary keys (what to expect: docs/performance.md, "Past memory").
-
-The postmaster, and so all it forks, runs in a cgroup (v1) limited to LIMIT_MB, page cache included; without one
-(not root, no memory controller), with the small shared_buffers alone, and every result says so. Runs only when
-named (`bench/run --build 18 --case past_memory`: tens of minutes); ULID_PAST_MEMORY_VARIANTS (comma-separated
-names) runs some variants only.
+page cache included, is smaller than its primary keys (docs/performance.md, "Past memory"). The postmaster, and so
+all it forks, runs in a cgroup (v1) limited to LIMIT_MB; without one (not root, no memory controller), with the small
+shared_buffers alone, and every result says so. ULID_PAST_MEMORY_VARIANTS (comma-separated names) runs some only.
 """
 
 from __future__ import annotations
@@ -12,6 +9,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,21 +45,17 @@ FULL = Scale(rows=20_000_000, step=1_000_000, budget_s=14 * 60, lookup_s=30, key
 QUICK = Scale(rows=40_000, step=10_000, budget_s=60, lookup_s=2, keys=1_000)
 
 BIGINT = "bigint identity"
-V4 = "uuid gen_random_uuid()"
 V7 = "uuid uuidv7()"
-ULID = "ulid gen_ulid()"
-MONO = "ulid gen_monotonic_ulid()"
 # per variant its id column, and the newest step's rows (from the server's clock when it began) without another
 # index: a key range for the time-ordered keys, created_at for the others
 VARIANTS = {
     BIGINT: ("bigint GENERATED ALWAYS AS IDENTITY", "created_at >= %(from)s"),
-    V4: ("uuid DEFAULT gen_random_uuid()", "created_at >= %(from)s"),
+    "uuid gen_random_uuid()": ("uuid DEFAULT gen_random_uuid()", "created_at >= %(from)s"),
     V7: ("uuid DEFAULT uuidv7()", "id >= (%(from)s::timestamptz::ulid)::uuid"),
-    ULID: ("ulid DEFAULT gen_ulid()", "id >= %(from)s::timestamptz::ulid"),
-    MONO: ("ulid DEFAULT gen_monotonic_ulid()", "id >= %(from)s::timestamptz::ulid"),
+    "ulid gen_ulid()": ("ulid DEFAULT gen_ulid()", "id >= %(from)s::timestamptz::ulid"),
+    "ulid gen_monotonic_ulid()": ("ulid DEFAULT gen_monotonic_ulid()", "id >= %(from)s::timestamptz::ulid"),
 }
-INSERT = ("INSERT INTO grow (payload) VALUES "
-          + ", ".join(["(md5(random()::text))"] * BATCH) + ";\n")
+INSERT = "INSERT INTO grow (payload) VALUES " + ", ".join(["(md5(random()::text))"] * BATCH) + ";\n"
 LOOKUP = ("\\set k random(1, :nkeys)\n"
           "SELECT payload FROM grow WHERE id = (SELECT id FROM lookup_keys WHERE n = :k);\n")
 
@@ -94,10 +88,8 @@ class MemoryLimit:
 
     def close(self) -> None:
         if not self.why_not:
-            try:
+            with suppress(OSError):
                 CGROUP.rmdir()  # (the server's processes are gone by now)
-            except OSError:
-                pass
 
 
 def wanted_variants(b: Bench) -> tuple[list[str], dict[str, str]]:
@@ -183,11 +175,8 @@ def window(steps: list[dict], rows: int | None = None) -> dict | None:
     the rows reached), so a checkpoint's full-page images weigh in as on average. None if no step ends there."""
     if not steps:
         return None
-    if rows is None:
-        rows = steps[-1]["rows"]
-        chosen = [s for s in steps if s["rows"] > 0.8 * rows]
-    else:
-        chosen = [s for s in steps if 0.8 * rows < s["rows"] <= 1.2 * rows]
+    rows = steps[-1]["rows"] if rows is None else rows  # (no step ends above the last)
+    chosen = [s for s in steps if 0.8 * rows < s["rows"] <= 1.2 * rows]
     if not chosen:
         return None
     added = [s["rows"] - (steps[steps.index(s) - 1]["rows"] if steps.index(s) else 0) for s in chosen]

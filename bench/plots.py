@@ -1,6 +1,4 @@
-"""The gnuplot plots of one version's run, each with its .dat file beside it: INSERT throughput by clients,
-the primary key as the table grows and past memory. The performance page shows the plots it finds beside them.
-"""
+"""The gnuplot plots of one version's run, each with its .dat file beside it: the client sweep, growth, past memory."""
 
 from __future__ import annotations
 
@@ -9,7 +7,6 @@ from pathlib import Path
 
 from bench.results_files import sweep_of
 
-# two plots side by side, a line per variant
 SIDE_BY_SIDE = "set multiplot layout 1,2 title '{title}'\nset key outside below maxrows 3\nset grid\n"
 
 
@@ -32,8 +29,6 @@ def write_plots(run: dict, out: Path) -> None:
         data.write_text("# clients " + " ".join(f'"{v}"' for v in names) + " (median tps)\n"
                         + "".join(f"{c} " + " ".join(f"{r.median(v):.1f}" for v in names) + "\n"
                                   for c, r in sweep.items()))
-        plots = ", ".join(curve(data, f"1:(${2 + i}/1e3)", i, name, f" pointtype {i + 1}")
-                          for i, name in enumerate(names))
         title = (f"pgbench: INSERT of one row with a DEFAULT id, PostgreSQL {version}\\nmedian of "
                  f"{run['sweep_repeats']} runs of {run['sweep_seconds']} s per point")
         gnuplot(out / f"clients-pg{version}.png", "900,640", f"""set title "{title}"
@@ -43,7 +38,7 @@ set logscale x 2
 set xlabel 'clients'
 set ylabel 'transactions per second (thousands)'
 set yrange [0:*]
-plot {plots}
+plot {", ".join(curve(data, f"1:(${2 + i}/1e3)", i, name, f" pointtype {i + 1}") for i, name in enumerate(names))}
 """)
     growth = run.get("series", {}).get("growth")
     if growth:
@@ -62,13 +57,9 @@ plot {", ".join(curve(data, f"($1/1e6):(${2 + 2 * i}/1e3)", i, name) for i, name
 unset multiplot
 """)
     past = run.get("series", {}).get("past_memory")
-    if past and past["runs"]:
-        plot_past_memory(past, out, version)
-
-
-def plot_past_memory(past: dict, out: Path, version: int) -> None:
-    """Insert rate and WAL per row against the rows in the table (log scale), a line per variant."""
-    rates, wal = [], []
+    if not past or not past["runs"]:
+        return
+    rates, wal = [], []  # insert rate and WAL per row against the rows in the table (log scale), a line per variant
     for i, variant in enumerate(past["runs"]):
         data = out / f"past-memory-pg{version}-{i}.dat"
         data.write_text("# rows rows/s wal_bytes_per_row fpi_per_row pk_mb\n" + "".join(

@@ -5,11 +5,10 @@ gen_monotonic_ulid()'s state, so that figures of an older run are not read as th
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 
 from bench.results_files import results_of, runs_of, sweep_of
-from ulidtools.base import ROOT
+from ulidtools.base import ROOT, output, run
 
 
 def build_text(run: dict) -> str:
@@ -67,7 +66,6 @@ class Provenance:
         return [run.number for run in self.runs if version in run.versions]
 
     def sentence(self, keys: dict[int, str]) -> str:
-        """"From run 1", or that the run is not recorded."""
         cell = self.cell(keys)
         return f"From run {cell}" if cell[0].isdigit() else "The run these figures come from is not recorded"
 
@@ -119,10 +117,6 @@ def provenance(data: dict) -> Provenance:
     return Provenance(list(runs.values()), of)
 
 
-def git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
-
-
 def commit_of(recorded: str | None) -> str | None:
     """The commit a run recorded, without " with local changes"."""
     return recorded.split()[0] if recorded else None
@@ -131,10 +125,9 @@ def commit_of(recorded: str | None) -> str | None:
 def commit_time(recorded: str | None) -> str:
     commit = commit_of(recorded)
     try:
-        done = git("show", "-s", "--format=%cI", commit) if commit else None
+        return output(["git", "-C", ROOT, "show", "-s", "--format=%cI", commit]) if commit else ""
     except OSError:
         return ""
-    return done.stdout.strip() if done and done.returncode == 0 else ""
 
 
 def monotonic_state(recorded: str | None) -> str:
@@ -142,11 +135,11 @@ def monotonic_state(recorded: str | None) -> str:
     commit = commit_of(recorded)
     if not commit:
         return "not known: the run recorded no commit"
-    state = "not known"
+    state = MONOTONIC_STATES[0][1]
     try:
-        for change, what in MONOTONIC_STATES:
-            done = git("merge-base", "--is-ancestor", change, commit) if change else None
-            if done is None or done.returncode == 0:
+        for change, what in MONOTONIC_STATES[1:]:
+            done = run(["git", "-C", ROOT, "merge-base", "--is-ancestor", change, commit], capture_output=True)
+            if done.returncode == 0:
                 state = what
             elif done.returncode != 1:
                 return f"not known: this checkout's history does not hold commit {commit}"

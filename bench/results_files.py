@@ -1,6 +1,4 @@
-"""The benchmarks' results, read: latest.json (bench/run), callgrind-pgVERSION.json (bench/callgrind) and cli.json
-(bench/cli), in bench/results/ or another directory.
-"""
+"""The results, read: latest.json, callgrind-pgVERSION.json and cli.json, in bench/results/ or another directory."""
 
 from __future__ import annotations
 
@@ -11,8 +9,7 @@ from bench.measure import Result
 from ulidtools.base import ROOT
 
 RESULTS = ROOT / "bench" / "results"
-# what bench/cli (cli_bench.py) writes
-CLI_RESULTS_FILE = "cli.json"
+CLI_RESULTS_FILE = "cli.json"  # what bench/cli (cli_bench.py) writes
 PAGE = ROOT / "docs" / "performance.md"
 
 
@@ -33,9 +30,7 @@ def sweep_of(run: dict) -> dict[int, Result]:
 
 
 def by_key(run: dict) -> dict[str, Result]:
-    found = {r.key: r for r in results_of(run)}
-    found.update({r.key or f"sweep-{c}": r for c, r in sweep_of(run).items()})
-    return found
+    return {**{r.key: r for r in results_of(run)}, **{r.key or f"sweep-{c}": r for c, r in sweep_of(run).items()}}
 
 
 def load_counts(out: Path) -> list[dict]:

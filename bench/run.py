@@ -1,16 +1,5 @@
-"""Benchmarks: ulid against what users would pick instead, side by side, in one run (how, and what the figures
-mean: docs/performance.md).
-
-    bench/run [--build BUILD ...] [--case NAME ...] [--quick] [--out DIR] [--installed]
-    bench/run --builds [--build BUILD ...]   the builds such a run measures
-    bench/run --report [--out DIR]
-
-Per version: builds and installs the extension (release; debug with --quick) unless --installed, installs
-pg_uuidv7 where it can be had, and runs the cases of bench/cases.py (past_memory only when named). A run writes
-DIR/latest.json (every measurement), DIR/latest.md, the plots beside them, the page (with the instruction counts
-bench/callgrind left in DIR) and, for bench/results, the figures other pages quote (spans.py). --case notes in
-latest.json when and from what build its cases were measured; --quick writes into a temporary directory (CI runs
-it; it asserts nothing about timings).
+"""Benchmarks: ulid against what users would pick instead, side by side, in one run (what a run does and writes:
+docs/development.md, "Benchmarks"; how to run them, and what the figures mean: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -24,17 +13,14 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from bench import plots, report, results_files
+from bench import cases, clusters, pg_uuidv7, plots, report, results_files
+from bench.measure import FULL, QUICK, Bench
+from ulidtools import package
 from ulidtools.builds import BENCH_BUILDS
 
 
 def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: list[str] | None = None) -> dict:
     """Measures one PostgreSQL version (every case, or those in `only`); returns its latest.json record."""
-    # measuring needs a server and psycopg; --report needs neither
-    from bench import cases, clusters, pg_uuidv7
-    from ulidtools import package
-    from bench.measure import FULL, QUICK, Bench
-
     sizes = QUICK if quick else FULL
     profile = "debug" if quick else "release"
     if build:
@@ -85,17 +71,15 @@ def run_version(version: int, quick: bool, build: bool, attempt: int = 1, only: 
 
 
 def measure(versions: list[int], quick: bool, build: bool, only: list[str] | None = None) -> dict:
-    from bench.clusters import ATTEMPTS, LibraryReplaced
-
     started = time.time()
     records = []
     for v in versions:
-        for attempt in range(1, ATTEMPTS + 1):
+        for attempt in range(1, clusters.ATTEMPTS + 1):
             try:
                 records.append(run_version(v, quick, build, attempt, only))
                 break
-            except LibraryReplaced as e:
-                if attempt == ATTEMPTS:
+            except clusters.LibraryReplaced as e:
+                if attempt == clusters.ATTEMPTS:
                     raise
                 print(f"  {e}: starting PostgreSQL {v} again", file=sys.stderr)
     records.sort(key=lambda r: r["version"])
@@ -122,12 +106,11 @@ def merge(earlier: dict, later: dict, names: list[str]) -> dict:
     server. A version `earlier` lacks gets the new record."""
     records = {run["version"]: run for run in earlier["versions"]}
     for run in later["versions"]:
-        if run["version"] not in records:
-            records[run["version"]] = run
+        record = records.setdefault(run["version"], run)
+        if record is run:  # a version `earlier` lacks
             continue
         note = {**{key: run[key] for key in ("date", "server_version", "build", "commit", "machine", "minutes")},
                 "cases": names}
-        record = records[run["version"]]
         if run.get("random_bytes"):
             # the server the later run measured: a build may have changed origin
             record["random_bytes"] = run["random_bytes"]
@@ -157,8 +140,7 @@ def standing(notes: list[dict]) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", type=int, nargs="+", default=[int(b) for b in BENCH_BUILDS],
-                        metavar="BUILD")
+    parser.add_argument("--build", type=int, nargs="+", default=[int(b) for b in BENCH_BUILDS], metavar="BUILD")
     parser.add_argument("--case", nargs="+", metavar="NAME",
                         help="run these cases only, and merge their results into DIR/latest.json")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat: checks the runner works")
@@ -187,11 +169,9 @@ def main() -> int:
         return 0
 
     if args.case:
-        from bench.cases import CASES
-
-        unknown = sorted(set(args.case) - {name for name, _ in CASES})
+        unknown = sorted(set(args.case) - {name for name, _ in cases.CASES})
         if unknown:
-            parser.error(f"no such case: {', '.join(unknown)} (the cases: {', '.join(n for n, _ in CASES)})")
+            parser.error(f"no such case: {', '.join(unknown)} (the cases: {', '.join(n for n, _ in cases.CASES)})")
     out = Path(tempfile.mkdtemp(prefix="ulid-bench-")) if args.quick else args.out
     out.mkdir(parents=True, exist_ok=True)
     measured = measure(args.build, args.quick, not args.installed, args.case)
@@ -207,7 +187,6 @@ def main() -> int:
 
 
 def page_for(out: Path) -> Path:
-    """docs/performance.md shows bench/results; results elsewhere get a page of their own."""
     return results_files.PAGE if out.resolve() == results_files.RESULTS.resolve() else out / "performance.md"
 
 

@@ -1,6 +1,4 @@
-"""Figures quoted on pages other than docs/performance.md (the README, docs/), in spans written again from the
-results with the page of bench/results (report.write) and checked by tests/docs/test_figures.py.
-"""
+"""Figures other pages (the README, docs/) quote, in spans that report.write fills in again from the results."""
 
 from __future__ import annotations
 
@@ -12,9 +10,8 @@ from bench.pages import fmt, shown_path
 from bench.results_files import PAGE, by_key
 from ulidtools.base import ROOT
 
-# <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure --> (over the case's baseline without
-# BASELINE), `median 18 pk-size "VARIANT"` (with its unit) or `size 18 n` (measure.Sizes); the value is written as
-# the performance page writes it (pages.fmt).
+# <!-- figure: ratio 18 insert "VARIANT" "BASELINE" -->0.25<!-- /figure --> (the forms: tests/docs/test_figures.py,
+# which checks them); the value is written as the performance page writes it (pages.fmt).
 FIGURE = re.compile(r"<!-- figure: (?P<spec>.*?) -->(?P<value>.*?)<!-- /figure -->")
 
 
@@ -54,9 +51,9 @@ def figure_pages() -> list[Path]:
     return [p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if p != PAGE]
 
 
-def write_figures(data: dict, pages: list[Path]) -> list[Path]:
-    """Writes the figure spans of PAGES again from DATA; the pages changed."""
-    changed = []
+def refigured(data: dict, pages: list[Path]) -> dict[Path, str]:
+    """The PAGES whose figure spans DATA changes, with their text written again."""
+    changed = {}
     for page in pages:
         text = page.read_text()
         try:
@@ -64,6 +61,5 @@ def write_figures(data: dict, pages: list[Path]) -> list[Path]:
         except ValueError as e:
             raise ValueError(f"{shown_path(page)}: {e}") from None
         if new != text:
-            page.write_text(new)
-            changed.append(page)
+            changed[page] = new
     return changed
