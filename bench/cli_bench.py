@@ -39,7 +39,7 @@ def cpu_model() -> str:
 def measure(tool: Path, core: Path, n: int, rounds: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         ids = Path(tmp) / "ids.txt"
-        ids.write_bytes(run([tool, "new", n], capture_output=True, check=True).stdout)
+        ids.write_bytes(run([tool, "new", n], stdout=subprocess.PIPE, check=True).stdout)
         seconds: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
         core_ns: dict[str, list[float]] = {name: [] for name, _, _ in CASES}
         for _ in range(rounds):

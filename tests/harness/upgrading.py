@@ -243,10 +243,14 @@ def check_works(conn: psycopg.Connection, cluster: Cluster, made_on: int) -> Non
     assert "by_year_2021" in pruned and "by_year_2020" not in pruned and "by_year_other" not in pruned
     assert conn.execute(f"SELECT n FROM events WHERE id = '{some_id}'").fetchone() == (1234,)
 
-    # hash partitions: every old row is where a new insert of it goes (the partition's constraint holds)
+    # hash partitions: every old row is where a new insert of it goes (the partition's constraint holds), by the
+    # operator class a table made today would take
     for r in range(3):
         assert conn.execute(f"SELECT bool_and(satisfies_hash_partition('by_hash'::regclass, 3, {r}, id)) "
                             f"FROM by_hash_{r}").fetchone() == (True,), r
+    assert conn.execute("SELECT p.partclass[0] = c.oid FROM pg_partitioned_table p, pg_opclass c JOIN pg_am a "
+                        "ON a.oid = c.opcmethod WHERE p.partrelid = 'by_hash'::regclass AND a.amname = 'hash' "
+                        "AND c.opcintype = 'ulid'::regtype AND c.opcdefault").fetchall() == [(True,)]
 
     # both generators as defaults; new monotonic keys sort after every old one
     before = conn.execute("SELECT max(id) FROM events WHERE id < '7ZZZZZZZZZZZZZZZZZZZZZZZZZ'").fetchone()[0]

@@ -123,6 +123,7 @@ def build_postgres(build: str) -> None:
         log(f"PostgreSQL {build}: present in {dest} ({output([dest / 'bin' / 'pg_config', '--version'])})")
         return
     started = time.monotonic()
+    as_root(["rm", "-rf", dest])  # first: a build that fails leaves no older one in place
     jobs = f"-j{len(os.sched_getaffinity(0))}"
     work = Path(tempfile.mkdtemp())
     tarball = debian_archive.fetch(source_pin(build), debian_archive.downloads())
@@ -135,7 +136,6 @@ def build_postgres(build: str) -> None:
     options = build_options(build) + [option for option in ("--with-lz4", "--with-zstd") if option in configure]
     log(f"PostgreSQL {build}: configuring {src.name} {' '.join(options)}")
     _make(work / "configure.log", build, "configuring", [["./configure", f"--prefix={dest}", *options]], src)
-    as_root(["rm", "-rf", dest])
     log(f"PostgreSQL {build}: building {src.name} (several minutes)")
     _make(work / "build.log", build, "building", [["make", "-s", jobs], ["make", "-s", "install"],
           *(["make", "-s", jobs, "-C", f"contrib/{m}", "install"] for m in PG_CONTRIB)], src)

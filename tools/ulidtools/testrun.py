@@ -61,7 +61,8 @@ def prepare(build: str, lint: bool) -> None:
 
 
 class Preparations(threading.Thread):
-    """The later groups made ready (`test --prepare`, at nice 10): docs/development.md, "Running the tests"."""
+    """The later groups made ready (`test --prepare`, at nice 10), each once every earlier group whose tests touch one
+    of its builds (builds.touched_by) has been tested: docs/development.md, "Running the tests"."""
 
     def __init__(self, waves: list[list[str]], lint_builds: list[str]) -> None:
         super().__init__(daemon=True)
