@@ -105,6 +105,18 @@ class Wheel(Line):
     sha256: str
     directory: str
 
+    @property
+    def archive(self) -> str | None:
+        """The tarball in the wheel that holds the build, if DIRECTORY is ARCHIVE.tar.gz/PREFIX."""
+        archive, tarball, _ = self.directory.partition(".tar.gz/")
+        return archive + ".tar.gz" if tarball else None
+
+    @property
+    def prefix(self) -> str:
+        """The installation prefix, relative to the unpacked wheel."""
+        archive, tarball, prefix = self.directory.partition(".tar.gz/")
+        return f"{archive.rpartition('/')[0]}/{prefix}".lstrip("/") if tarball else self.directory
+
 
 @dataclass(frozen=True)
 class Crate(Line):

